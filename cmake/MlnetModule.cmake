@@ -1,0 +1,43 @@
+# mlnet_module(NAME <name> LIBS <ns3 targets...> DEPS <other contrib modules...>)
+# Builds contrib/<name> as a shared library libmlnet-<name>.so from model/*.cc and
+# helper/*.cc, with model/ and helper/ headers visible as "ns3/<file>.h" the way
+# ns-3's own modules are included. Its tests (test/*-test.cc) become one GoogleTest
+# binary registered with ctest.
+function(mlnet_module)
+  cmake_parse_arguments(M "" "NAME" "LIBS;DEPS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS
+       ${CMAKE_CURRENT_SOURCE_DIR}/model/*.cc ${CMAKE_CURRENT_SOURCE_DIR}/helper/*.cc)
+  file(GLOB hdrs CONFIGURE_DEPENDS
+       ${CMAKE_CURRENT_SOURCE_DIR}/model/*.h ${CMAKE_CURRENT_SOURCE_DIR}/helper/*.h)
+  set(target ${M_NAME})
+  add_library(${target} SHARED ${srcs} ${hdrs})
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME mlnet-${M_NAME})
+  # Headers are staged under <build>/include/ns3 so that users write
+  # #include "ns3/cluster.h" exactly as for ns-3's own modules.
+  set(stage ${CMAKE_BINARY_DIR}/include/ns3)
+  file(MAKE_DIRECTORY ${stage})
+  foreach(h ${hdrs})
+    get_filename_component(name ${h} NAME)
+    configure_file(${h} ${stage}/${name} COPYONLY)
+  endforeach()
+  set(umbrella ${stage}/${M_NAME}-module.h)
+  file(WRITE ${umbrella}.tmp "// Generated: includes every public header of contrib/${M_NAME}.\n")
+  foreach(h ${hdrs})
+    get_filename_component(name ${h} NAME)
+    file(APPEND ${umbrella}.tmp "#include \"ns3/${name}\"\n")
+  endforeach()
+  configure_file(${umbrella}.tmp ${umbrella} COPYONLY)
+  target_include_directories(${target} PUBLIC
+    $<BUILD_INTERFACE:${CMAKE_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:include>)
+  target_link_libraries(${target} PUBLIC ${M_DEPS} ${M_LIBS})
+  set_property(GLOBAL APPEND PROPERTY MLNET_MODULES ${target})
+
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test/*-test.cc)
+  if(MLNET_BUILD_TESTS AND tests)
+    add_executable(${target}-test ${tests})
+    target_link_libraries(${target}-test PRIVATE ${target} GTest::gtest GTest::gtest_main)
+    gtest_discover_tests(${target}-test DISCOVERY_TIMEOUT 60
+                         PROPERTIES LABELS ${M_NAME})
+  endif()
+endfunction()

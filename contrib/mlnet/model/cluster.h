@@ -1,0 +1,188 @@
+/*
+ * Cluster: the training cluster as the rest of mlnet sees it.
+ *
+ * A Cluster owns the mapping between ranks (GPUs or servers, numbered 0..N-1)
+ * and ns-3 nodes, devices and IPv4 addresses, the switch nodes of the fabric,
+ * and a registry of every link with its link class ("host-tor", "tor-agg",
+ * "torus", "nvlink", "rail", "ocs", ...) and per-direction byte counters.
+ * Fabric helpers build a Cluster; transports, collectives, the training driver
+ * and the analytical model read it. It also carries a FabricSpec, the compact
+ * description of the fabric that the alpha-beta twin needs.
+ *
+ * Not modelled here: forwarding (see FlowHashRouting) and traffic (see
+ * MessageTransport).
+ */
+#ifndef MLNET_CLUSTER_H
+#define MLNET_CLUSTER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Compact description of a fabric, as built; input of the analytical model.
+ */
+struct FabricSpec
+{
+    std::string kind;               //!< "ideal", "fattree", "torus", "graph", ...
+    uint32_t ranks{0};              //!< number of ranks
+    DataRate linkRate{"100Gbps"};   //!< rate of every link unless a helper says otherwise
+    Time linkDelay{MicroSeconds(1)}; //!< propagation delay of every link
+    uint32_t mtu{9000};             //!< IP MTU of every device (bytes)
+    // Fat-tree / Clos
+    uint32_t tiers{0};              //!< switch tiers (1 = ideal switch, 2 or 3)
+    uint32_t radix{0};              //!< switch radix (ports)
+    uint32_t ranksPerTor{0};        //!< hosts below one ToR
+    double oversubscription{1.0};   //!< ToR downlink / uplink capacity ratio
+    // Torus / mesh
+    std::vector<uint32_t> dims;     //!< k per dimension; product = ranks
+    bool wrap{true};                //!< wraparound links (torus) or not (mesh)
+};
+
+/**
+ * \brief One registered link: two point-to-point devices and their traffic.
+ */
+struct ClusterLink
+{
+    uint32_t id{0};                   //!< index in the registry
+    std::string linkClass;            //!< e.g. "host-tor", "tor-agg", "agg-core", "torus"
+    uint32_t nodeA{0};                //!< ns-3 node id of end A
+    uint32_t nodeB{0};                //!< ns-3 node id of end B
+    Ptr<PointToPointNetDevice> devA;  //!< device at end A
+    Ptr<PointToPointNetDevice> devB;  //!< device at end B
+    uint32_t ifA{0};                  //!< IPv4 interface index of devA (0 until assigned)
+    uint32_t ifB{0};                  //!< IPv4 interface index of devB
+    uint64_t bytesAtoB{0};            //!< wire bytes (PPP frames) sent A -> B
+    uint64_t bytesBtoA{0};            //!< wire bytes sent B -> A
+    uint64_t packetsAtoB{0};          //!< frames sent A -> B
+    uint64_t packetsBtoA{0};          //!< frames sent B -> A
+    bool failed{false};               //!< set by Cluster::FailLink
+};
+
+/**
+ * \brief Ranks, nodes, addresses and the link registry of one training cluster.
+ */
+class Cluster : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    Cluster();
+    ~Cluster() override;
+
+    /**
+     * \brief Register a node that hosts a rank; ranks are numbered in call order.
+     * \param node the host node
+     * \return the new rank
+     */
+    uint32_t AddRankNode(Ptr<Node> node);
+    /**
+     * \brief Register a switch (or any non-rank forwarding node).
+     * \param node the switch node
+     */
+    void AddSwitchNode(Ptr<Node> node);
+    /**
+     * \brief Register a link and start counting its bytes.
+     * \param a device at end A
+     * \param b device at end B (peer of a)
+     * \param linkClass class of the link, e.g. "host-tor"
+     * \return the link id
+     */
+    uint32_t AddLink(Ptr<PointToPointNetDevice> a,
+                     Ptr<PointToPointNetDevice> b,
+                     const std::string& linkClass);
+    /**
+     * \brief Record the IPv4 interface indexes of a link's devices (after addressing).
+     */
+    void SetLinkInterfaces(uint32_t linkId, uint32_t ifA, uint32_t ifB);
+    /**
+     * \brief Record the address through which a rank is reached (its first interface).
+     */
+    void SetRankAddress(uint32_t rank, Ipv4Address address);
+    /**
+     * \brief Record that an address belongs to a node (every interface address).
+     */
+    void AddNodeAddress(uint32_t nodeId, Ipv4Address address);
+
+    /// \return number of ranks
+    uint32_t GetNRanks() const;
+    /// \return the node hosting a rank
+    Ptr<Node> GetRankNode(uint32_t rank) const;
+    /// \return the rank hosted by a node id, or UINT32_MAX if none
+    uint32_t GetRankOfNode(uint32_t nodeId) const;
+    /// \return the address of a rank
+    Ipv4Address GetRankAddress(uint32_t rank) const;
+    /// \return the node id owning an address, or UINT32_MAX
+    uint32_t GetNodeOfAddress(Ipv4Address address) const;
+    /// \return all rank nodes, in rank order
+    const NodeContainer& GetRankNodes() const;
+    /// \return all switch nodes
+    const NodeContainer& GetSwitchNodes() const;
+    /// \return every node of the cluster (ranks first, then switches)
+    NodeContainer GetAllNodes() const;
+    /// \return the link registry
+    const std::vector<ClusterLink>& GetLinks() const;
+    /// \return one link
+    const ClusterLink& GetLink(uint32_t id) const;
+    /// \return ids of the links attached to a node
+    std::vector<uint32_t> GetLinksOfNode(uint32_t nodeId) const;
+    /// \return the sum of rates of a rank's devices (its injection bandwidth)
+    DataRate GetInjectionRate(uint32_t rank) const;
+
+    /// \brief Set the fabric description (done by the fabric helper).
+    void SetFabricSpec(const FabricSpec& spec);
+    /// \return the fabric description
+    const FabricSpec& GetFabricSpec() const;
+
+    /**
+     * \brief Fail a link: both directions drop every frame from now on.
+     * Routing must be recomputed afterwards (RoutePlanner::Install does).
+     */
+    void FailLink(uint32_t linkId);
+
+    /// \return wire bytes carried by all links of each class (both directions)
+    std::map<std::string, uint64_t> GetBytesByLinkClass() const;
+    /// \return wire bytes carried by all links (both directions)
+    uint64_t GetTotalLinkBytes() const;
+    /// \brief Zero every byte and packet counter.
+    void ResetCounters();
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p);
+
+    NodeContainer m_rankNodes;
+    NodeContainer m_switchNodes;
+    std::vector<Ipv4Address> m_rankAddress;
+    std::unordered_map<uint32_t, uint32_t> m_rankOfNode;
+    std::unordered_map<uint32_t, uint32_t> m_nodeOfAddress;
+    std::vector<ClusterLink> m_links;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_linksOfNode;
+    FabricSpec m_spec;
+
+    /// Fires when a link is failed: link id.
+    TracedCallback<uint32_t> m_linkFailedTrace;
+};
+
+} // namespace ns3
+
+#endif // MLNET_CLUSTER_H
