@@ -50,6 +50,7 @@ struct FabricSpec
     // Torus / mesh
     std::vector<uint32_t> dims;     //!< k per dimension; product = ranks
     bool wrap{true};                //!< wraparound links (torus) or not (mesh)
+    std::string routing{"ecmp"};    //!< "ecmp" (flow-hash over shortest paths) or "dor"
 };
 
 /**

@@ -47,6 +47,29 @@ struct CollectiveRecord
 };
 
 /**
+ * \brief One message of a collective's schedule (ranks, not member indexes).
+ */
+struct ScheduledMessage
+{
+    uint32_t src{0};    //!< sending rank
+    uint32_t dst{0};    //!< receiving rank
+    uint64_t bytes{0};  //!< application bytes
+};
+
+/**
+ * \brief One step of a collective's schedule: messages that are in flight together.
+ *
+ * The schedule is the algorithm written down as data; the analytical twin
+ * (AlphaBetaModel) times it on the fabric, the packet-level run executes the
+ * same algorithm message by message (data-driven, not in lock-step).
+ */
+struct CollectiveStep
+{
+    std::vector<ScheduledMessage> messages; //!< messages of this step
+    uint64_t reduceBytes{0};                //!< bytes each receiver reduces after the step
+};
+
+/**
  * \brief Base class of all collective operations.
  */
 class Collective : public Object
@@ -99,6 +122,15 @@ class Collective : public Object
     virtual std::string GetCollectiveName() const = 0;
     /// \return the algorithm's name, e.g. "ring"
     virtual std::string GetAlgorithmName() const = 0;
+    /**
+     * \brief The algorithm's messages, step by step, for the analytical twin.
+     * Valid after Setup. The bytes per message equal what the packet-level run sends.
+     */
+    virtual std::vector<CollectiveStep> GetSchedule() const = 0;
+    /// \return the reduction time per byte (gamma) in use
+    Time GetReductionTimePerByte() const;
+    /// \return the communicator (member i is rank i of the vector)
+    const std::vector<uint32_t>& GetRanks() const;
 
   protected:
     void DoDispose() override;
