@@ -78,7 +78,8 @@ uint64_t ReadCount(const nlohmann::json& obj, const std::string& key, const std:
         Fail(field + " is missing; give a whole number of " + unit + " " + bound);
     }
     const auto& v = obj.at(key);
-    if (v.is_number_unsigned())
+    // Parsed text gives unsigned numbers; documents built in C++ give signed ones.
+    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
     {
         uint64_t x = v.get<uint64_t>();
         if (x == 0 && !allowZero)
