@@ -13,22 +13,26 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetCluster");
 NS_OBJECT_ENSURE_REGISTERED(Cluster);
 
-TypeId Cluster::GetTypeId()
+TypeId
+Cluster::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::Cluster")
-                            .SetParent<Object>()
-                            .SetGroupName("Mlnet")
-                            .AddConstructor<Cluster>()
-                            .AddTraceSource("LinkFailed", "A link was failed: link id.",
-                                            MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
-                                            "ns3::TracedValueCallback::Uint32");
+    static TypeId tid =
+        TypeId("ns3::Cluster")
+            .SetParent<Object>()
+            .SetGroupName("Mlnet")
+            .AddConstructor<Cluster>()
+            .AddTraceSource("LinkFailed",
+                            "A link was failed: link id.",
+                            MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
+                            "ns3::TracedValueCallback::Uint32");
     return tid;
 }
 
 Cluster::Cluster() = default;
 Cluster::~Cluster() = default;
 
-void Cluster::DoDispose()
+void
+Cluster::DoDispose()
 {
     m_links.clear();
     m_rankNodes = NodeContainer();
@@ -36,7 +40,8 @@ void Cluster::DoDispose()
     Object::DoDispose();
 }
 
-uint32_t Cluster::AddRankNode(Ptr<Node> node)
+uint32_t
+Cluster::AddRankNode(Ptr<Node> node)
 {
     uint32_t rank = m_rankNodes.GetN();
     m_rankNodes.Add(node);
@@ -45,13 +50,16 @@ uint32_t Cluster::AddRankNode(Ptr<Node> node)
     return rank;
 }
 
-void Cluster::AddSwitchNode(Ptr<Node> node)
+void
+Cluster::AddSwitchNode(Ptr<Node> node)
 {
     m_switchNodes.Add(node);
 }
 
-uint32_t Cluster::AddLink(Ptr<PointToPointNetDevice> a, Ptr<PointToPointNetDevice> b,
-                          const std::string& linkClass)
+uint32_t
+Cluster::AddLink(Ptr<PointToPointNetDevice> a,
+                 Ptr<PointToPointNetDevice> b,
+                 const std::string& linkClass)
 {
     ClusterLink link;
     link.id = static_cast<uint32_t>(m_links.size());
@@ -71,7 +79,8 @@ uint32_t Cluster::AddLink(Ptr<PointToPointNetDevice> a, Ptr<PointToPointNetDevic
     return link.id;
 }
 
-void Cluster::CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p)
+void
+Cluster::CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p)
 {
     ClusterLink& l = m_links[linkId];
     if (aToB)
@@ -86,86 +95,101 @@ void Cluster::CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p)
     }
 }
 
-void Cluster::SetLinkInterfaces(uint32_t linkId, uint32_t ifA, uint32_t ifB)
+void
+Cluster::SetLinkInterfaces(uint32_t linkId, uint32_t ifA, uint32_t ifB)
 {
     NS_ASSERT(linkId < m_links.size());
     m_links[linkId].ifA = ifA;
     m_links[linkId].ifB = ifB;
 }
 
-void Cluster::SetRankAddress(uint32_t rank, Ipv4Address address)
+void
+Cluster::SetRankAddress(uint32_t rank, Ipv4Address address)
 {
     NS_ASSERT(rank < m_rankAddress.size());
     m_rankAddress[rank] = address;
 }
 
-void Cluster::AddNodeAddress(uint32_t nodeId, Ipv4Address address)
+void
+Cluster::AddNodeAddress(uint32_t nodeId, Ipv4Address address)
 {
     m_nodeOfAddress[address.Get()] = nodeId;
 }
 
-uint32_t Cluster::GetNRanks() const
+uint32_t
+Cluster::GetNRanks() const
 {
     return m_rankNodes.GetN();
 }
 
-Ptr<Node> Cluster::GetRankNode(uint32_t rank) const
+Ptr<Node>
+Cluster::GetRankNode(uint32_t rank) const
 {
     NS_ASSERT_MSG(rank < m_rankNodes.GetN(), "rank " << rank << " out of range");
     return m_rankNodes.Get(rank);
 }
 
-uint32_t Cluster::GetRankOfNode(uint32_t nodeId) const
+uint32_t
+Cluster::GetRankOfNode(uint32_t nodeId) const
 {
     auto it = m_rankOfNode.find(nodeId);
     return it == m_rankOfNode.end() ? std::numeric_limits<uint32_t>::max() : it->second;
 }
 
-Ipv4Address Cluster::GetRankAddress(uint32_t rank) const
+Ipv4Address
+Cluster::GetRankAddress(uint32_t rank) const
 {
     NS_ASSERT_MSG(rank < m_rankAddress.size(), "rank " << rank << " out of range");
     return m_rankAddress[rank];
 }
 
-uint32_t Cluster::GetNodeOfAddress(Ipv4Address address) const
+uint32_t
+Cluster::GetNodeOfAddress(Ipv4Address address) const
 {
     auto it = m_nodeOfAddress.find(address.Get());
     return it == m_nodeOfAddress.end() ? std::numeric_limits<uint32_t>::max() : it->second;
 }
 
-const NodeContainer& Cluster::GetRankNodes() const
+const NodeContainer&
+Cluster::GetRankNodes() const
 {
     return m_rankNodes;
 }
 
-const NodeContainer& Cluster::GetSwitchNodes() const
+const NodeContainer&
+Cluster::GetSwitchNodes() const
 {
     return m_switchNodes;
 }
 
-NodeContainer Cluster::GetAllNodes() const
+NodeContainer
+Cluster::GetAllNodes() const
 {
     return NodeContainer(m_rankNodes, m_switchNodes);
 }
 
-const std::vector<ClusterLink>& Cluster::GetLinks() const
+const std::vector<ClusterLink>&
+Cluster::GetLinks() const
 {
     return m_links;
 }
 
-const ClusterLink& Cluster::GetLink(uint32_t id) const
+const ClusterLink&
+Cluster::GetLink(uint32_t id) const
 {
     NS_ASSERT(id < m_links.size());
     return m_links[id];
 }
 
-std::vector<uint32_t> Cluster::GetLinksOfNode(uint32_t nodeId) const
+std::vector<uint32_t>
+Cluster::GetLinksOfNode(uint32_t nodeId) const
 {
     auto it = m_linksOfNode.find(nodeId);
     return it == m_linksOfNode.end() ? std::vector<uint32_t>() : it->second;
 }
 
-DataRate Cluster::GetInjectionRate(uint32_t rank) const
+DataRate
+Cluster::GetInjectionRate(uint32_t rank) const
 {
     uint64_t bps = 0;
     for (uint32_t id : GetLinksOfNode(GetRankNode(rank)->GetId()))
@@ -181,17 +205,20 @@ DataRate Cluster::GetInjectionRate(uint32_t rank) const
     return DataRate(bps);
 }
 
-void Cluster::SetFabricSpec(const FabricSpec& spec)
+void
+Cluster::SetFabricSpec(const FabricSpec& spec)
 {
     m_spec = spec;
 }
 
-const FabricSpec& Cluster::GetFabricSpec() const
+const FabricSpec&
+Cluster::GetFabricSpec() const
 {
     return m_spec;
 }
 
-void Cluster::FailLink(uint32_t linkId)
+void
+Cluster::FailLink(uint32_t linkId)
 {
     NS_ASSERT(linkId < m_links.size());
     ClusterLink& l = m_links[linkId];
@@ -200,7 +227,7 @@ void Cluster::FailLink(uint32_t linkId)
         return;
     }
     l.failed = true;
-    for (auto dev : { l.devA, l.devB })
+    for (auto dev : {l.devA, l.devB})
     {
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
         em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
@@ -210,7 +237,8 @@ void Cluster::FailLink(uint32_t linkId)
     m_linkFailedTrace(linkId);
 }
 
-std::map<std::string, uint64_t> Cluster::GetBytesByLinkClass() const
+std::map<std::string, uint64_t>
+Cluster::GetBytesByLinkClass() const
 {
     std::map<std::string, uint64_t> out;
     for (const auto& l : m_links)
@@ -220,7 +248,8 @@ std::map<std::string, uint64_t> Cluster::GetBytesByLinkClass() const
     return out;
 }
 
-uint64_t Cluster::GetTotalLinkBytes() const
+uint64_t
+Cluster::GetTotalLinkBytes() const
 {
     uint64_t total = 0;
     for (const auto& l : m_links)
@@ -230,7 +259,8 @@ uint64_t Cluster::GetTotalLinkBytes() const
     return total;
 }
 
-void Cluster::ResetCounters()
+void
+Cluster::ResetCounters()
 {
     for (auto& l : m_links)
     {

@@ -37,20 +37,20 @@ namespace ns3
  */
 struct FabricSpec
 {
-    std::string kind;                  //!< "ideal", "fattree", "torus", "graph", ...
-    uint32_t ranks{ 0 };               //!< number of ranks
-    DataRate linkRate{ "100Gbps" };    //!< rate of every link unless a helper says otherwise
-    Time linkDelay{ MicroSeconds(1) }; //!< propagation delay of every link
-    uint32_t mtu{ 9000 };              //!< IP MTU of every device (bytes)
+    std::string kind;               //!< "ideal", "fattree", "torus", "graph", ...
+    uint32_t ranks{0};              //!< number of ranks
+    DataRate linkRate{"100Gbps"};   //!< rate of every link unless a helper says otherwise
+    Time linkDelay{MicroSeconds(1)}; //!< propagation delay of every link
+    uint32_t mtu{9000};             //!< IP MTU of every device (bytes)
     // Fat-tree / Clos
-    uint32_t tiers{ 0 };            //!< switch tiers (1 = ideal switch, 2 or 3)
-    uint32_t radix{ 0 };            //!< switch radix (ports)
-    uint32_t ranksPerTor{ 0 };      //!< hosts below one ToR
-    double oversubscription{ 1.0 }; //!< ToR downlink / uplink capacity ratio
+    uint32_t tiers{0};              //!< switch tiers (1 = ideal switch, 2 or 3)
+    uint32_t radix{0};              //!< switch radix (ports)
+    uint32_t ranksPerTor{0};        //!< hosts below one ToR
+    double oversubscription{1.0};   //!< ToR downlink / uplink capacity ratio
     // Torus / mesh
-    std::vector<uint32_t> dims;    //!< k per dimension; product = ranks
-    bool wrap{ true };             //!< wraparound links (torus) or not (mesh)
-    std::string routing{ "ecmp" }; //!< "ecmp" (flow-hash over shortest paths) or "dor"
+    std::vector<uint32_t> dims;     //!< k per dimension; product = ranks
+    bool wrap{true};                //!< wraparound links (torus) or not (mesh)
+    std::string routing{"ecmp"};    //!< "ecmp" (flow-hash over shortest paths) or "dor"
 };
 
 /**
@@ -58,19 +58,19 @@ struct FabricSpec
  */
 struct ClusterLink
 {
-    uint32_t id{ 0 };                //!< index in the registry
-    std::string linkClass;           //!< e.g. "host-tor", "tor-agg", "agg-core", "torus"
-    uint32_t nodeA{ 0 };             //!< ns-3 node id of end A
-    uint32_t nodeB{ 0 };             //!< ns-3 node id of end B
-    Ptr<PointToPointNetDevice> devA; //!< device at end A
-    Ptr<PointToPointNetDevice> devB; //!< device at end B
-    uint32_t ifA{ 0 };               //!< IPv4 interface index of devA (0 until assigned)
-    uint32_t ifB{ 0 };               //!< IPv4 interface index of devB
-    uint64_t bytesAtoB{ 0 };         //!< wire bytes (PPP frames) sent A -> B
-    uint64_t bytesBtoA{ 0 };         //!< wire bytes sent B -> A
-    uint64_t packetsAtoB{ 0 };       //!< frames sent A -> B
-    uint64_t packetsBtoA{ 0 };       //!< frames sent B -> A
-    bool failed{ false };            //!< set by Cluster::FailLink
+    uint32_t id{0};                   //!< index in the registry
+    std::string linkClass;            //!< e.g. "host-tor", "tor-agg", "agg-core", "torus"
+    uint32_t nodeA{0};                //!< ns-3 node id of end A
+    uint32_t nodeB{0};                //!< ns-3 node id of end B
+    Ptr<PointToPointNetDevice> devA;  //!< device at end A
+    Ptr<PointToPointNetDevice> devB;  //!< device at end B
+    uint32_t ifA{0};                  //!< IPv4 interface index of devA (0 until assigned)
+    uint32_t ifB{0};                  //!< IPv4 interface index of devB
+    uint64_t bytesAtoB{0};            //!< wire bytes (PPP frames) sent A -> B
+    uint64_t bytesBtoA{0};            //!< wire bytes sent B -> A
+    uint64_t packetsAtoB{0};          //!< frames sent A -> B
+    uint64_t packetsBtoA{0};          //!< frames sent B -> A
+    bool failed{false};               //!< set by Cluster::FailLink
 };
 
 /**
@@ -78,7 +78,7 @@ struct ClusterLink
  */
 class Cluster : public Object
 {
-public:
+  public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -106,7 +106,8 @@ public:
      * \param linkClass class of the link, e.g. "host-tor"
      * \return the link id
      */
-    uint32_t AddLink(Ptr<PointToPointNetDevice> a, Ptr<PointToPointNetDevice> b,
+    uint32_t AddLink(Ptr<PointToPointNetDevice> a,
+                     Ptr<PointToPointNetDevice> b,
                      const std::string& linkClass);
     /**
      * \brief Record the IPv4 interface indexes of a link's devices (after addressing).
@@ -164,10 +165,10 @@ public:
     /// \brief Zero every byte and packet counter.
     void ResetCounters();
 
-protected:
+  protected:
     void DoDispose() override;
 
-private:
+  private:
     void CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p);
 
     NodeContainer m_rankNodes;

@@ -15,7 +15,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetCollective");
 NS_OBJECT_ENSURE_REGISTERED(Collective);
 
-TypeId Collective::GetTypeId()
+TypeId
+Collective::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::Collective")
@@ -24,15 +25,19 @@ TypeId Collective::GetTypeId()
             .AddAttribute("ReductionTimePerByte",
                           "Compute time to reduce one byte of received data (gamma, s/B); "
                           "0 makes reductions instantaneous.",
-                          TimeValue(Time(0)), MakeTimeAccessor(&Collective::m_reduceTimePerByte),
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&Collective::m_reduceTimePerByte),
                           MakeTimeChecker())
-            .AddTraceSource("Start", "The collective started.",
+            .AddTraceSource("Start",
+                            "The collective started.",
                             MakeTraceSourceAccessor(&Collective::m_startTrace),
                             "ns3::Collective::CollectiveTracedCallback")
-            .AddTraceSource("Done", "Every member finished.",
+            .AddTraceSource("Done",
+                            "Every member finished.",
                             MakeTraceSourceAccessor(&Collective::m_doneTrace),
                             "ns3::Collective::CollectiveTracedCallback")
-            .AddTraceSource("MemberDone", "One member finished: member index, time.",
+            .AddTraceSource("MemberDone",
+                            "One member finished: member index, time.",
                             MakeTraceSourceAccessor(&Collective::m_memberDoneTrace),
                             "ns3::Collective::MemberDoneTracedCallback");
     return tid;
@@ -41,7 +46,8 @@ TypeId Collective::GetTypeId()
 Collective::Collective() = default;
 Collective::~Collective() = default;
 
-void Collective::DoDispose()
+void
+Collective::DoDispose()
 {
     if (m_transport && m_started)
     {
@@ -54,8 +60,10 @@ void Collective::DoDispose()
     Object::DoDispose();
 }
 
-void Collective::Setup(Ptr<MessageTransport> transport, const std::vector<uint32_t>& ranks,
-                       uint64_t bytes)
+void
+Collective::Setup(Ptr<MessageTransport> transport,
+                  const std::vector<uint32_t>& ranks,
+                  uint64_t bytes)
 {
     NS_LOG_FUNCTION(this << ranks.size() << bytes);
     NS_ASSERT_MSG(transport && transport->GetCluster(), "transport must be installed first");
@@ -89,7 +97,8 @@ void Collective::Setup(Ptr<MessageTransport> transport, const std::vector<uint32
     m_memberDone.assign(ranks.size(), false);
 }
 
-void Collective::SetInput(uint32_t member, const Eigen::VectorXf& values)
+void
+Collective::SetInput(uint32_t member, const Eigen::VectorXf& values)
 {
     NS_ASSERT_MSG(member < m_ranks.size(), "Setup first; member out of range");
     if (m_in.empty())
@@ -99,23 +108,27 @@ void Collective::SetInput(uint32_t member, const Eigen::VectorXf& values)
     m_in[member] = values;
 }
 
-const Eigen::VectorXf& Collective::GetOutput(uint32_t member) const
+const Eigen::VectorXf&
+Collective::GetOutput(uint32_t member) const
 {
     NS_ASSERT_MSG(member < m_out.size(), "no real output for member " << member);
     return m_out[member];
 }
 
-bool Collective::HasRealPayload() const
+bool
+Collective::HasRealPayload() const
 {
     return !m_in.empty();
 }
 
-void Collective::SetDoneCallback(DoneCallback cb)
+void
+Collective::SetDoneCallback(DoneCallback cb)
 {
     m_doneCb = cb;
 }
 
-void Collective::Start()
+void
+Collective::Start()
 {
     NS_LOG_FUNCTION(this);
     NS_ASSERT_MSG(m_transport, "Setup before Start");
@@ -138,25 +151,32 @@ void Collective::Start()
     DoStart();
 }
 
-void Collective::Receive(const Message& msg)
+void
+Collective::Receive(const Message& msg)
 {
     HandleMessage(msg);
 }
 
-void Collective::SendToMember(uint32_t fromMember, uint32_t toMember, uint32_t tag, uint64_t bytes,
-                              MessageBytes data)
+void
+Collective::SendToMember(uint32_t fromMember,
+                         uint32_t toMember,
+                         uint32_t tag,
+                         uint64_t bytes,
+                         MessageBytes data)
 {
     m_transport->Send(m_ranks[fromMember], m_ranks[toMember], m_channel, tag, bytes, data);
 }
 
-uint32_t Collective::MemberOf(uint32_t rank) const
+uint32_t
+Collective::MemberOf(uint32_t rank) const
 {
     auto it = std::find(m_ranks.begin(), m_ranks.end(), rank);
     NS_ASSERT_MSG(it != m_ranks.end(), "rank " << rank << " is not a member");
     return static_cast<uint32_t>(it - m_ranks.begin());
 }
 
-void Collective::MemberDone(uint32_t member)
+void
+Collective::MemberDone(uint32_t member)
 {
     NS_ASSERT(member < m_memberDone.size());
     if (m_memberDone[member])
@@ -169,8 +189,8 @@ void Collective::MemberDone(uint32_t member)
     {
         m_done = true;
         m_end = Simulator::Now();
-        NS_LOG_INFO(GetCollectiveName()
-                    << "/" << GetAlgorithmName() << " done in " << (m_end - m_start).As(Time::US));
+        NS_LOG_INFO(GetCollectiveName() << "/" << GetAlgorithmName() << " done in "
+                                        << (m_end - m_start).As(Time::US));
         m_doneTrace(this);
         if (!m_doneCb.IsNull())
         {
@@ -179,12 +199,14 @@ void Collective::MemberDone(uint32_t member)
     }
 }
 
-bool Collective::IsDone() const
+bool
+Collective::IsDone() const
 {
     return m_done;
 }
 
-CollectiveRecord Collective::GetRecord() const
+CollectiveRecord
+Collective::GetRecord() const
 {
     CollectiveRecord r;
     r.collective = GetCollectiveName();
@@ -196,17 +218,20 @@ CollectiveRecord Collective::GetRecord() const
     return r;
 }
 
-Time Collective::GetDuration() const
+Time
+Collective::GetDuration() const
 {
     return m_end - m_start;
 }
 
-Time Collective::GetReductionTimePerByte() const
+Time
+Collective::GetReductionTimePerByte() const
 {
     return m_reduceTimePerByte;
 }
 
-const std::vector<uint32_t>& Collective::GetRanks() const
+const std::vector<uint32_t>&
+Collective::GetRanks() const
 {
     return m_ranks;
 }

@@ -20,6 +20,7 @@
 #define MLNET_COLLECTIVE_H
 
 #include "message-transport.h"
+
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -39,8 +40,8 @@ struct CollectiveRecord
 {
     std::string collective; //!< "allreduce", "allgather", "reducescatter", "alltoall", ...
     std::string algorithm;  //!< "ring", "hd", "torus", "pairwise", "direct", ...
-    uint32_t ranks{ 0 };    //!< communicator size
-    uint64_t bytes{ 0 };    //!< Setup's bytes (see the file comment)
+    uint32_t ranks{0};      //!< communicator size
+    uint64_t bytes{0};      //!< Setup's bytes (see the file comment)
     Time start;             //!< Start() time
     Time end;               //!< time the last member finished
 };
@@ -50,9 +51,9 @@ struct CollectiveRecord
  */
 struct ScheduledMessage
 {
-    uint32_t src{ 0 };   //!< sending rank
-    uint32_t dst{ 0 };   //!< receiving rank
-    uint64_t bytes{ 0 }; //!< application bytes
+    uint32_t src{0};    //!< sending rank
+    uint32_t dst{0};    //!< receiving rank
+    uint64_t bytes{0};  //!< application bytes
 };
 
 /**
@@ -65,7 +66,7 @@ struct ScheduledMessage
 struct CollectiveStep
 {
     std::vector<ScheduledMessage> messages; //!< messages of this step
-    uint64_t reduceBytes{ 0 };              //!< bytes each receiver reduces after the step
+    uint64_t reduceBytes{0};                //!< bytes each receiver reduces after the step
 };
 
 /**
@@ -73,7 +74,7 @@ struct CollectiveStep
  */
 class Collective : public Object
 {
-public:
+  public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -94,7 +95,8 @@ public:
      * Throws std::invalid_argument with a user-facing message when the
      * combination is impossible (e.g. halving-doubling on 6 ranks).
      */
-    virtual void Setup(Ptr<MessageTransport> transport, const std::vector<uint32_t>& ranks,
+    virtual void Setup(Ptr<MessageTransport> transport,
+                       const std::vector<uint32_t>& ranks,
                        uint64_t bytes);
 
     /// \brief Give member i its real input vector (enables real-valued payloads).
@@ -130,7 +132,7 @@ public:
     /// \return the communicator (member i is rank i of the vector)
     const std::vector<uint32_t>& GetRanks() const;
 
-protected:
+  protected:
     void DoDispose() override;
     /// Subclass hook: send the first messages of every member.
     virtual void DoStart() = 0;
@@ -138,34 +140,37 @@ protected:
     virtual void HandleMessage(const Message& msg) = 0;
 
     /// Send from member to member on this collective's channel.
-    void SendToMember(uint32_t fromMember, uint32_t toMember, uint32_t tag, uint64_t bytes,
+    void SendToMember(uint32_t fromMember,
+                      uint32_t toMember,
+                      uint32_t tag,
+                      uint64_t bytes,
                       MessageBytes data = nullptr);
     /// Member index of a rank.
     uint32_t MemberOf(uint32_t rank) const;
     /// Mark one member finished; the collective ends when all are.
     void MemberDone(uint32_t member);
 
-    Ptr<MessageTransport> m_transport;  //!< transport in use
-    std::vector<uint32_t> m_ranks;      //!< communicator
-    uint64_t m_bytes{ 0 };              //!< size (see file comment)
-    std::vector<Eigen::VectorXf> m_in;  //!< real inputs (empty when virtual)
-    std::vector<Eigen::VectorXf> m_out; //!< real outputs
-    Time m_reduceTimePerByte;           //!< attribute ReductionTimePerByte (gamma)
+    Ptr<MessageTransport> m_transport;   //!< transport in use
+    std::vector<uint32_t> m_ranks;       //!< communicator
+    uint64_t m_bytes{0};                 //!< size (see file comment)
+    std::vector<Eigen::VectorXf> m_in;   //!< real inputs (empty when virtual)
+    std::vector<Eigen::VectorXf> m_out;  //!< real outputs
+    Time m_reduceTimePerByte;            //!< attribute ReductionTimePerByte (gamma)
 
-private:
+  private:
     void Receive(const Message& msg);
 
-    uint32_t m_channel{ 0 };
+    uint32_t m_channel{0};
     std::vector<bool> m_memberDone;
-    uint32_t m_doneCount{ 0 };
+    uint32_t m_doneCount{0};
     Time m_start;
     Time m_end;
-    bool m_started{ false };
-    bool m_done{ false };
+    bool m_started{false};
+    bool m_done{false};
     DoneCallback m_doneCb;
-    TracedCallback<Ptr<const Collective>> m_startTrace; //!< collective started
-    TracedCallback<Ptr<const Collective>> m_doneTrace;  //!< collective finished
-    TracedCallback<uint32_t, Time> m_memberDoneTrace;   //!< member, time
+    TracedCallback<Ptr<const Collective>> m_startTrace;  //!< collective started
+    TracedCallback<Ptr<const Collective>> m_doneTrace;   //!< collective finished
+    TracedCallback<uint32_t, Time> m_memberDoneTrace;    //!< member, time
 };
 
 } // namespace ns3

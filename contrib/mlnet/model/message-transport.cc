@@ -9,7 +9,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetMessageTransport");
 NS_OBJECT_ENSURE_REGISTERED(MessageTransport);
 
-TypeId MessageTransport::GetTypeId()
+TypeId
+MessageTransport::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::MessageTransport")
@@ -19,7 +20,8 @@ TypeId MessageTransport::GetTypeId()
                             "A message was handed to the transport: src rank, dst rank, bytes.",
                             MakeTraceSourceAccessor(&MessageTransport::m_sendTrace),
                             "ns3::MessageTransport::SendTracedCallback")
-            .AddTraceSource("Deliver", "A whole message arrived at its receiver.",
+            .AddTraceSource("Deliver",
+                            "A whole message arrived at its receiver.",
                             MakeTraceSourceAccessor(&MessageTransport::m_deliverTrace),
                             "ns3::MessageTransport::DeliverTracedCallback");
     return tid;
@@ -28,53 +30,62 @@ TypeId MessageTransport::GetTypeId()
 MessageTransport::MessageTransport() = default;
 MessageTransport::~MessageTransport() = default;
 
-void MessageTransport::DoDispose()
+void
+MessageTransport::DoDispose()
 {
     m_channels.clear();
     m_cluster = nullptr;
     Object::DoDispose();
 }
 
-uint32_t MessageTransport::RegisterChannel(ReceiveCallback handler)
+uint32_t
+MessageTransport::RegisterChannel(ReceiveCallback handler)
 {
     m_channels.push_back(handler);
     return static_cast<uint32_t>(m_channels.size() - 1);
 }
 
-void MessageTransport::UnregisterChannel(uint32_t channel)
+void
+MessageTransport::UnregisterChannel(uint32_t channel)
 {
     NS_ASSERT(channel < m_channels.size());
     m_channels[channel] = ReceiveCallback();
 }
 
-Ptr<Cluster> MessageTransport::GetCluster() const
+Ptr<Cluster>
+MessageTransport::GetCluster() const
 {
     return m_cluster;
 }
 
-uint64_t MessageTransport::GetBytesSent() const
+uint64_t
+MessageTransport::GetBytesSent() const
 {
     return m_bytesSent;
 }
 
-uint64_t MessageTransport::GetBytesDelivered() const
+uint64_t
+MessageTransport::GetBytesDelivered() const
 {
     return m_bytesDelivered;
 }
 
-uint64_t MessageTransport::GetMessagesDelivered() const
+uint64_t
+MessageTransport::GetMessagesDelivered() const
 {
     return m_messagesDelivered;
 }
 
-void MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
+void
+MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
 {
     NS_ASSERT_MSG(src != dst, "a rank does not send to itself");
     m_bytesSent += bytes;
     m_sendTrace(src, dst, bytes);
 }
 
-void MessageTransport::Deliver(const Message& msg)
+void
+MessageTransport::Deliver(const Message& msg)
 {
     NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.channel << msg.tag << msg.bytes);
     NS_ASSERT_MSG(msg.channel < m_channels.size() && !m_channels[msg.channel].IsNull(),

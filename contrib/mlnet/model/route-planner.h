@@ -25,7 +25,7 @@ namespace ns3
  */
 class RoutePlanner
 {
-public:
+  public:
     /// \param cluster the cluster whose links define the graph
     explicit RoutePlanner(Ptr<Cluster> cluster);
 
@@ -45,11 +45,12 @@ public:
      * \brief Expected share of a src->dst flow carried by each directed link.
      * \return pairs (directed link key = 2*linkId + (0 if A->B else 1), fraction)
      */
-    std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank, uint32_t dstRank) const;
+    std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank,
+                                                        uint32_t dstRank) const;
 
-private:
+  private:
     Ptr<Cluster> m_cluster;
-    uint32_t m_maxNodeId{ 0 };
+    uint32_t m_maxNodeId{0};
     // m_next[dstRank][nodeId] = next-hop link ids; m_dist[dstRank][nodeId] = hops
     std::vector<std::vector<std::vector<uint32_t>>> m_next;
     std::vector<std::vector<uint32_t>> m_dist;
