@@ -19,7 +19,7 @@ void
 FabricOptions::AddToCommandLine(CommandLine& cmd)
 {
     cmd.AddValue("fabric", "fabric: ideal | fattree | torus | mesh | graph", fabric);
-    cmd.AddValue("ranks", "number of ranks (torus/mesh: given by --torusDims)", ranks);
+    cmd.AddValue("ranks", "number of ranks (default 8; torus/mesh: must match --torusDims)", ranks);
     cmd.AddValue("torusDims", "torus or mesh dimensions, e.g. 4x4x4", torusDims);
     cmd.AddValue("graph", "JSON edge list for --fabric=graph", graphFile);
     cmd.AddValue("rate", "link rate, e.g. 100Gbps", rate);
@@ -108,13 +108,14 @@ Ptr<Cluster>
 FabricOptions::Build() const
 {
     std::unique_ptr<FabricHelper> helper;
+    uint32_t n = ranks ? ranks : 8;
     if (fabric == "ideal")
     {
-        helper = std::make_unique<IdealSwitchHelper>(ranks);
+        helper = std::make_unique<IdealSwitchHelper>(n);
     }
     else if (fabric == "fattree")
     {
-        auto ft = std::make_unique<FatTreeHelper>(ranks);
+        auto ft = std::make_unique<FatTreeHelper>(n);
         ft->SetTiers(tiers);
         ft->SetRadix(radix);
         ft->SetOversubscription(oversubscription);
@@ -122,7 +123,20 @@ FabricOptions::Build() const
     }
     else if (fabric == "torus" || fabric == "mesh")
     {
-        auto torus = std::make_unique<TorusHelper>(TorusHelper::ParseDims(torusDims));
+        std::vector<uint32_t> dims = TorusHelper::ParseDims(torusDims);
+        uint64_t product = 1;
+        for (uint32_t k : dims)
+        {
+            product *= k;
+        }
+        if (ranks != 0 && ranks != product)
+        {
+            throw std::invalid_argument("--ranks=" + std::to_string(ranks) +
+                                        " does not match --torusDims=" + torusDims + " (" +
+                                        std::to_string(product) +
+                                        " ranks); drop --ranks or change the dimensions");
+        }
+        auto torus = std::make_unique<TorusHelper>(dims);
         torus->SetWrap(fabric == "torus");
         helper = std::move(torus);
     }

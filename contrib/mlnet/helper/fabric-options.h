@@ -21,7 +21,7 @@ namespace ns3
 struct FabricOptions
 {
     std::string fabric{"ideal"};    //!< ideal | fattree | torus | mesh | graph
-    uint32_t ranks{8};              //!< ranks (ignored for torus/mesh: dims decide)
+    uint32_t ranks{0};              //!< ranks; 0 = default (8, or the torus dims' product)
     std::string torusDims{"4x4"};   //!< torus/mesh dimensions, e.g. 4x4x4
     std::string graphFile;          //!< JSON edge list for fabric=graph
     std::string rate{"100Gbps"};    //!< link rate
