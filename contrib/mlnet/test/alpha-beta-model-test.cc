@@ -8,9 +8,12 @@
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/core-module.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/ideal-switch-helper.h"
 #include "ns3/message-transport.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/torus-helper.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -628,4 +631,74 @@ TEST_F(AlphaBetaFabricTest, UnreachableRankThrows)
     EXPECT_THROW(m->PredictStep(step), std::invalid_argument);
     step.messages[0].dst = 7;
     EXPECT_THROW(m->PredictStep(step), std::invalid_argument);
+}
+
+// ---- On fabrics built by the fabric helpers ----------------------------------------
+
+TEST_F(AlphaBetaFabricTest, FatTreeAllToAllMatchesClosForms)
+{
+    // Radix 8, non-blocking: 4 hosts + 4 uplinks per ToR, 16 ranks on 4 ToRs. ECMP spreads
+    // a ToR's 4 x 12 remote messages over 4 uplinks (12 W each), below a host link's
+    // 15 W, so the host link bounds it: (N-1) W / B.
+    const uint64_t bytes = 4000;
+    {
+        FatTreeHelper ft(16);
+        ft.SetRadix(8);
+        ft.SetLinkRate(kRate);
+        Ptr<Cluster> c = ft.Install();
+        Ptr<AlphaBetaModel> m = HandModel();
+        m->SetCluster(c);
+        double w = static_cast<double>(m->GetWireBytes(bytes));
+        StepPrediction p = m->PredictStep(AllToAll(16, bytes));
+        EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "host-tor");
+        EXPECT_NEAR(p.bandwidthTime.GetSeconds(), AlphaBetaModel::ClosAllToAllBound(16, w, kRate),
+                    1e-12);
+        EXPECT_EQ(p.maxHops, 4u);
+    }
+    Simulator::Destroy();
+    {
+        // Radix 8, r = 3: 6 hosts + 2 uplinks per ToR; 12 ranks on 2 ToRs. 36 W cross
+        // each ToR's 2 uplinks: 18 W = M/B * r (N - n_r)/(N - 1) = 11 W * 18/11.
+        FatTreeHelper ft(12);
+        ft.SetRadix(8);
+        ft.SetOversubscription(3);
+        ft.SetLinkRate(kRate);
+        Ptr<Cluster> c = ft.Install();
+        Ptr<AlphaBetaModel> m = HandModel();
+        m->SetCluster(c);
+        double w = static_cast<double>(m->GetWireBytes(bytes));
+        StepPrediction p = m->PredictStep(AllToAll(12, bytes));
+        EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "tor-agg");
+        EXPECT_NEAR(p.bottleneckBytes, 18 * w, 1e-6);
+        EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
+                    AlphaBetaModel::OversubscribedClosAllToAllTime(12, 6, 3, w, kRate), 1e-12);
+    }
+}
+
+TEST_F(AlphaBetaFabricTest, HelperTorusAndIdealSwitchAgreeWithHandBuilt)
+{
+    const uint64_t bytes = 2000;
+    {
+        TorusHelper th({ 4, 4 });
+        th.SetLinkRate(kRate);
+        Ptr<Cluster> c = th.Install(); // dimension-order routing
+        Ptr<AlphaBetaModel> m = HandModel();
+        m->SetCluster(c);
+        double w = static_cast<double>(m->GetWireBytes(bytes));
+        EXPECT_NEAR(m->PredictStep(AllToAll(16, bytes)).bottleneckBytes, 12 * w, 1e-6);
+    }
+    Simulator::Destroy();
+    {
+        IdealSwitchHelper ideal(6);
+        ideal.SetLinkRate(kRate);
+        Ptr<Cluster> c = ideal.Install();
+        Ptr<AlphaBetaModel> m = HandModel();
+        m->SetCluster(c);
+        CollectiveStep ring;
+        for (uint32_t i = 0; i < 6; ++i)
+        {
+            ring.messages.push_back({ i, (i + 1) % 6, bytes });
+        }
+        EXPECT_EQ(m->PredictStep(ring).total, m->PredictMessage(bytes, 2, kRate, kDelay));
+    }
 }
