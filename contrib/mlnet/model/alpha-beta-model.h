@@ -22,7 +22,7 @@
  *
  * The collective takes the sum of its steps. Closed forms from the literature
  * (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan, Dally-Towles, and the derived torus /
- * Clos / oversubscription formulas of doc/analytics) are static functions, for
+ * Clos / oversubscription formulas of contrib/mlnet/doc/alpha-beta-model.md) are static functions, for
  * reports and as cross-checks of the step model.
  *
  * What it leaves out. Steps do not overlap (the packet-level run is data-driven,
