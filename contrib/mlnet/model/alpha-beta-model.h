@@ -21,9 +21,9 @@
  *   T_msg = (W + (h-1) * F1) * 8 / R + h * d.
  *
  * The collective takes the sum of its steps. Closed forms from the literature
- * (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan, Dally-Towles, and the derived torus /
- * Clos / oversubscription formulas of contrib/mlnet/doc/alpha-beta-model.md) are static functions, for
- * reports and as cross-checks of the step model.
+ * (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan, Dally-Towles, and the derived
+ * torus / Clos / oversubscription formulas listed in doc/alpha-beta-model.md) are
+ * static functions, for reports and as cross-checks of the step model.
  *
  * What it leaves out. Steps do not overlap (the packet-level run is data-driven,
  * so a fast member may start its next step early); links are shared fluidly within
