@@ -138,6 +138,7 @@ RoutePlanner::Compute()
                 continue;
             }
             std::vector<uint32_t> c = Coords(src, dims);
+            const std::vector<uint32_t> srcCoords = c;
             std::vector<uint32_t> t = Coords(dst, dims);
             bool clean = true;
             uint32_t firstLink = kUnreachable;
@@ -148,7 +149,13 @@ RoutePlanner::Compute()
                 while (c[dim] != t[dim])
                 {
                     uint32_t fwd = (t[dim] + k - c[dim]) % k; // hops going +
-                    bool plus = spec.wrap ? (fwd <= k - fwd) : (t[dim] > c[dim]);
+                    // Half-way round (k even): the source's parity in this dimension picks
+                    // the direction, so both directions carry half of the ties and
+                    // all-to-all loads every channel alike (k/8 per unit injection).
+                    bool tie = spec.wrap && 2 * fwd == k;
+                    bool plus = !spec.wrap       ? t[dim] > c[dim]
+                                : tie            ? (srcCoords[dim] % 2 == 0)
+                                                 : fwd < k - fwd;
                     c[dim] = plus ? (c[dim] + 1) % k : (c[dim] + k - 1) % k;
                     uint32_t nextNode = m_cluster->GetRankNode(RankOf(c, dims))->GetId();
                     auto it = linkBetween.find({node, nextNode});

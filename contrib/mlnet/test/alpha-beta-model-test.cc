@@ -580,20 +580,21 @@ TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadEcmpMeetsDallyBound)
                 1e-12);
 }
 
-TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadDorTiesPlus)
+TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadDorMeetsDallyBound)
 {
-    // Dimension-order routing with ties (offset k/2) sent towards +: a + channel of a
-    // k-ring carries offsets 1..k/2, so its load is m k^(n-1) * (k/2)(k/2+1)/2 =
-    // 4 * 3 m = 12 m on 4x4, 1.5 x the k/8 bound (8 m); the - channels carry 4 m.
+    // Dimension-order routing with half-way ties (offset k/2) split by the source's
+    // parity: a + channel of a k-ring carries offsets 1..k/2-1 from every source behind
+    // it plus the k/2 offset from half of them: k^(n-1) m ((k/2-1)(k/2)/2 + k/4) =
+    // 4 m (1 + 1) = 8 m on 4x4 -- Dally's k/8 bound, on every channel.
     Ptr<Cluster> c = Torus({ 4, 4 }, "dor");
     Ptr<AlphaBetaModel> m = HandModel();
     m->SetCluster(c);
     const uint64_t bytes = 2000;
     const double w = static_cast<double>(m->GetWireBytes(bytes));
     StepPrediction p = m->PredictStep(AllToAll(16, bytes));
-    EXPECT_NEAR(p.bottleneckBytes, 12 * w, 1e-6);
-    EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                1.5 * AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate), 1e-12);
+    EXPECT_NEAR(p.bottleneckBytes, 8 * w, 1e-6);
+    EXPECT_NEAR(p.bandwidthTime.GetSeconds(), AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
+                1e-12);
     EXPECT_EQ(p.maxHops, 4u); // (2, 2) offsets
 }
 
@@ -685,7 +686,7 @@ TEST_F(AlphaBetaFabricTest, HelperTorusAndIdealSwitchAgreeWithHandBuilt)
         Ptr<AlphaBetaModel> m = HandModel();
         m->SetCluster(c);
         double w = static_cast<double>(m->GetWireBytes(bytes));
-        EXPECT_NEAR(m->PredictStep(AllToAll(16, bytes)).bottleneckBytes, 12 * w, 1e-6);
+        EXPECT_NEAR(m->PredictStep(AllToAll(16, bytes)).bottleneckBytes, 8 * w, 1e-6);
     }
     Simulator::Destroy();
     {
