@@ -10,8 +10,8 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/simulator.h"
 #include "ns3/traffic-control-layer.h"
-#include "ns3/uinteger.h"
 #include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <limits>
@@ -32,17 +32,14 @@ constexpr uint32_t kPppHeader = 2;
 constexpr uint32_t kNackRangeBytes = 8; // u32 first sequence + u32 count
 } // namespace
 
-TypeId
-UdpMessageTransport::GetTypeId()
+TypeId UdpMessageTransport::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::UdpMessageTransport")
             .SetParent<MessageTransport>()
             .SetGroupName("Mlnet")
             .AddConstructor<UdpMessageTransport>()
-            .AddAttribute("Port",
-                          "UDP port of every rank's socket.",
-                          UintegerValue(9000),
+            .AddAttribute("Port", "UDP port of every rank's socket.", UintegerValue(9000),
                           MakeUintegerAccessor(&UdpMessageTransport::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("MaxBacklogPackets",
@@ -105,8 +102,7 @@ UdpMessageTransport::UdpMessageTransport()
 
 UdpMessageTransport::~UdpMessageTransport() = default;
 
-void
-UdpMessageTransport::DoDispose()
+void UdpMessageTransport::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
@@ -140,14 +136,12 @@ UdpMessageTransport::DoDispose()
     MessageTransport::DoDispose();
 }
 
-uint32_t
-UdpMessageTransport::GetPerPacketOverhead() const
+uint32_t UdpMessageTransport::GetPerPacketOverhead() const
 {
     return MlnetTransportHeader::SIZE + kUdpHeader + kIpv4Header + kPppHeader;
 }
 
-uint32_t
-UdpMessageTransport::GetMaxPayload() const
+uint32_t UdpMessageTransport::GetMaxPayload() const
 {
     if (m_maxPayload == 0)
     {
@@ -158,50 +152,42 @@ UdpMessageTransport::GetMaxPayload() const
     return m_maxPayload;
 }
 
-uint64_t
-UdpMessageTransport::GetPacketsSent() const
+uint64_t UdpMessageTransport::GetPacketsSent() const
 {
     return m_packetsSent;
 }
 
-uint64_t
-UdpMessageTransport::GetRetransmissions() const
+uint64_t UdpMessageTransport::GetRetransmissions() const
 {
     return m_retransmissions;
 }
 
-uint64_t
-UdpMessageTransport::GetProbes() const
+uint64_t UdpMessageTransport::GetProbes() const
 {
     return m_probes;
 }
 
-uint64_t
-UdpMessageTransport::GetNacksSent() const
+uint64_t UdpMessageTransport::GetNacksSent() const
 {
     return m_nacksSent;
 }
 
-uint64_t
-UdpMessageTransport::GetAcksSent() const
+uint64_t UdpMessageTransport::GetAcksSent() const
 {
     return m_acksSent;
 }
 
-uint64_t
-UdpMessageTransport::GetDuplicates() const
+uint64_t UdpMessageTransport::GetDuplicates() const
 {
     return m_duplicates;
 }
 
-uint64_t
-UdpMessageTransport::GetMessagesAbandoned() const
+uint64_t UdpMessageTransport::GetMessagesAbandoned() const
 {
     return m_abandoned;
 }
 
-uint64_t
-UdpMessageTransport::GetMessagesInFlight() const
+uint64_t UdpMessageTransport::GetMessagesInFlight() const
 {
     uint64_t n = 0;
     for (const auto& rs : m_ranks)
@@ -211,14 +197,12 @@ UdpMessageTransport::GetMessagesInFlight() const
     return n;
 }
 
-uint64_t
-UdpMessageTransport::Key(uint32_t peer, uint32_t id)
+uint64_t UdpMessageTransport::Key(uint32_t peer, uint32_t id)
 {
     return (static_cast<uint64_t>(peer) << 32) | id;
 }
 
-void
-UdpMessageTransport::Install(Ptr<Cluster> cluster)
+void UdpMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
     if (!cluster)
@@ -242,8 +226,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
         rs.ipv4 = rs.node->GetObject<Ipv4>();
         if (!rs.ipv4)
         {
-            throw std::invalid_argument("UdpMessageTransport::Install: rank " +
-                                        std::to_string(r) +
+            throw std::invalid_argument("UdpMessageTransport::Install: rank " + std::to_string(r) +
                                         " has no IPv4 stack; install the Internet stack "
                                         "and assign addresses before the transport");
         }
@@ -267,8 +250,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
             d.queue = ppp->GetQueue();
             d.qdisc = tc ? tc->GetRootQueueDiscOnDevice(ppp) : nullptr;
             ppp->TraceConnectWithoutContext(
-                "PhyTxBegin",
-                MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
+                "PhyTxBegin", MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
         }
         rs.socket = Socket::CreateSocket(rs.node, UdpSocketFactory::GetTypeId());
         // Received packets are drained synchronously, but a burst of datagrams at
@@ -295,8 +277,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
     NS_LOG_INFO("MTU " << mtu << " max payload " << m_maxPayload);
 }
 
-uint32_t
-UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
+uint32_t UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
 {
     const RankState& rs = m_ranks[src];
     Ptr<Ipv4RoutingProtocol> routing = rs.ipv4->GetRoutingProtocol();
@@ -310,21 +291,15 @@ UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
     if (!route || !route->GetOutputDevice())
     {
         std::ostringstream os;
-        os << "UdpMessageTransport::Send: no route from rank " << src << " to rank " << dst
-           << " (" << m_cluster->GetRankAddress(dst)
-           << "); populate the routing tables before sending";
+        os << "UdpMessageTransport::Send: no route from rank " << src << " to rank " << dst << " ("
+           << m_cluster->GetRankAddress(dst) << "); populate the routing tables before sending";
         throw std::invalid_argument(os.str());
     }
     return route->GetOutputDevice()->GetIfIndex();
 }
 
-void
-UdpMessageTransport::Send(uint32_t src,
-                          uint32_t dst,
-                          uint32_t channel,
-                          uint32_t tag,
-                          uint64_t bytes,
-                          MessageBytes data)
+void UdpMessageTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag,
+                               uint64_t bytes, MessageBytes data)
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     if (!m_cluster)
@@ -334,8 +309,8 @@ UdpMessageTransport::Send(uint32_t src,
     uint32_t n = m_cluster->GetNRanks();
     if (src >= n || dst >= n || src == dst)
     {
-        throw std::invalid_argument("UdpMessageTransport::Send: bad ranks " +
-                                    std::to_string(src) + " -> " + std::to_string(dst) +
+        throw std::invalid_argument("UdpMessageTransport::Send: bad ranks " + std::to_string(src) +
+                                    " -> " + std::to_string(dst) +
                                     "; need two different ranks below " + std::to_string(n));
     }
     if (bytes == 0)
@@ -344,9 +319,9 @@ UdpMessageTransport::Send(uint32_t src,
     }
     if (data && data->size() != bytes)
     {
-        throw std::invalid_argument("UdpMessageTransport::Send: data holds " +
-                                    std::to_string(data->size()) + " bytes but bytes = " +
-                                    std::to_string(bytes) + "; they must match");
+        throw std::invalid_argument(
+            "UdpMessageTransport::Send: data holds " + std::to_string(data->size()) +
+            " bytes but bytes = " + std::to_string(bytes) + "; they must match");
     }
     uint64_t packets = (bytes + m_maxPayload - 1) / m_maxPayload;
     if (packets > std::numeric_limits<uint32_t>::max())
@@ -382,8 +357,7 @@ UdpMessageTransport::Send(uint32_t src,
     Activate(src, key, m);
 }
 
-void
-UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
+void UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
 {
     auto it = m_ranks[rank].out.find(key);
     if (it != m_ranks[rank].out.end())
@@ -392,8 +366,7 @@ UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
     }
 }
 
-void
-UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
+void UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
 {
     if (m.scheduled)
     {
@@ -405,8 +378,7 @@ UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
     Refill(rank, m.ifIndex);
 }
 
-uint32_t
-UdpMessageTransport::Backlog(const DeviceState& d) const
+uint32_t UdpMessageTransport::Backlog(const DeviceState& d) const
 {
     if (!d.queue)
     {
@@ -415,8 +387,7 @@ UdpMessageTransport::Backlog(const DeviceState& d) const
     return d.queue->GetNPackets() + (d.qdisc ? d.qdisc->GetNPackets() : 0);
 }
 
-void
-UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Packet> p)
+void UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Packet> p)
 {
     if (!m_ranks[rank].devices[ifIndex].active.empty())
     {
@@ -424,8 +395,7 @@ UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Pac
     }
 }
 
-void
-UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
+void UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
 {
     RankState& rs = m_ranks[rank];
     DeviceState& d = rs.devices[ifIndex];
@@ -475,18 +445,14 @@ UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
         SendData(rank, m, seq, retx);
         if (!more)
         {
-            m.timer = Simulator::Schedule(m.timeout,
-                                          &UdpMessageTransport::OnSenderTimeout,
-                                          this,
-                                          rank,
-                                          key);
+            m.timer = Simulator::Schedule(m.timeout, &UdpMessageTransport::OnSenderTimeout, this,
+                                          rank, key);
         }
     }
     d.refilling = false;
 }
 
-void
-UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission)
+void UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission)
 {
     uint64_t offset = static_cast<uint64_t>(seq) * m_maxPayload;
     uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_maxPayload, m.bytes - offset));
@@ -509,19 +475,16 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
         m_retransmitTrace(rank, m.dst, m.id, seq);
     }
     int rc = m_ranks[rank].socket->SendTo(
-        p,
-        0,
-        InetSocketAddress(m_cluster->GetRankAddress(m.dst), m_port));
+        p, 0, InetSocketAddress(m_cluster->GetRankAddress(m.dst), m_port));
     if (rc < 0)
     {
-        NS_LOG_WARN("rank " << rank << " could not send packet " << seq << " of message "
-                            << m.id << " to rank " << m.dst << " (socket error "
+        NS_LOG_WARN("rank " << rank << " could not send packet " << seq << " of message " << m.id
+                            << " to rank " << m.dst << " (socket error "
                             << m_ranks[rank].socket->GetErrno() << ")");
     }
 }
 
-void
-UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
+void UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.out.find(key);
@@ -555,8 +518,7 @@ UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
     Activate(rank, key, m);
 }
 
-void
-UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
+void UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
 {
     Address from;
     Ptr<Packet> p;
@@ -574,29 +536,27 @@ UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
         p->RemoveHeader(h);
         switch (h.GetType())
         {
-        case MlnetTransportHeader::DATA:
-            OnData(rank, peer, h, p);
-            break;
-        case MlnetTransportHeader::NACK:
-            OnNack(rank, peer, h, p);
-            break;
-        case MlnetTransportHeader::ACK:
-            OnAck(rank, peer, h);
-            break;
-        default:
-            NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
+            case MlnetTransportHeader::DATA:
+                OnData(rank, peer, h, p);
+                break;
+            case MlnetTransportHeader::NACK:
+                OnNack(rank, peer, h, p);
+                break;
+            case MlnetTransportHeader::ACK:
+                OnAck(rank, peer, h);
+                break;
+            default:
+                NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
         }
     }
 }
 
-bool
-UdpMessageTransport::IsCompleted(const Completed& c, uint32_t id) const
+bool UdpMessageTransport::IsCompleted(const Completed& c, uint32_t id) const
 {
     return id < c.low || c.done.count(id) != 0;
 }
 
-void
-UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
+void UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
 {
     c.done.insert(id);
     while (!c.done.empty() && *c.done.begin() == c.low)
@@ -606,11 +566,8 @@ UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
     }
 }
 
-void
-UdpMessageTransport::OnData(uint32_t rank,
-                            uint32_t src,
-                            const MlnetTransportHeader& h,
-                            Ptr<Packet> p)
+void UdpMessageTransport::OnData(uint32_t rank, uint32_t src, const MlnetTransportHeader& h,
+                                 Ptr<Packet> p)
 {
     RankState& rs = m_ranks[rank];
     uint32_t id = h.GetMessageId();
@@ -663,11 +620,8 @@ UdpMessageTransport::OnData(uint32_t rank,
     {
         if (!m.repairTimer.IsRunning())
         {
-            m.repairTimer = Simulator::Schedule(m_repairTimeout,
-                                                &UdpMessageTransport::OnRepairTimeout,
-                                                this,
-                                                rank,
-                                                key);
+            m.repairTimer = Simulator::Schedule(
+                m_repairTimeout, &UdpMessageTransport::OnRepairTimeout, this, rank, key);
         }
         return;
     }
@@ -687,8 +641,7 @@ UdpMessageTransport::OnData(uint32_t rank,
     Deliver(msg);
 }
 
-void
-UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
+void UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.in.find(key);
@@ -703,10 +656,7 @@ UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
     if (idle < m_repairTimeout)
     {
         m.repairTimer = Simulator::Schedule(m_repairTimeout - idle,
-                                            &UdpMessageTransport::OnRepairTimeout,
-                                            this,
-                                            rank,
-                                            key);
+                                            &UdpMessageTransport::OnRepairTimeout, this, rank, key);
         return;
     }
     if (m.nacks >= m_maxRetries)
@@ -736,7 +686,7 @@ UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
             ++s;
         }
         uint32_t count = s - start;
-        for (uint32_t v : {start, count})
+        for (uint32_t v : { start, count })
         {
             payload.push_back(static_cast<uint8_t>(v >> 24));
             payload.push_back(static_cast<uint8_t>(v >> 16));
@@ -758,24 +708,15 @@ UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
     m_nackTrace(src, rank, id, missing);
     NS_LOG_INFO("rank " << rank << " NACKs " << missing << " packets in " << ranges
                         << " ranges of message " << id << " from rank " << src);
-    SendControl(rank,
-                src,
-                MlnetTransportHeader::NACK,
-                about,
+    SendControl(rank, src, MlnetTransportHeader::NACK, about,
                 Create<Packet>(payload.data(), payload.size()));
-    m.repairTimer = Simulator::Schedule(m_repairTimeout,
-                                        &UdpMessageTransport::OnRepairTimeout,
-                                        this,
-                                        rank,
-                                        key);
+    m.repairTimer = Simulator::Schedule(m_repairTimeout, &UdpMessageTransport::OnRepairTimeout,
+                                        this, rank, key);
 }
 
-void
-UdpMessageTransport::SendControl(uint32_t rank,
-                                 uint32_t peer,
-                                 MlnetTransportHeader::PacketType type,
-                                 const MlnetTransportHeader& about,
-                                 Ptr<Packet> payload)
+void UdpMessageTransport::SendControl(uint32_t rank, uint32_t peer,
+                                      MlnetTransportHeader::PacketType type,
+                                      const MlnetTransportHeader& about, Ptr<Packet> payload)
 {
     MlnetTransportHeader h = about;
     h.SetType(type);
@@ -789,11 +730,8 @@ UdpMessageTransport::SendControl(uint32_t rank,
     m_ranks[rank].socket->SendTo(p, 0, InetSocketAddress(m_cluster->GetRankAddress(peer), m_port));
 }
 
-void
-UdpMessageTransport::OnNack(uint32_t rank,
-                            uint32_t peer,
-                            const MlnetTransportHeader& h,
-                            Ptr<Packet> p)
+void UdpMessageTransport::OnNack(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h,
+                                 Ptr<Packet> p)
 {
     RankState& rs = m_ranks[rank];
     uint64_t key = Key(peer, h.GetMessageId());
@@ -809,7 +747,8 @@ UdpMessageTransport::OnNack(uint32_t rank,
     {
         m.retxQueued.assign(m.nPackets, false);
     }
-    auto readU32 = [&buf](size_t at) {
+    auto readU32 = [&buf](size_t at)
+    {
         return (static_cast<uint32_t>(buf[at]) << 24) | (static_cast<uint32_t>(buf[at + 1]) << 16) |
                (static_cast<uint32_t>(buf[at + 2]) << 8) | static_cast<uint32_t>(buf[at + 3]);
     };
@@ -836,8 +775,7 @@ UdpMessageTransport::OnNack(uint32_t rank,
     }
 }
 
-void
-UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h)
+void UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.out.find(Key(peer, h.GetMessageId()));

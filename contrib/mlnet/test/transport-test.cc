@@ -7,14 +7,14 @@
  * W*8/R + (h-1)*F*8/R + h*d.
  */
 #include "ns3/cluster.h"
-#include "ns3/mlnet-transport-header.h"
-#include "ns3/udp-message-transport.h"
-
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/mlnet-transport-header.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
+#include "ns3/tcp-message-transport.h"
 #include "ns3/traffic-control-module.h"
+#include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -27,22 +27,22 @@ namespace
 
 /// Exactness needs picosecond resolution. It must be set once, before any
 /// simulation; other test files may set it too, hence the check.
-void
-UsePicoseconds()
+void UsePicoseconds()
 {
-    static bool done = [] {
+    static bool done = []
+    {
         if (Time::GetResolution() != Time::PS)
         {
             Time::SetResolution(Time::PS);
         }
         return true;
     }();
-    (void)done;
+    (void) done;
 }
 
 class PicosecondEnvironment : public ::testing::Environment
 {
-  public:
+public:
     void SetUp() override
     {
         UsePicoseconds();
@@ -52,17 +52,15 @@ class PicosecondEnvironment : public ::testing::Environment
 const ::testing::Environment* g_psEnvironment =
     ::testing::AddGlobalTestEnvironment(new PicosecondEnvironment);
 
-constexpr double kRate = 100e9;              // link rate (bit/s)
+constexpr double kRate = 100e9; // link rate (bit/s)
 
-Time
-Delay()
+Time Delay()
 {
     return MicroSeconds(1);
 }
 
 /// Serialization time of a frame of L3 size `bytes` + 2 (PPP), in ps (exact at 100 Gbps).
-int64_t
-FramePs(uint64_t l3Bytes)
+int64_t FramePs(uint64_t l3Bytes)
 {
     return static_cast<int64_t>((l3Bytes + 2) * 8 * 10); // 8 bits * 10 ps per bit at 100 Gbps
 }
@@ -110,7 +108,8 @@ struct Net
             cluster->AddSwitchNode(router);
         }
         Ipv4AddressHelper addr;
-        auto link = [&](Ptr<Node> a, Ptr<Node> b, bool bIsHost, uint32_t subnet) {
+        auto link = [&](Ptr<Node> a, Ptr<Node> b, bool bIsHost, uint32_t subnet)
+        {
             NetDeviceContainer d = p2p.Install(a, b);
             fifo.Install(d.Get(0));
             if (bIsHost)
@@ -172,12 +171,11 @@ struct Net
 /// Parsed view of one of our frames as seen on a point-to-point device.
 struct Frame
 {
-    bool ours{false};
+    bool ours{ false };
     MlnetTransportHeader header;
 };
 
-Frame
-ParseFrame(Ptr<const Packet> packet)
+Frame ParseFrame(Ptr<const Packet> packet)
 {
     Frame f;
     Ptr<Packet> p = packet->Copy();
@@ -202,12 +200,12 @@ ParseFrame(Ptr<const Packet> packet)
  */
 class DropChosenPackets : public ErrorModel
 {
-  public:
-    std::set<uint32_t> seqs;     //!< data sequence numbers to drop once
-    uint32_t acks{0};            //!< ACKs to drop
-    uint32_t dropped{0};         //!< packets dropped so far
+public:
+    std::set<uint32_t> seqs; //!< data sequence numbers to drop once
+    uint32_t acks{ 0 };      //!< ACKs to drop
+    uint32_t dropped{ 0 };   //!< packets dropped so far
 
-  private:
+private:
     bool DoCorrupt(Ptr<Packet> p) override
     {
         Frame f = ParseFrame(p);
@@ -229,15 +227,13 @@ class DropChosenPackets : public ErrorModel
         return false;
     }
 
-    void DoReset() override
-    {
-    }
+    void DoReset() override {}
 };
 
 /// Shared fixture: leaves the simulator and the address generator clean.
 class TransportFixture : public ::testing::Test
 {
-  protected:
+protected:
     void SetUp() override
     {
         UsePicoseconds();
@@ -259,8 +255,7 @@ class TransportFixture : public ::testing::Test
     /// Register a channel recording every delivered message.
     uint32_t Record()
     {
-        return transport->RegisterChannel(
-            MakeCallback(&TransportFixture::OnMessage, this));
+        return transport->RegisterChannel(MakeCallback(&TransportFixture::OnMessage, this));
     }
 
     void OnMessage(const Message& m)
@@ -275,7 +270,7 @@ class TransportFixture : public ::testing::Test
 
 class UdpMessageTransportTest : public TransportFixture
 {
-  protected:
+protected:
     Ptr<UdpMessageTransport> InstallUdp(uint32_t hosts, bool router)
     {
         net = std::make_unique<Net>(hosts, router);
@@ -286,9 +281,34 @@ class UdpMessageTransportTest : public TransportFixture
     }
 };
 
-/// Wire bytes of a message of `bytes` over UDP, and its first frame.
-uint64_t
-WireBytes(uint64_t bytes, uint32_t maxPayload, uint32_t overhead)
+class TcpMessageTransportTest : public TransportFixture
+{
+protected:
+    Ptr<TcpMessageTransport> InstallTcp(uint32_t hosts, bool router,
+                                        const std::string& socketType = "ns3::TcpNewReno")
+    {
+        net = std::make_unique<Net>(hosts, router);
+        Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
+        tcp->SetAttribute("SocketType", TypeIdValue(TypeId::LookupByName(socketType)));
+        tcp->Install(net->cluster);
+        transport = tcp;
+        return tcp;
+    }
+};
+
+MessageBytes RandomBytes(size_t n, uint32_t seed)
+{
+    std::mt19937 rng(seed);
+    auto v = std::make_shared<std::vector<uint8_t>>(n);
+    for (auto& b : *v)
+    {
+        b = static_cast<uint8_t>(rng());
+    }
+    return v;
+}
+
+/// Wire bytes of a message of `bytes` over UDP.
+uint64_t WireBytes(uint64_t bytes, uint32_t maxPayload, uint32_t overhead)
 {
     uint64_t packets = (bytes + maxPayload - 1) / maxPayload;
     return bytes + packets * overhead;
@@ -377,8 +397,8 @@ TEST_F(UdpMessageTransportTest, MultiPacketTwoHopsExact)
     // W*8/R + (h-1)*F_first*8/R + h*d with h = 2 hops, F_first = mp + oh wire bytes.
     uint64_t wire = WireBytes(bytes, mp, oh);
     EXPECT_EQ(wire, 5ull * (mp + oh) + 1000 + oh);
-    int64_t golden = static_cast<int64_t>(wire) * 80 + 1 * (mp + oh) * 80 +
-                     2 * Delay().GetPicoSeconds();
+    int64_t golden =
+        static_cast<int64_t>(wire) * 80 + 1 * (mp + oh) * 80 + 2 * Delay().GetPicoSeconds();
     EXPECT_EQ(delivered[0].delivered.GetPicoSeconds(), golden);
     EXPECT_EQ(net->cluster->GetTotalLinkBytes(), 2 * wire + 2 * (29 + 8 + 20 + 2)); // + ACK, 2 hops
 }
@@ -394,7 +414,8 @@ TEST_F(UdpMessageTransportTest, WirePacketSizesMatchOverhead)
     net->HostDevice(0)->TraceConnectWithoutContext(
         "PhyTxBegin",
         MakeBoundCallback(
-            +[](std::vector<uint32_t>* s, std::vector<uint32_t>* pl, Ptr<const Packet> p) {
+            +[](std::vector<uint32_t>* s, std::vector<uint32_t>* pl, Ptr<const Packet> p)
+            {
                 Frame f = ParseFrame(p);
                 if (f.ours && f.header.GetType() == MlnetTransportHeader::DATA)
                 {
@@ -405,8 +426,7 @@ TEST_F(UdpMessageTransportTest, WirePacketSizesMatchOverhead)
                     pl->push_back(static_cast<uint32_t>(std::min(mpay, total - off)));
                 }
             },
-            &sizes,
-            &payloads));
+            &sizes, &payloads));
     udp->Send(0, 1, ch, 0, bytes);
     Simulator::Run();
     ASSERT_EQ(delivered.size(), 1u);
@@ -442,7 +462,7 @@ TEST_F(UdpMessageTransportTest, RepairsDroppedPackets)
     Ptr<UdpMessageTransport> udp = InstallUdp(2, false);
     uint32_t ch = Record();
     Ptr<DropChosenPackets> drop = CreateObject<DropChosenPackets>();
-    drop->seqs = {10, 11, 50, 99}; // two in a row, one alone, and the tail
+    drop->seqs = { 10, 11, 50, 99 }; // two in a row, one alone, and the tail
     net->ReceiveDevice(1)->SetReceiveErrorModel(drop);
     std::mt19937 rng(7);
     auto bytes = std::make_shared<std::vector<uint8_t>>(100ull * udp->GetMaxPayload());
@@ -472,7 +492,7 @@ TEST_F(UdpMessageTransportTest, ProbeRecoversLostMessageAndLostAck)
     Ptr<UdpMessageTransport> udp = InstallUdp(2, false);
     uint32_t ch = Record();
     Ptr<DropChosenPackets> dropData = CreateObject<DropChosenPackets>();
-    dropData->seqs = {0}; // the only packet of message 1
+    dropData->seqs = { 0 }; // the only packet of message 1
     net->ReceiveDevice(1)->SetReceiveErrorModel(dropData);
     udp->Send(0, 1, ch, 1, 1000);
     Simulator::Run();
@@ -540,8 +560,8 @@ TEST_F(UdpMessageTransportTest, HundredMegabytesWithoutHostDrops)
     ASSERT_NE(qdisc, nullptr);
     net->HostDevice(0)->GetQueue()->TraceConnectWithoutContext(
         "PacketsInQueue",
-        MakeBoundCallback(+[](uint32_t* mx, uint32_t, uint32_t now) { *mx = std::max(*mx, now); },
-                          &maxQueued));
+        MakeBoundCallback(
+            +[](uint32_t* mx, uint32_t, uint32_t now) { *mx = std::max(*mx, now); }, &maxQueued));
     udp->Send(0, 1, ch, 0, bytes);
     Simulator::Run();
     ASSERT_EQ(delivered.size(), 1u);
@@ -555,4 +575,142 @@ TEST_F(UdpMessageTransportTest, HundredMegabytesWithoutHostDrops)
     int64_t golden = static_cast<int64_t>(WireBytes(bytes, mp, udp->GetPerPacketOverhead())) * 80 +
                      Delay().GetPicoSeconds();
     EXPECT_EQ(delivered[0].delivered.GetPicoSeconds(), golden);
+}
+
+TEST_F(TcpMessageTransportTest, SettingsAndOverhead)
+{
+    Ptr<TcpMessageTransport> tcp = InstallTcp(2, false);
+    EXPECT_EQ(tcp->GetMaxPayload(), 9000u - 52u);
+    EXPECT_EQ(tcp->GetPerPacketOverhead(), 32u + 20u + 2u);
+    Ptr<TcpMessageTransport> bad = CreateObject<TcpMessageTransport>();
+    bad->SetAttribute("SocketType", TypeIdValue(TypeId::LookupByName("ns3::UdpMessageTransport")));
+    EXPECT_THROW(bad->Install(net->cluster), std::invalid_argument);
+    Ptr<TcpMessageTransport> big = CreateObject<TcpMessageTransport>();
+    big->SetAttribute("SegmentSize", UintegerValue(9000));
+    EXPECT_THROW(big->Install(net->cluster), std::invalid_argument);
+    EXPECT_THROW(tcp->Send(0, 0, 0, 0, 10), std::invalid_argument);
+}
+
+TEST_F(TcpMessageTransportTest, TenMegabytesRealBytesIntact)
+{
+    Ptr<TcpMessageTransport> tcp = InstallTcp(2, true);
+    uint32_t ch = Record();
+    MessageBytes data = RandomBytes(10000000, 99);
+    tcp->Send(0, 1, ch, 3, data->size(), data);
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_EQ(delivered[0].bytes, data->size());
+    ASSERT_NE(delivered[0].data, nullptr);
+    EXPECT_NE(delivered[0].data.get(), data.get());
+    EXPECT_TRUE(*delivered[0].data == *data) << "payload corrupted";
+    EXPECT_EQ(delivered[0].tag, 3u);
+    EXPECT_EQ(tcp->GetConnections(), 1u);
+}
+
+TEST_F(TcpMessageTransportTest, FramesManyMessagesInOrder)
+{
+    Ptr<TcpMessageTransport> tcp = InstallTcp(2, false);
+    uint32_t ch = Record();
+    // Sizes that put frame headers at every position relative to segments.
+    std::vector<uint64_t> sizes = { 1, 100, 8948 - 24, 8948, 12345, 3 * 8948 + 5, 7, 200000 };
+    std::vector<MessageBytes> datas;
+    for (size_t i = 0; i < sizes.size(); ++i)
+    {
+        MessageBytes d = (i % 2) ? RandomBytes(sizes[i], 1000 + i) : nullptr;
+        datas.push_back(d);
+        tcp->Send(0, 1, ch, static_cast<uint32_t>(i), sizes[i], d);
+    }
+    tcp->Send(1, 0, ch, 77, 5000); // the reverse direction opens its own connection
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), sizes.size() + 1);
+    size_t k = 0;
+    for (const auto& m : delivered)
+    {
+        if (m.src == 1)
+        {
+            EXPECT_EQ(m.tag, 77u);
+            EXPECT_EQ(m.bytes, 5000u);
+            continue;
+        }
+        EXPECT_EQ(m.tag, k) << "messages on one pair arrive in Send order";
+        EXPECT_EQ(m.bytes, sizes[k]);
+        if (datas[k])
+        {
+            ASSERT_NE(m.data, nullptr);
+            EXPECT_TRUE(*m.data == *datas[k]) << "message " << k;
+        }
+        else
+        {
+            EXPECT_EQ(m.data, nullptr);
+        }
+        EXPECT_GE(m.delivered, m.sent);
+        ++k;
+    }
+    EXPECT_EQ(tcp->GetConnections(), 2u);
+}
+
+TEST_F(TcpMessageTransportTest, LargeMessageNearLineRate)
+{
+    Ptr<TcpMessageTransport> tcp = InstallTcp(2, true);
+    uint32_t ch = Record();
+    uint32_t maxFrame = 0;
+    net->HostDevice(0)->TraceConnectWithoutContext(
+        "PhyTxBegin",
+        MakeBoundCallback(
+            +[](uint32_t* mx, Ptr<const Packet> p) { *mx = std::max(*mx, p->GetSize()); },
+            &maxFrame));
+    uint64_t bytes = 30000000;
+    tcp->Send(0, 1, ch, 0, bytes);
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_EQ(maxFrame, tcp->GetMaxPayload() + tcp->GetPerPacketOverhead());
+    EXPECT_EQ(maxFrame, 9002u);
+    // Lower bound: every wire byte at line rate (stream = frame header + message).
+    uint64_t stream = bytes + MlnetFrameHeader::SIZE;
+    uint64_t segments = (stream + tcp->GetMaxPayload() - 1) / tcp->GetMaxPayload();
+    double lineTime = double(stream + segments * tcp->GetPerPacketOverhead()) * 8 / kRate;
+    double took = (delivered[0].delivered - delivered[0].sent).GetSeconds();
+    EXPECT_GE(took, lineTime);
+    // The goodput bound at line rate is R * MSS / (MSS + overhead); after the
+    // handshake and slow start TCP must reach 90% of it over 30 MB.
+    double goodput = bytes * 8 / took;
+    double bound =
+        kRate * tcp->GetMaxPayload() / (tcp->GetMaxPayload() + tcp->GetPerPacketOverhead());
+    EXPECT_GE(goodput, 0.9 * bound)
+        << "took " << took << " s for " << lineTime << " s at line rate";
+    std::cout << "[ measured ] TCP NewReno 30 MB over 2 hops: " << took * 1e6
+              << " us, line-rate bound " << lineTime * 1e6 << " us, goodput " << goodput / 1e9
+              << " Gb/s of " << bound / 1e9 << std::endl;
+}
+
+TEST_F(TcpMessageTransportTest, DctcpRunsWithEcn)
+{
+    Ptr<TcpMessageTransport> tcp = InstallTcp(2, true, "ns3::TcpDctcp");
+    uint32_t ch = Record();
+    uint32_t ectData = 0;
+    uint32_t notEctData = 0;
+    net->HostDevice(0)->TraceConnectWithoutContext(
+        "PhyTxBegin", MakeBoundCallback(
+                          +[](uint32_t* ect, uint32_t* notEct, Ptr<const Packet> packet)
+                          {
+                              Ptr<Packet> p = packet->Copy();
+                              PppHeader ppp;
+                              Ipv4Header ip;
+                              p->RemoveHeader(ppp);
+                              p->RemoveHeader(ip);
+                              if (ip.GetPayloadSize() > 100)
+                              {
+                                  (ip.GetEcn() == Ipv4Header::ECN_NotECT ? *notEct : *ect) += 1;
+                              }
+                          },
+                          &ectData, &notEctData));
+    MessageBytes data = RandomBytes(2000000, 5);
+    tcp->Send(0, 1, ch, 0, data->size(), data);
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 1u);
+    EXPECT_TRUE(*delivered[0].data == *data);
+    EXPECT_GT(ectData, 200u) << "DCTCP data segments must be ECN-capable";
+    EXPECT_EQ(notEctData, 0u);
+    Ptr<Socket> s = tcp->GetSocket(0, 1);
+    ASSERT_NE(s, nullptr);
 }
