@@ -8,6 +8,7 @@
  */
 #include "ns3/cluster.h"
 #include "ns3/core-module.h"
+#include "ns3/ideal-switch-helper.h"
 #include "ns3/internet-module.h"
 #include "ns3/mlnet-transport-header.h"
 #include "ns3/network-module.h"
@@ -575,6 +576,63 @@ TEST_F(UdpMessageTransportTest, HundredMegabytesWithoutHostDrops)
     int64_t golden = static_cast<int64_t>(WireBytes(bytes, mp, udp->GetPerPacketOverhead())) * 80 +
                      Delay().GetPicoSeconds();
     EXPECT_EQ(delivered[0].delivered.GetPicoSeconds(), golden);
+}
+
+TEST_F(UdpMessageTransportTest, RingAndAllToAllOverIdealSwitch)
+{
+    IdealSwitchHelper fabric(4);
+    Ptr<Cluster> cluster = fabric.Install();
+    Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();
+    udp->Install(cluster);
+    transport = udp;
+    uint32_t ch = Record();
+    uint32_t mp = udp->GetMaxPayload();
+    uint32_t oh = udp->GetPerPacketOverhead();
+    // A ring step: every rank sends to its successor at once. A permutation on a
+    // non-blocking switch runs each message as if alone: W*8/R + F*8/R + 2d.
+    uint64_t bytes = 20ull * mp + 500;
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        udp->Send(r, (r + 1) % 4, ch, r, bytes);
+    }
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 4u);
+    int64_t golden = static_cast<int64_t>(WireBytes(bytes, mp, oh)) * 80 + int64_t(mp + oh) * 80 +
+                     2 * Delay().GetPicoSeconds();
+    for (const auto& m : delivered)
+    {
+        EXPECT_EQ(m.dst, (m.src + 1) % 4);
+        EXPECT_EQ(m.delivered.GetPicoSeconds(), golden) << "from rank " << m.src;
+    }
+    // All-to-all with real bytes: 12 messages, each rank's NIC shared by 3.
+    delivered.clear();
+    std::map<std::pair<uint32_t, uint32_t>, MessageBytes> sent;
+    Simulator::Schedule(MilliSeconds(1),
+                        [&]()
+                        {
+                            for (uint32_t s = 0; s < 4; ++s)
+                            {
+                                for (uint32_t d = 0; d < 4; ++d)
+                                {
+                                    if (s != d)
+                                    {
+                                        MessageBytes data =
+                                            RandomBytes(5 * mp + s * 10 + d, s * 4 + d);
+                                        sent[{ s, d }] = data;
+                                        udp->Send(s, d, ch, 0, data->size(), data);
+                                    }
+                                }
+                            }
+                        });
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 12u);
+    for (const auto& m : delivered)
+    {
+        ASSERT_NE(m.data, nullptr);
+        EXPECT_TRUE(*m.data == *sent.at({ m.src, m.dst })) << m.src << " -> " << m.dst;
+    }
+    EXPECT_EQ(udp->GetRetransmissions(), 0u);
+    EXPECT_EQ(udp->GetMessagesInFlight(), 0u);
 }
 
 TEST_F(TcpMessageTransportTest, SettingsAndOverhead)
