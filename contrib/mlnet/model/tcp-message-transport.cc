@@ -45,7 +45,7 @@ TypeId TcpMessageTransport::GetTypeId()
             .AddAttribute("SocketType",
                           "Congestion control of every socket (a TcpCongestionOps TypeId, "
                           "e.g. ns3::TcpNewReno, ns3::TcpDctcp, ns3::TcpCubic).",
-                          TypeIdValue(TypeId::LookupByName("ns3::TcpNewReno")),
+                          TypeIdValue(TcpNewReno::GetTypeId()),
                           MakeTypeIdAccessor(&TcpMessageTransport::m_socketType),
                           MakeTypeIdChecker())
             .AddAttribute("UseEcn",

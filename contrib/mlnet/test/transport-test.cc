@@ -772,3 +772,63 @@ TEST_F(TcpMessageTransportTest, DctcpRunsWithEcn)
     Ptr<Socket> s = tcp->GetSocket(0, 1);
     ASSERT_NE(s, nullptr);
 }
+
+TEST_F(TcpMessageTransportTest, DctcpIncastOverEcnSwitch)
+{
+    IdealSwitchHelper fabric(3);
+    fabric.SetSwitchEcn(true, 65);
+    Ptr<Cluster> cluster = fabric.Install();
+    // The backlog must form in the RED queue disc, not in the device queue below
+    // it (which the queue disc only sees once it is full): keep that one short.
+    for (uint32_t i = 0; i < cluster->GetSwitchNodes().GetN(); ++i)
+    {
+        Ptr<Node> sw = cluster->GetSwitchNodes().Get(i);
+        for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+        {
+            if (auto ppp = DynamicCast<PointToPointNetDevice>(sw->GetDevice(d)))
+            {
+                ppp->GetQueue()->SetMaxSize(QueueSize("2p"));
+            }
+        }
+    }
+    Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
+    tcp->SetAttribute("SocketType", StringValue("ns3::TcpDctcp"));
+    tcp->Install(cluster);
+    transport = tcp;
+    uint32_t ch = Record();
+    uint64_t bytes = 5000000;
+    tcp->Send(1, 0, ch, 1, bytes);
+    tcp->Send(2, 0, ch, 2, bytes);
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 2u);
+    // Two senders share rank 0's downlink: together they need at least 2x the
+    // line-rate time of one message, and DCTCP keeps them within 15% of it.
+    uint64_t stream = bytes + MlnetFrameHeader::SIZE;
+    uint64_t segments = (stream + tcp->GetMaxPayload() - 1) / tcp->GetMaxPayload();
+    double lineTime = double(stream + segments * tcp->GetPerPacketOverhead()) * 8 / kRate;
+    double last = std::max(delivered[0].delivered, delivered[1].delivered).GetSeconds();
+    EXPECT_GE(last, 2 * lineTime);
+    EXPECT_LE(last, 1.15 * 2 * lineTime);
+    // The switch marked instead of dropping: DCTCP reacted to ECN.
+    uint64_t marks = 0;
+    uint64_t drops = 0;
+    for (uint32_t i = 0; i < cluster->GetSwitchNodes().GetN(); ++i)
+    {
+        Ptr<Node> sw = cluster->GetSwitchNodes().Get(i);
+        Ptr<TrafficControlLayer> tc = sw->GetObject<TrafficControlLayer>();
+        for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+        {
+            Ptr<QueueDisc> q = tc->GetRootQueueDiscOnDevice(sw->GetDevice(d));
+            if (q)
+            {
+                marks += q->GetStats().GetNMarkedPackets(RedQueueDisc::UNFORCED_MARK);
+                drops += q->GetStats().nTotalDroppedPackets;
+            }
+        }
+    }
+    EXPECT_GT(marks, 0u);
+    EXPECT_EQ(drops, 0u);
+    std::cout << "[ measured ] DCTCP 2-to-1 incast of 5 MB each: " << last * 1e6
+              << " us, line-rate bound " << 2 * lineTime * 1e6 << " us, " << marks << " ECN marks, "
+              << drops << " drops" << std::endl;
+}
