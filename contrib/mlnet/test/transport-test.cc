@@ -778,17 +778,14 @@ TEST_F(TcpMessageTransportTest, DctcpIncastOverEcnSwitch)
     IdealSwitchHelper fabric(3);
     fabric.SetSwitchEcn(true, 65);
     Ptr<Cluster> cluster = fabric.Install();
-    // The backlog must form in the RED queue disc, not in the device queue below
-    // it (which the queue disc only sees once it is full): keep that one short.
-    for (uint32_t i = 0; i < cluster->GetSwitchNodes().GetN(); ++i)
+    // With ECN on, the helper keeps switch device queues at two frames so that the
+    // backlog forms in the RED queue disc, where it is marked.
+    Ptr<Node> sw = cluster->GetSwitchNodes().Get(0);
+    for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
     {
-        Ptr<Node> sw = cluster->GetSwitchNodes().Get(i);
-        for (uint32_t d = 0; d < sw->GetNDevices(); ++d)
+        if (auto ppp = DynamicCast<PointToPointNetDevice>(sw->GetDevice(d)))
         {
-            if (auto ppp = DynamicCast<PointToPointNetDevice>(sw->GetDevice(d)))
-            {
-                ppp->GetQueue()->SetMaxSize(QueueSize("2p"));
-            }
+            EXPECT_EQ(ppp->GetQueue()->GetMaxSize(), QueueSize("2p"));
         }
     }
     Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
