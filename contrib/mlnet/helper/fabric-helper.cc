@@ -204,6 +204,9 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
             }
             else if (m_ecn)
             {
+                // The backlog must build in the RED queue disc, where it is marked, not
+                // in the device queue below it: keep the device queue at two frames.
+                dev->GetQueue()->SetMaxSize(QueueSize("2p"));
                 switchTc.Install(dev);
             }
         }
