@@ -7,12 +7,15 @@
 // with distinct senders the collective takes exactly b*8/R + L.
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
+#include "ns3/ideal-switch-helper.h"
 #include "ns3/iteration-graph.h"
 #include "ns3/message-transport.h"
 #include "ns3/node-container.h"
+#include "ns3/run-report.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-workload.h"
+#include "ns3/udp-message-transport.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -577,4 +580,60 @@ TEST_F(TrainingWorkloadTest, ShippedExampleWorkloadsParse)
     EXPECT_NE(msg.find("workload '" + path + "': layers[0] must be an object"), std::string::npos)
         << msg;
     std::remove(path.c_str());
+}
+
+TEST_F(TrainingDriverTest, PipelineSendsOverUdpOnAnIdealSwitchFollowTheWireFormula)
+{
+    Ptr<Cluster> cluster = IdealSwitchHelper(4).Install();
+    Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();
+    udp->Install(cluster);
+    const uint32_t mp = udp->GetMaxPayload();
+    const uint32_t oh = udp->GetPerPacketOverhead();
+    const uint64_t bytes = 3ull * mp + 500;
+
+    IterationGraph g;
+    auto c0 = g.AddCompute("stage0", 0, MicroSeconds(100));
+    auto s01 = g.AddSend("act01", 0, 1, bytes, { c0 });
+    auto c1 = g.AddCompute("stage1", 1, MicroSeconds(50), { s01 });
+    auto s12 = g.AddSend("act12", 1, 2, bytes, { c1 });
+    g.AddCompute("stage2", 2, MicroSeconds(20), { s12 });
+    g.AddCompute("idle", 3, MicroSeconds(10));
+    Ptr<TrainingDriver> drv = CreateObject<TrainingDriver>();
+    drv->SetAttribute("Iterations", UintegerValue(2));
+    drv->SetGraph(g);
+    drv->SetTransport(udp);
+    RunReport report("pipeline");
+    report.Start();
+    drv->Start();
+    Simulator::Stop(Seconds(1));
+    Simulator::Run();
+    report.Stop();
+    ASSERT_TRUE(drv->IsDone());
+
+    // One message over 2 hops, stored and forwarded per packet: W*8/R + F*8/R + 2d, with
+    // W = bytes + packets * overhead the wire bytes and F = mp + oh the first (full) frame.
+    const FabricSpec& spec = cluster->GetFabricSpec();
+    uint64_t wire = bytes + 4 * oh;
+    Time msg = spec.linkRate.CalculateBytesTxTime(wire) +
+               spec.linkRate.CalculateBytesTxTime(mp + oh) + 2 * spec.linkDelay;
+    Time golden = MicroSeconds(100 + 50 + 20) + 2 * msg;
+    for (const auto& it : drv->GetIterationRecords())
+    {
+        EXPECT_EQ(it.GetDuration(), golden) << "iteration " << it.iteration;
+    }
+    EXPECT_EQ(drv->GetIterationRecords().size(), 2u);
+    for (const auto& r : drv->GetTaskRecords())
+    {
+        if (r.task == s01 || r.task == s12)
+        {
+            EXPECT_EQ(r.end - r.start, msg) << r.name;
+        }
+    }
+
+    report.Add("udp", { { "iteration_us", golden.ToDouble(Time::US) } });
+    report.Set("bytes_by_link_class", RunReport::ToJson(cluster->GetBytesByLinkClass()));
+    nlohmann::json doc = report.ToJson();
+    // 2 iterations x 2 messages x 2 hops of data, plus acknowledgements.
+    EXPECT_GT(doc["bytes_by_link_class"]["host-tor"].get<uint64_t>(), 8 * wire);
+    EXPECT_GT(doc["events"].get<uint64_t>(), 0u);
 }
