@@ -35,8 +35,8 @@ function(mlnet_module)
 
   file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test/*-test.cc)
   if(MLNET_BUILD_TESTS AND tests)
-    add_executable(${target}-test ${tests})
-    target_link_libraries(${target}-test PRIVATE ${target} GTest::gtest GTest::gtest_main)
+    add_executable(${target}-test ${tests} ${PROJECT_SOURCE_DIR}/cmake/gtest-ns3-main.cc)
+    target_link_libraries(${target}-test PRIVATE ${target} GTest::gtest)
     gtest_discover_tests(${target}-test DISCOVERY_TIMEOUT 60
                          PROPERTIES LABELS ${M_NAME})
   endif()

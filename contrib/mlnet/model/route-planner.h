@@ -6,7 +6,8 @@
  * Modes (FabricSpec::routing): "ecmp" keeps every neighbour on some shortest path
  * (breadth-first search with Boost.Graph over non-failed links); "dor" routes a
  * torus or mesh dimension by dimension (lowest dimension first, shorter way round,
- * ties broken towards +), falling back to shortest paths around failed links.
+ * half-way ties split by the parity of the source coordinate, so both
+ * directions carry half of them), falling back to shortest paths around failed links.
  * The analytical twin uses the same tables, so it loads links exactly as packets do
  * (ECMP: an even split over next hops, which is what flow hashing gives in expectation).
  */

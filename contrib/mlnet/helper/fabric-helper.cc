@@ -1,0 +1,325 @@
+#include "fabric-helper.h"
+
+#include "flow-hash-routing-helper.h"
+
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/point-to-point-channel.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/queue.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/route-planner.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetFabricHelper");
+
+FabricHelper::FabricHelper() = default;
+FabricHelper::~FabricHelper() = default;
+
+void
+FabricHelper::SetLinkRate(DataRate rate)
+{
+    m_rate = rate;
+}
+
+void
+FabricHelper::SetLinkDelay(Time delay)
+{
+    m_delay = delay;
+}
+
+void
+FabricHelper::SetMtu(uint32_t mtu)
+{
+    m_mtu = mtu;
+}
+
+void
+FabricHelper::SetQueueSize(QueueSize size)
+{
+    m_queueSize = size;
+}
+
+void
+FabricHelper::SetHostQueueSize(QueueSize size)
+{
+    m_hostQueueSize = size;
+}
+
+void
+FabricHelper::SetSwitchEcn(bool enable, uint32_t threshold)
+{
+    m_ecn = enable;
+    m_ecnThreshold = threshold;
+}
+
+void
+FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_deviceAttributes.emplace_back(name, value.Copy());
+}
+
+DataRate
+FabricHelper::GetLinkRate() const
+{
+    return m_rate;
+}
+
+Time
+FabricHelper::GetLinkDelay() const
+{
+    return m_delay;
+}
+
+uint32_t
+FabricHelper::GetMtu() const
+{
+    return m_mtu;
+}
+
+void
+FabricHelper::ValidateCommon() const
+{
+    if (m_rate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("link rate is 0; give a positive rate such as 100Gbps");
+    }
+    if (m_delay.IsNegative())
+    {
+        throw std::invalid_argument("link delay is negative; give a delay >= 0 such as 1us");
+    }
+    if (m_mtu < 576 || m_mtu > 65535)
+    {
+        throw std::invalid_argument("MTU " + std::to_string(m_mtu) +
+                                    " is out of range; give 576..65535 bytes (9000 is typical)");
+    }
+    if (m_queueSize.GetValue() == 0 || m_hostQueueSize.GetValue() == 0)
+    {
+        throw std::invalid_argument("queue sizes must be positive");
+    }
+}
+
+NodeContainer
+FabricHelper::CreateNodes(uint32_t n) const
+{
+    NodeContainer nodes;
+    nodes.Create(n);
+    InternetStackHelper stack;
+    stack.SetIpv6StackInstall(false);
+    stack.SetRoutingHelper(FlowHashRoutingHelper());
+    stack.Install(nodes);
+    return nodes;
+}
+
+uint32_t
+FabricHelper::Connect(Ptr<Cluster> cluster,
+                      Ptr<Node> a,
+                      Ptr<Node> b,
+                      const std::string& linkClass,
+                      DataRate rate,
+                      Time delay)
+{
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(rate.GetBitRate() ? rate : m_rate));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
+    p2p.SetChannelAttribute("Delay", TimeValue(delay.IsNegative() ? m_delay : delay));
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(m_queueSize));
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        p2p.SetDeviceAttribute(name, *value);
+    }
+    NetDeviceContainer devs = p2p.Install(a, b);
+    auto devA = DynamicCast<PointToPointNetDevice>(devs.Get(0));
+    auto devB = DynamicCast<PointToPointNetDevice>(devs.Get(1));
+    uint32_t id = cluster->AddLink(devA, devB, linkClass);
+
+    // One /30 per link out of 10.0.0.0/8.
+    uint32_t subnet = m_nextSubnet++;
+    if (subnet >= (1u << 22))
+    {
+        throw std::invalid_argument("too many links for 10.0.0.0/8 addressing (4M max)");
+    }
+    uint32_t base = (10u << 24) + subnet * 4;
+    uint32_t ifs[2];
+    Ptr<NetDevice> ends[2] = {devA, devB};
+    for (int e = 0; e < 2; ++e)
+    {
+        Ptr<Ipv4> ipv4 = ends[e]->GetNode()->GetObject<Ipv4>();
+        uint32_t i = ipv4->AddInterface(ends[e]);
+        Ipv4Address address(base + 1 + e);
+        ipv4->AddAddress(i, Ipv4InterfaceAddress(address, Ipv4Mask("255.255.255.252")));
+        ipv4->SetMetric(i, 1);
+        ipv4->SetUp(i);
+        cluster->AddNodeAddress(ends[e]->GetNode()->GetId(), address);
+        ifs[e] = i;
+    }
+    cluster->SetLinkInterfaces(id, ifs[0], ifs[1]);
+    return id;
+}
+
+void
+FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
+{
+    // Queues: deep FIFO on hosts, device DropTail (or RED-ECN) on switches.
+    TrafficControlHelper hostTc;
+    hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(m_hostQueueSize));
+    TrafficControlHelper switchTc;
+    if (m_ecn)
+    {
+        QueueSize limit(QueueSizeUnit::PACKETS,
+                        std::max<uint32_t>(m_queueSize.GetValue(), 2 * m_ecnThreshold));
+        switchTc.SetRootQueueDisc("ns3::RedQueueDisc",
+                                  "UseEcn", BooleanValue(true),
+                                  "UseHardDrop", BooleanValue(false),
+                                  "QW", DoubleValue(1.0),
+                                  "MinTh", DoubleValue(m_ecnThreshold),
+                                  "MaxTh", DoubleValue(m_ecnThreshold),
+                                  "MaxSize", QueueSizeValue(limit),
+                                  "LinkBandwidth", DataRateValue(m_rate),
+                                  "LinkDelay", TimeValue(m_delay),
+                                  "MeanPktSize", UintegerValue(m_mtu));
+    }
+    for (const auto& l : cluster->GetLinks())
+    {
+        for (auto dev : {l.devA, l.devB})
+        {
+            bool host = cluster->GetRankOfNode(dev->GetNode()->GetId()) != UINT32_MAX;
+            if (host)
+            {
+                hostTc.Install(dev);
+            }
+            else if (m_ecn)
+            {
+                // The backlog must build in the RED queue disc, where it is marked, not
+                // in the device queue below it: keep the device queue at two frames.
+                dev->GetQueue()->SetMaxSize(QueueSize("2p"));
+                switchTc.Install(dev);
+            }
+        }
+    }
+    for (uint32_t r = 0; r < cluster->GetNRanks(); ++r)
+    {
+        Ptr<Ipv4> ipv4 = cluster->GetRankNode(r)->GetObject<Ipv4>();
+        if (ipv4->GetNInterfaces() < 2)
+        {
+            throw std::invalid_argument("rank " + std::to_string(r) +
+                                        " has no link; every rank needs at least one");
+        }
+        cluster->SetRankAddress(r, ipv4->GetAddress(1, 0).GetLocal());
+    }
+    spec.ranks = cluster->GetNRanks();
+    spec.linkRate = m_rate;
+    spec.linkDelay = m_delay;
+    spec.mtu = m_mtu;
+    cluster->SetFabricSpec(spec);
+    RoutePlanner planner(cluster);
+    planner.Install();
+    for (uint32_t a = 0; a < cluster->GetNRanks(); ++a)
+    {
+        for (uint32_t b = 0; b < cluster->GetNRanks(); ++b)
+        {
+            if (a != b && planner.Hops(a, b) == UINT32_MAX)
+            {
+                throw std::invalid_argument("rank " + std::to_string(b) +
+                                            " cannot be reached from rank " + std::to_string(a) +
+                                            "; connect the fabric");
+            }
+        }
+    }
+}
+
+std::vector<uint32_t>
+FabricHelper::FailRandomLinks(Ptr<Cluster> cluster,
+                              uint32_t count,
+                              const std::vector<std::string>& classes)
+{
+    const auto& links = cluster->GetLinks();
+    std::vector<uint32_t> candidates;
+    for (const auto& l : links)
+    {
+        if (!l.failed &&
+            std::find(classes.begin(), classes.end(), l.linkClass) != classes.end())
+        {
+            candidates.push_back(l.id);
+        }
+    }
+    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+    std::vector<bool> down(links.size(), false);
+    for (const auto& l : links)
+    {
+        down[l.id] = l.failed;
+    }
+    // Ranks stay mutually reachable when every rank node is in one component.
+    auto connected = [&](const std::vector<bool>& off) {
+        boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g;
+        uint32_t nv = 0;
+        for (const auto& l : links)
+        {
+            nv = std::max({nv, l.nodeA + 1, l.nodeB + 1});
+        }
+        g = decltype(g)(nv);
+        for (const auto& l : links)
+        {
+            if (!off[l.id])
+            {
+                boost::add_edge(l.nodeA, l.nodeB, g);
+            }
+        }
+        std::vector<int> comp(nv);
+        boost::connected_components(g, comp.data());
+        int c0 = comp[cluster->GetRankNode(0)->GetId()];
+        for (uint32_t r = 1; r < cluster->GetNRanks(); ++r)
+        {
+            if (comp[cluster->GetRankNode(r)->GetId()] != c0)
+            {
+                return false;
+            }
+        }
+        return true;
+    };
+    std::vector<uint32_t> failed;
+    while (failed.size() < count && !candidates.empty())
+    {
+        uint32_t pick = rng->GetInteger(0, candidates.size() - 1);
+        uint32_t id = candidates[pick];
+        candidates.erase(candidates.begin() + pick);
+        down[id] = true;
+        if (connected(down))
+        {
+            failed.push_back(id);
+        }
+        else
+        {
+            down[id] = false;
+        }
+    }
+    if (failed.size() < count)
+    {
+        std::ostringstream os;
+        os << "cannot fail " << count << " links and keep every rank reachable; at most "
+           << failed.size() << " can fail on this fabric";
+        throw std::invalid_argument(os.str());
+    }
+    for (uint32_t id : failed)
+    {
+        cluster->FailLink(id);
+    }
+    RoutePlanner(cluster).Install();
+    return failed;
+}
+
+} // namespace ns3

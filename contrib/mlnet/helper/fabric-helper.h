@@ -1,0 +1,114 @@
+/*
+ * FabricHelper: what every fabric helper shares — link parameters, node
+ * creation with the internet stack and flow-hash routing, link creation with
+ * registration in the Cluster, addressing (/30 per link), queue configuration
+ * and route installation. Subclasses (IdealSwitchHelper, FatTreeHelper,
+ * TorusHelper, GraphFabricHelper, and the topoopt/railonly helpers) only say
+ * which nodes exist and which links join them.
+ *
+ * Queues: a host (rank) device gets a root FIFO queue disc of HostQueueSize
+ * (no FqCoDel: a training host is not an Internet host); a switch device keeps
+ * only its DropTail device queue of QueueSize, or, with SetSwitchEcn, a RED
+ * queue disc that marks ECN at a threshold (what DCTCP needs).
+ */
+#ifndef MLNET_FABRIC_HELPER_H
+#define MLNET_FABRIC_HELPER_H
+
+#include "ns3/attribute.h"
+#include "ns3/cluster.h"
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/queue-size.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Base of the fabric helpers: builds a Cluster from nodes and links.
+ */
+class FabricHelper
+{
+  public:
+    FabricHelper();
+    virtual ~FabricHelper();
+
+    /// \brief Rate of every link (default 100 Gbps). Must be > 0.
+    void SetLinkRate(DataRate rate);
+    /// \brief Propagation delay of every link (default 1 us).
+    void SetLinkDelay(Time delay);
+    /// \brief IP MTU of every device in bytes (default 9000).
+    void SetMtu(uint32_t mtu);
+    /// \brief DropTail queue of every switch device (default 1000 packets).
+    void SetQueueSize(QueueSize size);
+    /// \brief Root FIFO queue disc of every host device (default 10000 packets).
+    void SetHostQueueSize(QueueSize size);
+    /**
+     * \brief Give switch devices a RED queue disc marking ECN at `threshold` packets
+     * (MinTh = MaxTh = threshold, QW = 1, no hard drop), as DCTCP expects.
+     */
+    void SetSwitchEcn(bool enable, uint32_t threshold = 65);
+    /// \brief Set an extra attribute of every PointToPointNetDevice.
+    void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
+
+    /// \return link rate in use
+    DataRate GetLinkRate() const;
+    /// \return link delay in use
+    Time GetLinkDelay() const;
+    /// \return MTU in use
+    uint32_t GetMtu() const;
+
+    /**
+     * \brief Build the fabric.
+     * \return the cluster, with addresses assigned and routes installed
+     * Throws std::invalid_argument naming the bad parameter when the fabric is impossible.
+     */
+    virtual Ptr<Cluster> Install() = 0;
+
+    /**
+     * \brief Fail `count` links chosen at random among the given classes, keeping every
+     * rank reachable, then recompute and install routes.
+     * \return the failed link ids
+     * Throws std::invalid_argument when fewer than `count` links can fail safely.
+     */
+    static std::vector<uint32_t> FailRandomLinks(Ptr<Cluster> cluster,
+                                                 uint32_t count,
+                                                 const std::vector<std::string>& classes);
+
+  protected:
+    /// Check the common parameters (throws std::invalid_argument).
+    void ValidateCommon() const;
+    /// Create `n` nodes with the internet stack and FlowHashRouting.
+    NodeContainer CreateNodes(uint32_t n) const;
+    /// Join two nodes with a point-to-point link, register it, address it; returns link id.
+    uint32_t Connect(Ptr<Cluster> cluster,
+                     Ptr<Node> a,
+                     Ptr<Node> b,
+                     const std::string& linkClass,
+                     DataRate rate = DataRate(0),
+                     Time delay = Time(-1));
+    /**
+     * Configure queues, record rank addresses and the fabric spec, install routes.
+     * `spec` gets the common fields (rate, delay, mtu, ranks) filled in here.
+     */
+    void Finish(Ptr<Cluster> cluster, FabricSpec spec);
+
+    DataRate m_rate{"100Gbps"};         //!< link rate
+    Time m_delay{MicroSeconds(1)};      //!< link delay
+    uint32_t m_mtu{9000};               //!< MTU (bytes)
+    QueueSize m_queueSize{"1000p"};     //!< switch device queue
+    QueueSize m_hostQueueSize{"10000p"}; //!< host root qdisc
+    bool m_ecn{false};                  //!< RED-ECN on switches
+    uint32_t m_ecnThreshold{65};        //!< marking threshold (packets)
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
+
+  private:
+    uint32_t m_nextSubnet{0};
+};
+
+} // namespace ns3
+
+#endif // MLNET_FABRIC_HELPER_H

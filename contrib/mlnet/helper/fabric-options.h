@@ -1,0 +1,68 @@
+/*
+ * FabricOptions: the fabric a scenario asks for, as command-line flags, turned
+ * into a Cluster by the matching fabric helper. Every example that lets its user
+ * pick a fabric shares these flags and their validation.
+ */
+#ifndef MLNET_FABRIC_OPTIONS_H
+#define MLNET_FABRIC_OPTIONS_H
+
+#include "ns3/cluster.h"
+#include "ns3/command-line.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Fabric choice and link parameters, with their command-line flags.
+ */
+struct FabricOptions
+{
+    std::string fabric{"ideal"};    //!< ideal | fattree | torus | mesh | graph
+    uint32_t ranks{0};              //!< ranks; 0 = default (8, or the torus dims' product)
+    std::string torusDims{"4x4"};   //!< torus/mesh dimensions, e.g. 4x4x4
+    std::string graphFile;          //!< JSON edge list for fabric=graph
+    std::string rate{"100Gbps"};    //!< link rate
+    std::string delay{"1us"};       //!< link propagation delay
+    uint32_t mtu{9000};             //!< device MTU (bytes)
+    std::string queue{"1000p"};     //!< switch device queue
+    uint32_t tiers{2};              //!< fat-tree tiers
+    uint32_t radix{0};              //!< fat-tree radix (0 = smallest that fits)
+    double oversubscription{1.0};   //!< fat-tree ToR oversubscription
+    uint32_t failLinks{0};          //!< links to fail at random (seeded by --RngRun)
+    bool ecn{false};                //!< RED-ECN marking on switches (for DCTCP)
+
+    /// \brief Register the flags (--fabric, --ranks, --torusDims, ...) on a CommandLine.
+    void AddToCommandLine(CommandLine& cmd);
+    /**
+     * \brief Build the fabric.
+     * Throws std::invalid_argument with a message naming the bad flag.
+     */
+    Ptr<Cluster> Build() const;
+    /// \return the link classes --failLinks may pick from on this fabric
+    std::vector<std::string> FailableLinkClasses() const;
+    /// \return a short label, e.g. "fattree(r=3)" or "torus(4x4)"
+    std::string Label() const;
+};
+
+/**
+ * \brief Parse a byte size: "4096", "4KiB", "8MiB", "1GiB", "10KB", "3MB".
+ * Throws std::invalid_argument for anything else or zero.
+ */
+uint64_t ParseByteSize(const std::string& text);
+
+/**
+ * \brief Parse a data rate such as "100Gbps"; throws std::invalid_argument if bad or zero.
+ */
+DataRate ParseDataRate(const std::string& text);
+
+/**
+ * \brief Parse a time such as "1us"; throws std::invalid_argument if bad or negative.
+ */
+Time ParseTime(const std::string& text);
+
+} // namespace ns3
+
+#endif // MLNET_FABRIC_OPTIONS_H

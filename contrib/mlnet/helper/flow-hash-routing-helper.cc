@@ -1,0 +1,30 @@
+#include "flow-hash-routing-helper.h"
+
+#include "ns3/flow-hash-routing.h"
+#include "ns3/hash.h"
+#include "ns3/node.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+FlowHashRoutingHelper::FlowHashRoutingHelper() = default;
+
+FlowHashRoutingHelper*
+FlowHashRoutingHelper::Copy() const
+{
+    return new FlowHashRoutingHelper(*this);
+}
+
+Ptr<Ipv4RoutingProtocol>
+FlowHashRoutingHelper::Create(Ptr<Node> node) const
+{
+    uint64_t key[2] = {node->GetId(), RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed()};
+    uint32_t seed = Hash32(reinterpret_cast<const char*>(key), sizeof(key));
+    Ptr<FlowHashRouting> routing = CreateObject<FlowHashRouting>();
+    routing->SetAttribute("Seed", UintegerValue(seed));
+    return routing;
+}
+
+} // namespace ns3

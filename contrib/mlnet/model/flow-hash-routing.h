@@ -1,0 +1,110 @@
+/*
+ * FlowHashRouting: table-driven IPv4 forwarding for training fabrics.
+ *
+ * Each node holds, per destination rank, the set of output interfaces that lie
+ * on a route to it (computed by RoutePlanner from the Cluster's links). When a
+ * set has several entries the node picks one by hashing the flow's 5-tuple
+ * (source and destination address, protocol, source and destination port) with
+ * a per-node seed, so one flow always takes one path (no TCP reordering) and
+ * different switches do not make correlated choices (no hash polarization).
+ * ns-3 3.37's global routing offers only per-packet random ECMP.
+ *
+ * Locally generated packets are hashed without ports, because ns-3's UDP asks
+ * for a route before it adds its header. Not modelled: multicast, routing
+ * protocols, interface events (the tables are recomputed by RoutePlanner after
+ * a failure instead).
+ */
+#ifndef MLNET_FLOW_HASH_ROUTING_H
+#define MLNET_FLOW_HASH_ROUTING_H
+
+#include "ns3/ipv4-route.h"
+#include "ns3/ipv4-routing-protocol.h"
+#include "ns3/ipv4.h"
+#include "ns3/traced-callback.h"
+
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Flow-hash ECMP forwarding by destination rank.
+ */
+class FlowHashRouting : public Ipv4RoutingProtocol
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FlowHashRouting();
+    ~FlowHashRouting() override;
+
+    /// Map from an IPv4 address (as uint32) to the rank that owns it.
+    using AddressMap = std::unordered_map<uint32_t, uint32_t>;
+
+    /**
+     * \brief Replace the forwarding table.
+     * \param ranks address -> rank map shared by all nodes of a cluster
+     * \param next next[rank] = output interface indexes towards that rank
+     */
+    void SetTable(std::shared_ptr<const AddressMap> ranks,
+                  const std::vector<std::vector<uint32_t>>& next);
+    /// \return the output interfaces towards a rank (empty if none)
+    std::vector<uint32_t> GetInterfaces(uint32_t rank) const;
+    /**
+     * \brief The interface a flow takes: what forwarding decides for these fields.
+     * \return the interface index, or UINT32_MAX when there is no route
+     */
+    uint32_t SelectInterface(uint32_t rank,
+                             Ipv4Address src,
+                             Ipv4Address dst,
+                             uint8_t protocol,
+                             uint16_t srcPort,
+                             uint16_t dstPort) const;
+
+    // Ipv4RoutingProtocol
+    Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,
+                               const Ipv4Header& header,
+                               Ptr<NetDevice> oif,
+                               Socket::SocketErrno& sockerr) override;
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    UnicastForwardCallback ucb,
+                    MulticastForwardCallback mcb,
+                    LocalDeliverCallback lcb,
+                    ErrorCallback ecb) override;
+    void NotifyInterfaceUp(uint32_t interface) override;
+    void NotifyInterfaceDown(uint32_t interface) override;
+    void NotifyAddAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void NotifyRemoveAddress(uint32_t interface, Ipv4InterfaceAddress address) override;
+    void SetIpv4(Ptr<Ipv4> ipv4) override;
+    void PrintRoutingTable(Ptr<OutputStreamWrapper> stream,
+                           Time::Unit unit = Time::S) const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    Ptr<Ipv4Route> Lookup(uint32_t rank,
+                          const Ipv4Header& header,
+                          uint16_t srcPort,
+                          uint16_t dstPort) const;
+    Ptr<Ipv4Route> RouteVia(uint32_t interface) const;
+
+    Ptr<Ipv4> m_ipv4;
+    uint32_t m_seed{0};
+    std::shared_ptr<const AddressMap> m_ranks;
+    std::vector<std::vector<uint32_t>> m_next;
+    mutable std::vector<Ptr<Ipv4Route>> m_routeOfInterface; //!< one reusable route per interface
+    TracedCallback<Ptr<const Packet>, const Ipv4Header&> m_noRouteTrace;
+};
+
+} // namespace ns3
+
+#endif // MLNET_FLOW_HASH_ROUTING_H

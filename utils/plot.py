@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Turn an example's JSON results into the PNG its documentation shows.
+
+Usage: utils/plot.py KIND RESULTS.json OUT.png
+KIND names the example: collective-validation.
+"""
+import json
+import sys
+
+
+def collective_validation(doc, out, plt):
+    rows = doc["rows"]
+    series = {}
+    for r in rows:
+        key = f'{r["fabric"]} {r["collective"]}/{r["algorithm"]}'
+        series.setdefault(key, []).append(r)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 8), sharex=True)
+    for key, pts in sorted(series.items()):
+        pts.sort(key=lambda r: r["bytes"])
+        x = [r["bytes"] for r in pts]
+        line, = top.plot(x, [r["simulated_s"] for r in pts], "o-", label=f"{key} packet-level")
+        top.plot(x, [r["analytical_s"] for r in pts], "x--", color=line.get_color(),
+                 label=f"{key} alpha-beta")
+        bottom.plot(x, [100 * r["error"] for r in pts], "o-", color=line.get_color(), label=key)
+    top.set_xscale("log", base=2)
+    top.set_yscale("log")
+    top.set_ylabel("completion time (s)")
+    top.legend(fontsize=7)
+    top.grid(True, which="both", alpha=0.3)
+    bottom.set_xlabel("bytes per rank")
+    bottom.set_ylabel("signed error (%)\n(sim - model) / sim")
+    bottom.axhline(0, color="black", linewidth=0.8)
+    bottom.grid(True, alpha=0.3)
+    bottom.legend(fontsize=7)
+    fig.suptitle("Collectives: packet-level vs alpha-beta twin")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
+PLOTS = {"collective-validation": collective_validation}
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] not in PLOTS:
+        sys.stderr.write("error: usage: plot.py {%s} RESULTS.json OUT.png\n" % "|".join(PLOTS))
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.stderr.write("plot: matplotlib is not installed (utils/setup.sh installs it); no PNG\n")
+        return 3
+    try:
+        with open(argv[2]) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"error: cannot read {argv[2]}: {e}\n")
+        return 1
+    PLOTS[argv[1]](doc, argv[3], plt)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
