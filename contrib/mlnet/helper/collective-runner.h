@@ -1,0 +1,81 @@
+/*
+ * CollectiveRunner: one collective on one cluster, at packet level and with its
+ * analytical twin, as a single call — what a validation scenario repeats for every
+ * point of its grid. It creates the transport, the collective (CollectiveFactory)
+ * and the AlphaBetaModel, runs the simulator until the collective finishes, and
+ * returns simulated time, analytical time, their signed error and the traffic.
+ * With real payloads it also checks the result against an exact reference.
+ */
+#ifndef MLNET_COLLECTIVE_RUNNER_H
+#define MLNET_COLLECTIVE_RUNNER_H
+
+#include "ns3/cluster.h"
+#include "ns3/collective.h"
+#include "ns3/command-line.h"
+#include "ns3/message-transport.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \brief Which collective to run and how, with its command-line flags.
+ */
+struct CollectiveRunOptions
+{
+    std::string collective{"allreduce"}; //!< allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv
+    std::string algorithm{"ring"};       //!< ring | hd | torus | pairwise | direct
+    std::string bytes{"8MiB"};           //!< size (see Collective: per-rank vector, or per pair for all-to-all)
+    std::string transport{"udp"};        //!< udp | tcp | dctcp
+    bool real{false};                    //!< carry real float values and check the result
+
+    /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
+    void AddToCommandLine(CommandLine& cmd);
+};
+
+/**
+ * \brief What one run measured.
+ */
+struct CollectiveRunResult
+{
+    CollectiveRecord record;       //!< start, end, bytes, names
+    double simulatedS{0};          //!< packet-level completion time (s)
+    double analyticalS{0};         //!< alpha-beta twin (s)
+    double error{0};               //!< (simulated - analytical) / simulated
+    double busBandwidthGbps{0};    //!< nccl-tests bus bandwidth of the packet-level run
+    uint64_t linkBytes{0};         //!< wire bytes over all links
+    std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
+    uint64_t events{0};            //!< simulator events of this run
+    double wallS{0};               //!< wall seconds of this run (build excluded)
+    int realCorrect{-1};           //!< 1 exact, 0 wrong, -1 not checked
+
+    /// \return the result as a JSON row (wall-clock fields under "wall_s" only)
+    nlohmann::json ToJson() const;
+};
+
+/**
+ * \brief Runs one collective, packet-level and analytical.
+ */
+class CollectiveRunner
+{
+  public:
+    /**
+     * \brief Create a transport by name: udp (UdpMessageTransport), tcp (TcpMessageTransport
+     * with NewReno) or dctcp (TcpMessageTransport with TcpDctcp; the fabric needs --ecn).
+     * Throws std::invalid_argument for other names.
+     */
+    static Ptr<MessageTransport> CreateTransport(const std::string& name);
+    /**
+     * \brief Run a collective over all ranks of the cluster, until it finishes.
+     * The caller destroys the simulator afterwards (Simulator::Destroy).
+     * Throws std::invalid_argument for impossible combinations.
+     */
+    static CollectiveRunResult Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options);
+};
+
+} // namespace ns3
+
+#endif // MLNET_COLLECTIVE_RUNNER_H

@@ -1,0 +1,389 @@
+#include "stepwise-collective.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetStepwiseCollective");
+NS_OBJECT_ENSURE_REGISTERED(StepwiseCollective);
+
+TypeId StepwiseCollective::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::StepwiseCollective")
+            .SetParent<Collective>()
+            .SetGroupName("Mlnet")
+            .AddTraceSource("MemberStep",
+                            "A member completed one step of one chain (its awaited messages "
+                            "arrived and were reduced or copied): member, chain, step.",
+                            MakeTraceSourceAccessor(&StepwiseCollective::m_stepTrace),
+                            "ns3::StepwiseCollective::MemberStepTracedCallback");
+    return tid;
+}
+
+StepwiseCollective::StepwiseCollective() = default;
+StepwiseCollective::~StepwiseCollective() = default;
+
+void StepwiseCollective::DoDispose()
+{
+    m_program.clear();
+    m_arrived.clear();
+    Collective::DoDispose();
+}
+
+void StepwiseCollective::Setup(Ptr<MessageTransport> transport, const std::vector<uint32_t>& ranks,
+                               uint64_t bytes)
+{
+    Collective::Setup(transport, ranks, bytes);
+    ValidateConfig();
+    CheckedProgram(); // throws when a message would be empty
+}
+
+void StepwiseCollective::ValidateConfig() const {}
+
+uint32_t StepwiseCollective::GetUnit() const
+{
+    return m_bytes % 4 == 0 ? 4 : 1;
+}
+
+uint64_t StepwiseCollective::GetUnits() const
+{
+    return m_bytes / GetUnit();
+}
+
+std::vector<StepwiseCollective::Segment> StepwiseCollective::Split(Segment range, uint32_t parts)
+{
+    NS_ASSERT(parts > 0);
+    std::vector<Segment> out(parts);
+    uint64_t base = range.length / parts;
+    uint64_t extra = range.length % parts;
+    uint64_t offset = range.offset;
+    for (uint32_t i = 0; i < parts; ++i)
+    {
+        out[i].offset = offset;
+        out[i].length = base + (i < extra ? 1 : 0);
+        offset += out[i].length;
+    }
+    return out;
+}
+
+StepwiseCollective::Program StepwiseCollective::CheckedProgram() const
+{
+    Program p = BuildProgram();
+    NS_ASSERT_MSG(p.size() == m_ranks.size(), "one program per member");
+    for (const auto& member : p)
+    {
+        for (const auto& chain : member)
+        {
+            for (const auto& step : chain)
+            {
+                for (const auto& s : step.sends)
+                {
+                    if (s.seg.length == 0)
+                    {
+                        throw std::invalid_argument(
+                            GetCollectiveName() + "/" + GetAlgorithmName() + " cannot split " +
+                            std::to_string(m_bytes) + " bytes over " +
+                            std::to_string(m_ranks.size()) +
+                            " ranks: some message would carry 0 bytes; give more bytes (at least " +
+                            std::to_string(GetUnit()) +
+                            " bytes per chunk, slice and ring) or fewer slices/rings");
+                    }
+                }
+            }
+        }
+    }
+    return p;
+}
+
+std::vector<CollectiveStep> StepwiseCollective::GetSchedule() const
+{
+    NS_ASSERT_MSG(m_transport, "GetSchedule is valid after Setup");
+    Program p = BuildProgram();
+    size_t steps = 0;
+    for (const auto& member : p)
+    {
+        for (const auto& chain : member)
+        {
+            steps = std::max(steps, chain.size());
+        }
+    }
+    std::vector<CollectiveStep> schedule;
+    uint32_t unit = GetUnit();
+    for (size_t g = 0; g < steps; ++g)
+    {
+        CollectiveStep cs;
+        for (uint32_t m = 0; m < p.size(); ++m)
+        {
+            uint64_t reduced = 0;
+            for (const auto& chain : p[m])
+            {
+                if (g >= chain.size())
+                {
+                    continue;
+                }
+                for (const auto& s : chain[g].sends)
+                {
+                    cs.messages.push_back({ m_ranks[m], m_ranks[s.to], s.seg.length * unit });
+                }
+                for (const auto& r : chain[g].recvs)
+                {
+                    reduced += r.reduce ? r.seg.length * unit : 0;
+                }
+            }
+            cs.reduceBytes = std::max(cs.reduceBytes, reduced);
+        }
+        if (!cs.messages.empty())
+        {
+            schedule.push_back(std::move(cs));
+        }
+    }
+    return schedule;
+}
+
+uint64_t StepwiseCollective::GetInputLength(uint32_t /* member */) const
+{
+    return m_bytes / 4;
+}
+
+Eigen::VectorXf StepwiseCollective::MakeWorkBuffer(uint32_t member) const
+{
+    return m_in[member];
+}
+
+void StepwiseCollective::FinishMember(uint32_t /* member */) {}
+
+uint64_t StepwiseCollective::Key(uint32_t tag, uint32_t fromMember)
+{
+    return (static_cast<uint64_t>(tag) << 32) | fromMember;
+}
+
+void StepwiseCollective::DoStart()
+{
+    uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    if (HasRealPayload())
+    {
+        if (m_bytes % 4 != 0)
+        {
+            throw std::invalid_argument(
+                "real payloads carry floats: bytes must be 4 x the number of floats, got " +
+                std::to_string(m_bytes) + " bytes (not a multiple of 4)");
+        }
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            uint64_t want = GetInputLength(m);
+            if (static_cast<uint64_t>(m_in[m].size()) != want)
+            {
+                throw std::invalid_argument(
+                    GetCollectiveName() + "/" + GetAlgorithmName() + ": member " +
+                    std::to_string(m) + " input has " + std::to_string(m_in[m].size()) +
+                    " floats but " + std::to_string(m_bytes) + " bytes need " +
+                    std::to_string(want) + " floats (bytes must be 4 x floats)");
+            }
+        }
+        m_out.resize(n);
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            m_out[m] = MakeWorkBuffer(m);
+        }
+    }
+    m_program = CheckedProgram();
+    m_stride = 1;
+    for (const auto& member : m_program)
+    {
+        for (const auto& chain : member)
+        {
+            m_stride = std::max<uint32_t>(m_stride, static_cast<uint32_t>(chain.size()));
+        }
+    }
+    m_memberOfRank.clear();
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        m_memberOfRank[m_ranks[m]] = m;
+    }
+    m_cursor.assign(n, {});
+    m_computing.assign(n, {});
+    m_chainsLeft.assign(n, 0);
+    m_computeFree.assign(n, Time(0));
+    m_arrived.assign(n, {});
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        uint32_t chains = static_cast<uint32_t>(m_program[m].size());
+        m_cursor[m].assign(chains, 0);
+        m_computing[m].assign(chains, false);
+        m_chainsLeft[m] = chains;
+    }
+    // Every member issues its first sends before anyone advances, so step 0 of
+    // every chain leaves in chain order.
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        for (uint32_t c = 0; c < m_program[m].size(); ++c)
+        {
+            if (!m_program[m][c].empty())
+            {
+                EnterStep(m, c);
+            }
+        }
+    }
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        if (m_chainsLeft[m] == 0)
+        {
+            FinishMember(m);
+            MemberDone(m);
+            continue;
+        }
+        for (uint32_t c = 0; c < m_program[m].size(); ++c)
+        {
+            if (m_program[m][c].empty())
+            {
+                ChainFinished(m);
+            }
+            else
+            {
+                Advance(m, c);
+            }
+        }
+    }
+}
+
+void StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
+{
+    const Step& step = m_program[m][c][m_cursor[m][c]];
+    uint32_t tag = c * m_stride + m_cursor[m][c];
+    uint32_t unit = GetUnit();
+    for (const auto& s : step.sends)
+    {
+        MessageBytes data;
+        if (HasRealPayload())
+        {
+            auto buf = std::make_shared<std::vector<uint8_t>>(s.seg.length * sizeof(float));
+            std::memcpy(buf->data(), m_out[m].data() + s.seg.offset, buf->size());
+            data = buf;
+        }
+        SendToMember(m, s.to, tag, s.seg.length * unit, data);
+    }
+}
+
+void StepwiseCollective::HandleMessage(const Message& msg)
+{
+    auto it = m_memberOfRank.find(msg.dst);
+    auto from = m_memberOfRank.find(msg.src);
+    NS_ASSERT_MSG(it != m_memberOfRank.end() && from != m_memberOfRank.end(),
+                  "message between non-members");
+    uint32_t m = it->second;
+    uint32_t c = msg.tag / m_stride;
+    uint32_t g = msg.tag % m_stride;
+    NS_ASSERT_MSG(c < m_cursor[m].size(), "bad tag " << msg.tag);
+    NS_ASSERT_MSG(g >= m_cursor[m][c], "message for a step already completed");
+    bool fresh = m_arrived[m].emplace(Key(msg.tag, from->second), msg).second;
+    NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
+    if (g == m_cursor[m][c] && !m_computing[m][c])
+    {
+        Advance(m, c);
+    }
+    else
+    {
+        NS_LOG_LOGIC("member " << m << " buffers message for step " << g << " of chain " << c
+                               << " (at step " << m_cursor[m][c] << ")");
+    }
+}
+
+void StepwiseCollective::Advance(uint32_t m, uint32_t c)
+{
+    const auto& chain = m_program[m][c];
+    auto& arrived = m_arrived[m];
+    uint32_t unit = GetUnit();
+    while (true)
+    {
+        uint32_t g = m_cursor[m][c];
+        uint32_t tag = c * m_stride + g;
+        const Step& step = chain[g];
+        for (const auto& r : step.recvs)
+        {
+            if (arrived.find(Key(tag, r.from)) == arrived.end())
+            {
+                return; // still waiting
+            }
+        }
+        uint64_t reducedBytes = 0;
+        for (const auto& r : step.recvs)
+        {
+            auto it = arrived.find(Key(tag, r.from));
+            const Message& msg = it->second;
+            NS_ASSERT_MSG(msg.bytes == r.seg.length * unit,
+                          "message of " << msg.bytes << " bytes, expected " << r.seg.length * unit);
+            if (HasRealPayload())
+            {
+                NS_ASSERT_MSG(msg.data && msg.data->size() == r.seg.length * sizeof(float),
+                              "real payload missing");
+                auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
+                if (r.reduce)
+                {
+                    dst += Eigen::Map<const Eigen::VectorXf>(
+                        reinterpret_cast<const float*>(msg.data->data()),
+                        static_cast<Eigen::Index>(r.seg.length));
+                }
+                else
+                {
+                    std::memcpy(dst.data(), msg.data->data(), msg.data->size());
+                }
+            }
+            if (r.reduce)
+            {
+                reducedBytes += msg.bytes;
+            }
+            arrived.erase(it);
+        }
+        m_stepTrace(m, c, g);
+        ++m_cursor[m][c];
+        if (reducedBytes > 0 && m_reduceTimePerByte.IsStrictlyPositive())
+        {
+            // One compute resource per member: this reduction starts when the
+            // previous one ended; the next sends wait for it.
+            Time now = Simulator::Now();
+            Time start = std::max(now, m_computeFree[m]);
+            m_computeFree[m] = start + m_reduceTimePerByte * static_cast<int64_t>(reducedBytes);
+            m_computing[m][c] = true;
+            Simulator::Schedule(m_computeFree[m] - now, &StepwiseCollective::Resume, this, m, c);
+            return;
+        }
+        if (m_cursor[m][c] == chain.size())
+        {
+            ChainFinished(m);
+            return;
+        }
+        EnterStep(m, c);
+    }
+}
+
+void StepwiseCollective::Resume(uint32_t m, uint32_t c)
+{
+    m_computing[m][c] = false;
+    if (m_cursor[m][c] == m_program[m][c].size())
+    {
+        ChainFinished(m);
+        return;
+    }
+    EnterStep(m, c);
+    Advance(m, c);
+}
+
+void StepwiseCollective::ChainFinished(uint32_t m)
+{
+    NS_ASSERT(m_chainsLeft[m] > 0);
+    if (--m_chainsLeft[m] == 0)
+    {
+        NS_ASSERT_MSG(m_arrived[m].empty(), "member finished with unconsumed messages");
+        FinishMember(m);
+        MemberDone(m);
+    }
+}
+
+} // namespace ns3

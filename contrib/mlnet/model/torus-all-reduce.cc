@@ -1,0 +1,257 @@
+#include "torus-all-reduce.h"
+
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/string.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetTorusAllReduce");
+NS_OBJECT_ENSURE_REGISTERED(TorusAllReduce);
+
+TypeId TorusAllReduce::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TorusAllReduce")
+            .SetParent<StepwiseCollective>()
+            .SetGroupName("Mlnet")
+            .AddConstructor<TorusAllReduce>()
+            .AddAttribute("Dims",
+                          "Torus dims as k0xk1x... (ranks per dimension, dimension 0 fastest); "
+                          "empty: the cluster's torus FabricSpec. SetDims overrides it.",
+                          StringValue(""), MakeStringAccessor(&TorusAllReduce::m_dimsAttr),
+                          MakeStringChecker());
+    return tid;
+}
+
+TorusAllReduce::TorusAllReduce() = default;
+TorusAllReduce::~TorusAllReduce() = default;
+
+void TorusAllReduce::SetDims(const std::vector<uint32_t>& dims)
+{
+    m_dims = dims;
+}
+
+std::string TorusAllReduce::GetCollectiveName() const
+{
+    return "allreduce";
+}
+
+std::string TorusAllReduce::GetAlgorithmName() const
+{
+    return "torus";
+}
+
+std::vector<uint32_t> TorusAllReduce::GetDims() const
+{
+    return ResolveDims();
+}
+
+std::vector<uint32_t> TorusAllReduce::ResolveDims() const
+{
+    if (!m_dims.empty())
+    {
+        return m_dims;
+    }
+    if (!m_dimsAttr.empty())
+    {
+        std::vector<uint32_t> dims;
+        std::stringstream ss(m_dimsAttr);
+        std::string item;
+        while (std::getline(ss, item, 'x'))
+        {
+            try
+            {
+                size_t used = 0;
+                unsigned long k = std::stoul(item, &used);
+                if (used != item.size())
+                {
+                    throw std::invalid_argument(item);
+                }
+                dims.push_back(static_cast<uint32_t>(k));
+            }
+            catch (const std::exception&)
+            {
+                throw std::invalid_argument("torus Dims '" + m_dimsAttr +
+                                            "' is not of the form k0xk1x..., e.g. 4x4");
+            }
+        }
+        return dims;
+    }
+    const FabricSpec& spec = m_transport->GetCluster()->GetFabricSpec();
+    if (spec.kind != "torus")
+    {
+        throw std::invalid_argument(
+            "torus all-reduce needs the torus dimensions: the fabric is '" + spec.kind +
+            "', not 'torus'; call SetDims({k0,k1,...}) or set ns3::TorusAllReduce::Dims=4x4");
+    }
+    return spec.dims;
+}
+
+bool TorusAllReduce::Wraps() const
+{
+    const FabricSpec& spec = m_transport->GetCluster()->GetFabricSpec();
+    return spec.kind != "torus" || spec.wrap;
+}
+
+void TorusAllReduce::ValidateConfig() const
+{
+    auto dims = ResolveDims();
+    uint64_t product = 1;
+    std::string shape;
+    for (uint32_t k : dims)
+    {
+        if (k == 0)
+        {
+            throw std::invalid_argument("torus dims must be >= 1 each");
+        }
+        product *= k;
+        shape += (shape.empty() ? "" : "x") + std::to_string(k);
+    }
+    if (dims.empty() || product != m_ranks.size())
+    {
+        throw std::invalid_argument("torus dims " + shape + " hold " + std::to_string(product) +
+                                    " ranks but the communicator has " +
+                                    std::to_string(m_ranks.size()) +
+                                    "; give dims whose product is the number of ranks");
+    }
+}
+
+uint32_t TorusAllReduce::Neighbour(uint32_t member, const std::vector<uint32_t>& dims, uint32_t dim,
+                                   int32_t delta) const
+{
+    uint32_t stride = 1;
+    for (uint32_t d = 0; d < dim; ++d)
+    {
+        stride *= dims[d];
+    }
+    uint32_t k = dims[dim];
+    uint32_t x = (member / stride) % k;
+    uint32_t y = static_cast<uint32_t>((static_cast<int64_t>(x) + delta + k) % k);
+    return member - x * stride + y * stride;
+}
+
+bool TorusAllReduce::HopFailed(uint32_t memberA, uint32_t memberB) const
+{
+    Ptr<Cluster> cluster = m_transport->GetCluster();
+    uint32_t a = cluster->GetRankNode(m_ranks[memberA])->GetId();
+    uint32_t b = cluster->GetRankNode(m_ranks[memberB])->GetId();
+    bool any = false;
+    bool allFailed = true;
+    for (uint32_t id : cluster->GetLinksOfNode(a))
+    {
+        const ClusterLink& l = cluster->GetLink(id);
+        if ((l.nodeA == a && l.nodeB == b) || (l.nodeA == b && l.nodeB == a))
+        {
+            any = true;
+            allFailed = allFailed && l.failed;
+        }
+    }
+    return any && allFailed;
+}
+
+bool TorusAllReduce::IsRingDegraded(uint32_t member, uint32_t dim) const
+{
+    auto dims = ResolveDims();
+    NS_ASSERT(dim < dims.size() && member < m_ranks.size());
+    if (!Wraps())
+    {
+        return true;
+    }
+    uint32_t m = member;
+    for (uint32_t i = 0; i < dims[dim]; ++i)
+    {
+        uint32_t next = Neighbour(m, dims, dim, +1);
+        if (next != m && HopFailed(m, next))
+        {
+            return true;
+        }
+        m = next;
+    }
+    return false;
+}
+
+StepwiseCollective::Program TorusAllReduce::BuildProgram() const
+{
+    uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    auto dims = ResolveDims();
+    uint32_t nd = static_cast<uint32_t>(dims.size());
+    // degraded[m][d]: the dimension-d ring through m runs as a line.
+    std::vector<std::vector<bool>> degraded(n, std::vector<bool>(nd));
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        for (uint32_t d = 0; d < nd; ++d)
+        {
+            degraded[m][d] = dims[d] > 1 && IsRingDegraded(m, d);
+        }
+    }
+    auto halves = Split({ 0, GetUnits() }, 2);
+    Program p(n, MemberProgram(2));
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        for (uint32_t h = 0; h < 2; ++h)
+        {
+            auto& chain = p[m][h];
+            std::vector<Segment> levels{ halves[h] }; // piece before each dimension
+            std::vector<uint32_t> coord(nd);
+            uint32_t rest = m;
+            for (uint32_t d = 0; d < nd; ++d)
+            {
+                coord[d] = rest % dims[d];
+                rest /= dims[d];
+            }
+            auto direction = [&](uint32_t d) { return (h == 0 || degraded[m][d]) ? 1 : -1; };
+            // Reduce-scatter, dimension 0 first: position x sends chunk x - dir*(t+1)
+            // and ends owning chunk x.
+            for (uint32_t d = 0; d < nd; ++d)
+            {
+                uint32_t k = dims[d];
+                auto chunks = Split(levels.back(), k);
+                int32_t dir = direction(d);
+                uint32_t next = Neighbour(m, dims, d, dir);
+                uint32_t prev = Neighbour(m, dims, d, -dir);
+                for (uint32_t t = 0; t + 1 < k; ++t)
+                {
+                    int64_t x = coord[d];
+                    uint32_t sendChunk =
+                        static_cast<uint32_t>(((x - dir * int64_t(t + 1)) % k + k) % k);
+                    uint32_t recvChunk =
+                        static_cast<uint32_t>(((x - dir * int64_t(t + 2)) % k + k) % k);
+                    Step step;
+                    step.sends.push_back({ next, chunks[sendChunk] });
+                    step.recvs.push_back({ prev, chunks[recvChunk], true });
+                    chain.push_back(step);
+                }
+                levels.push_back(chunks[coord[d]]);
+            }
+            // All-gather in reverse dimension order: position x sends chunk x - dir*t.
+            for (uint32_t d = nd; d-- > 0;)
+            {
+                uint32_t k = dims[d];
+                auto chunks = Split(levels[d], k);
+                int32_t dir = direction(d);
+                uint32_t next = Neighbour(m, dims, d, dir);
+                uint32_t prev = Neighbour(m, dims, d, -dir);
+                for (uint32_t t = 0; t + 1 < k; ++t)
+                {
+                    int64_t x = coord[d];
+                    uint32_t sendChunk =
+                        static_cast<uint32_t>(((x - dir * int64_t(t)) % k + k) % k);
+                    uint32_t recvChunk =
+                        static_cast<uint32_t>(((x - dir * int64_t(t + 1)) % k + k) % k);
+                    Step step;
+                    step.sends.push_back({ next, chunks[sendChunk] });
+                    step.recvs.push_back({ prev, chunks[recvChunk], false });
+                    chain.push_back(step);
+                }
+            }
+        }
+    }
+    return p;
+}
+
+} // namespace ns3

@@ -1,0 +1,708 @@
+/*
+ * Tests of mlnet's collective algorithms over a small fake transport (delivery
+ * after bytes*8/R + latency, FIFO per sender NIC), so that they do not depend on
+ * the packet-level transports: real-valued results, bytes against the schedule
+ * and the textbook volumes, step counts, timing against the alpha-beta formula,
+ * bad input, and concurrent collectives.
+ */
+#include "ns3/cluster.h"
+#include "ns3/collective-factory.h"
+#include "ns3/core-module.h"
+#include "ns3/direct-all-to-all.h"
+#include "ns3/halving-doubling-all-reduce.h"
+#include "ns3/network-module.h"
+#include "ns3/pairwise-all-to-all.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/ring-all-gather.h"
+#include "ns3/ring-all-reduce.h"
+#include "ns3/ring-broadcast.h"
+#include "ns3/ring-reduce-scatter.h"
+#include "ns3/send-recv.h"
+#include "ns3/torus-all-reduce.h"
+
+#include <gtest/gtest.h>
+#include <numeric>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace
+{
+
+/**
+ * Test transport: a message leaves its sender's NIC after the messages queued
+ * before it (FIFO per sender) and arrives bytes*8/R + latency after it started.
+ */
+class FakeTransport : public MessageTransport
+{
+public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::MlnetTestFakeTransport")
+                                .SetParent<MessageTransport>()
+                                .SetGroupName("Mlnet");
+        return tid;
+    }
+
+    void Install(Ptr<Cluster> cluster) override
+    {
+        m_cluster = cluster;
+        m_free.assign(cluster->GetNRanks(), Time(0));
+        m_rate.assign(cluster->GetNRanks(), DataRate("8Gbps")); // 1 ns per byte
+    }
+
+    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag, uint64_t bytes,
+              MessageBytes data) override
+    {
+        NotifySend(src, dst, bytes);
+        Time now = Simulator::Now();
+        Time start = std::max(now, m_free[src]);
+        m_free[src] = start + m_rate[src].CalculateBytesTxTime(bytes);
+        Message msg;
+        msg.src = src;
+        msg.dst = dst;
+        msg.channel = channel;
+        msg.tag = tag;
+        msg.bytes = bytes;
+        msg.data = data;
+        msg.sent = now;
+        Simulator::Schedule(m_free[src] + m_latency - now, &FakeTransport::Arrive, this, msg);
+    }
+
+    uint32_t GetPerPacketOverhead() const override
+    {
+        return 0;
+    }
+
+    uint32_t GetMaxPayload() const override
+    {
+        return 1u << 30;
+    }
+
+    /// Slow one sender down (to make members run out of step).
+    void SetRate(uint32_t rank, DataRate rate)
+    {
+        m_rate[rank] = rate;
+    }
+
+    Time m_latency{ MicroSeconds(1) };
+
+private:
+    void Arrive(Message msg)
+    {
+        msg.delivered = Simulator::Now();
+        Deliver(msg);
+    }
+
+    std::vector<Time> m_free;
+    std::vector<DataRate> m_rate;
+};
+
+class CollectiveTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// A cluster of n rank nodes without links, and the fake transport on it.
+    Ptr<FakeTransport> MakeTransport(uint32_t n)
+    {
+        m_cluster = CreateObject<Cluster>();
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            m_cluster->AddRankNode(CreateObject<Node>());
+        }
+        auto t = CreateObject<FakeTransport>();
+        t->Install(m_cluster);
+        return t;
+    }
+
+    static std::vector<uint32_t> Members(uint32_t first, uint32_t n)
+    {
+        std::vector<uint32_t> r(n);
+        std::iota(r.begin(), r.end(), first);
+        return r;
+    }
+
+    /// Integer-valued floats, so that every sum is exact whatever the order.
+    static Eigen::VectorXf Values(uint32_t len, uint32_t seed)
+    {
+        Eigen::VectorXf v(len);
+        for (uint32_t j = 0; j < len; ++j)
+        {
+            v[j] = static_cast<float>((j * 7 + seed * 13) % 101) - 50.0f;
+        }
+        return v;
+    }
+
+    /// Run an all-reduce with real values on members and check every output is the sum.
+    void CheckAllReduce(Ptr<Collective> c, Ptr<MessageTransport> t, uint32_t n, uint32_t len)
+    {
+        c->Setup(t, Members(0, n), 4ull * len);
+        Eigen::VectorXf sum = Eigen::VectorXf::Zero(len);
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            c->SetInput(m, Values(len, m));
+            sum += Values(len, m);
+        }
+        c->Start();
+        Simulator::Run();
+        ASSERT_TRUE(c->IsDone());
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            ASSERT_EQ(c->GetOutput(m).size(), len);
+            EXPECT_EQ(c->GetOutput(m), sum) << c->GetAlgorithmName() << " member " << m;
+        }
+    }
+
+    /// Sum of a schedule's message bytes.
+    static uint64_t ScheduleBytes(const std::vector<CollectiveStep>& s)
+    {
+        uint64_t total = 0;
+        for (const auto& step : s)
+        {
+            for (const auto& msg : step.messages)
+            {
+                total += msg.bytes;
+            }
+        }
+        return total;
+    }
+
+    Ptr<Cluster> m_cluster;
+};
+
+// ---------------------------------------------------------------- all-reduce
+
+TEST_F(CollectiveTest, RingAllReduceSumsExactly)
+{
+    auto t = MakeTransport(8);
+    CheckAllReduce(CreateObject<RingAllReduce>(), t, 8, 1003); // 1003 floats: uneven chunks
+}
+
+TEST_F(CollectiveTest, RingAllReduceTwoRingsAndSlicesSumExactly)
+{
+    auto t = MakeTransport(8);
+    auto c = CreateObject<RingAllReduce>();
+    c->SetRings({ { 0, 1, 2, 3, 4, 5, 6, 7 }, { 0, 3, 6, 1, 4, 7, 2, 5 } });
+    c->SetAttribute("Slices", UintegerValue(2));
+    CheckAllReduce(c, t, 8, 1003);
+    // 2 rings x 2 slices: every step carries 4 messages per member.
+    EXPECT_EQ(c->GetSchedule()[0].messages.size(), 8u * 4);
+}
+
+TEST_F(CollectiveTest, RingAllReduceSumsExactlyWhenMembersRunOutOfStep)
+{
+    // Rank 2 sends 10x slower, so its neighbours receive later steps early and
+    // must buffer them; the result must not change.
+    auto t = MakeTransport(6);
+    t->SetRate(2, DataRate("800Mbps"));
+    auto c = CreateObject<RingAllReduce>();
+    c->SetAttribute("Slices", UintegerValue(3));
+    CheckAllReduce(c, t, 6, 999);
+}
+
+TEST_F(CollectiveTest, HalvingDoublingAllReduceSumsExactly)
+{
+    auto t = MakeTransport(8);
+    t->SetRate(5, DataRate("1Gbps"));
+    CheckAllReduce(CreateObject<HalvingDoublingAllReduce>(), t, 8, 1001);
+}
+
+TEST_F(CollectiveTest, TorusAllReduceSumsExactly2x2)
+{
+    auto t = MakeTransport(4);
+    auto c = CreateObject<TorusAllReduce>();
+    c->SetDims({ 2, 2 });
+    CheckAllReduce(c, t, 4, 1001);
+}
+
+TEST_F(CollectiveTest, TorusAllReduceSumsExactly4x2)
+{
+    auto t = MakeTransport(8);
+    t->SetRate(3, DataRate("1Gbps"));
+    auto c = CreateObject<TorusAllReduce>();
+    c->SetAttribute("Dims", StringValue("4x2"));
+    CheckAllReduce(c, t, 8, 1001);
+}
+
+TEST_F(CollectiveTest, TorusAllReduceOnMeshTakesDimsFromFabricAndRunsLines)
+{
+    auto t = MakeTransport(8);
+    FabricSpec spec;
+    spec.kind = "torus";
+    spec.ranks = 8;
+    spec.dims = { 4, 2 };
+    spec.wrap = false;
+    m_cluster->SetFabricSpec(spec);
+    auto c = CreateObject<TorusAllReduce>();
+    CheckAllReduce(c, t, 8, 1001);
+    EXPECT_EQ(c->GetDims(), (std::vector<uint32_t>{ 4, 2 }));
+    EXPECT_TRUE(c->IsRingDegraded(0, 0));
+    // Both halves go the + direction: step 0 of member 0 sends two messages to member 1.
+    uint32_t toNext = 0;
+    auto schedule = c->GetSchedule();
+    for (const auto& m : schedule[0].messages)
+    {
+        EXPECT_EQ(m.dst, (m.src / 4) * 4 + (m.src % 4 + 1) % 4);
+        toNext += m.src == 0 ? 1 : 0;
+    }
+    EXPECT_EQ(toNext, 2u);
+}
+
+TEST_F(CollectiveTest, TorusAllReduceDegradesOnlyTheRingWithAFailedLink)
+{
+    // A real 4x2 torus of point-to-point links between the rank nodes; fail the
+    // x-link between members 0 and 1. The fake transport ignores links, so this
+    // checks the algorithm's choice and that it still sums exactly.
+    auto t = MakeTransport(8);
+    PointToPointHelper p2p;
+    uint32_t failedLink = 0;
+    for (uint32_t m = 0; m < 8; ++m)
+    {
+        uint32_t x = m % 4;
+        uint32_t y = m / 4;
+        uint32_t east = y * 4 + (x + 1) % 4;
+        NetDeviceContainer d = p2p.Install(m_cluster->GetRankNode(m), m_cluster->GetRankNode(east));
+        uint32_t id = m_cluster->AddLink(DynamicCast<PointToPointNetDevice>(d.Get(0)),
+                                         DynamicCast<PointToPointNetDevice>(d.Get(1)), "torus");
+        if (m == 0)
+        {
+            failedLink = id;
+        }
+        if (y == 0) // one y-link per column (k = 2)
+        {
+            d = p2p.Install(m_cluster->GetRankNode(m), m_cluster->GetRankNode(m + 4));
+            m_cluster->AddLink(DynamicCast<PointToPointNetDevice>(d.Get(0)),
+                               DynamicCast<PointToPointNetDevice>(d.Get(1)), "torus");
+        }
+    }
+    FabricSpec spec;
+    spec.kind = "torus";
+    spec.ranks = 8;
+    spec.dims = { 4, 2 };
+    m_cluster->SetFabricSpec(spec);
+    m_cluster->FailLink(failedLink);
+    auto c = CreateObject<TorusAllReduce>();
+    CheckAllReduce(c, t, 8, 1001);
+    EXPECT_TRUE(c->IsRingDegraded(2, 0));  // same x-ring as members 0 and 1
+    EXPECT_FALSE(c->IsRingDegraded(5, 0)); // the other x-ring
+    EXPECT_FALSE(c->IsRingDegraded(0, 1)); // y-rings untouched
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> step0;
+    auto schedule = c->GetSchedule();
+    for (const auto& m : schedule[0].messages)
+    {
+        ++step0[{ m.src, m.dst }];
+    }
+    EXPECT_EQ((step0[{ 0, 1 }]), 2u); // degraded ring: both halves go +
+    EXPECT_EQ((step0[{ 0, 3 }]), 0u);
+    EXPECT_EQ((step0[{ 4, 5 }]), 1u); // healthy ring: one half each way
+    EXPECT_EQ((step0[{ 4, 7 }]), 1u);
+}
+
+// ---------------------------------------------------------- other collectives
+
+TEST_F(CollectiveTest, RingAllGatherGathersEveryChunk)
+{
+    const uint32_t n = 5;
+    const uint32_t len = 5 * 7 + 3; // uneven: members 0..2 contribute 8 floats, 3..4 seven
+    auto t = MakeTransport(n);
+    auto c = CreateObject<RingAllGather>();
+    c->Setup(t, Members(0, n), 4ull * len);
+    Eigen::VectorXf expected(len);
+    uint32_t offset = 0;
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        uint32_t part = len / n + (m < len % n ? 1 : 0);
+        Eigen::VectorXf mine = Values(part, m);
+        c->SetInput(m, mine);
+        expected.segment(offset, part) = mine;
+        offset += part;
+    }
+    c->Start();
+    Simulator::Run();
+    ASSERT_TRUE(c->IsDone());
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        EXPECT_EQ(c->GetOutput(m), expected) << "member " << m;
+    }
+}
+
+TEST_F(CollectiveTest, RingReduceScatterLeavesEachMemberItsReducedChunk)
+{
+    const uint32_t n = 5;
+    const uint32_t len = 5 * 7 + 3;
+    auto t = MakeTransport(n);
+    auto c = CreateObject<RingReduceScatter>();
+    c->Setup(t, Members(0, n), 4ull * len);
+    Eigen::VectorXf sum = Eigen::VectorXf::Zero(len);
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        c->SetInput(m, Values(len, m));
+        sum += Values(len, m);
+    }
+    c->Start();
+    Simulator::Run();
+    ASSERT_TRUE(c->IsDone());
+    uint32_t offset = 0;
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        uint32_t part = len / n + (m < len % n ? 1 : 0);
+        EXPECT_EQ(c->GetOutput(m), sum.segment(offset, part)) << "member " << m;
+        offset += part;
+    }
+}
+
+TEST_F(CollectiveTest, AllToAllDeliversEveryBlockToItsOwner)
+{
+    const uint32_t n = 6;
+    const uint32_t block = 10; // floats per (sender, receiver) pair
+    for (std::string algorithm : { "pairwise", "direct" })
+    {
+        auto t = MakeTransport(n);
+        t->SetRate(1, DataRate("1Gbps")); // out of step: early messages get buffered
+        auto c = CollectiveFactory::Create("alltoall", algorithm);
+        c->Setup(t, Members(0, n), 4ull * block);
+        // Member i's block for j holds i*1000 + j*100 + k.
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Eigen::VectorXf in(n * block);
+            for (uint32_t j = 0; j < n; ++j)
+            {
+                for (uint32_t k = 0; k < block; ++k)
+                {
+                    in[j * block + k] = static_cast<float>(i * 1000 + j * 100 + k);
+                }
+            }
+            c->SetInput(i, in);
+        }
+        c->Start();
+        Simulator::Run();
+        ASSERT_TRUE(c->IsDone()) << algorithm;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            for (uint32_t j = 0; j < n; ++j)
+            {
+                for (uint32_t k = 0; k < block; ++k)
+                {
+                    // Block j of i's output is what j sent to i.
+                    ASSERT_EQ(c->GetOutput(i)[j * block + k],
+                              static_cast<float>(j * 1000 + i * 100 + k))
+                        << algorithm << " member " << i << " block " << j;
+                }
+            }
+        }
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(CollectiveTest, BroadcastReplicatesTheRootInput)
+{
+    // 8: binomial scatter; 6: linear scatter. Roots 0 and 3.
+    for (uint32_t n : { 8u, 6u })
+    {
+        for (uint32_t root : { 0u, 3u })
+        {
+            const uint32_t len = 997;
+            auto t = MakeTransport(n);
+            auto c = CreateObject<RingBroadcast>();
+            c->SetAttribute("Root", UintegerValue(root));
+            c->Setup(t, Members(0, n), 4ull * len);
+            for (uint32_t m = 0; m < n; ++m)
+            {
+                c->SetInput(m, m == root ? Values(len, 42) : Eigen::VectorXf::Zero(len));
+            }
+            c->Start();
+            Simulator::Run();
+            ASSERT_TRUE(c->IsDone());
+            for (uint32_t m = 0; m < n; ++m)
+            {
+                EXPECT_EQ(c->GetOutput(m), Values(len, 42)) << n << " ranks, root " << root;
+            }
+            Simulator::Destroy();
+        }
+    }
+}
+
+TEST_F(CollectiveTest, SendRecvDeliversEachPairsMessage)
+{
+    auto t = MakeTransport(3);
+    auto c = CreateObject<SendRecv>();
+    c->SetPairs({ { 0, 1 }, { 2, 1 } });
+    c->Setup(t, Members(0, 3), 4 * 16);
+    for (uint32_t m = 0; m < 3; ++m)
+    {
+        c->SetInput(m, Values(16, m));
+    }
+    c->Start();
+    Simulator::Run();
+    ASSERT_TRUE(c->IsDone());
+    Eigen::VectorXf both(32);
+    both << Values(16, 0), Values(16, 2);
+    EXPECT_EQ(c->GetOutput(1), both);
+    EXPECT_EQ(c->GetOutput(0), Values(16, 0));
+    EXPECT_EQ(t->GetBytesSent(), 2u * 4 * 16);
+}
+
+// ---------------------------------------------------- volumes and step counts
+
+TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
+{
+    const uint32_t n = 8;
+    const uint64_t s = 8 * 1024; // divides evenly into every chunk of every algorithm
+    // Textbook total bytes over all members (Thakur et al. 2005).
+    std::map<std::pair<std::string, std::string>, uint64_t> textbook{
+        { { "allreduce", "ring" }, 2 * (n - 1) * s }, // 2(N-1)/N S per member
+        { { "allreduce", "hd" }, 2 * (n - 1) * s },
+        { { "allreduce", "torus" },
+          2 * (n - 1) * s },                      // sum_d 2(k_d-1)/k_d S/prod_{e<d}k_e telescopes
+        { { "allgather", "ring" }, (n - 1) * s }, // (N-1)/N S per member
+        { { "reducescatter", "ring" }, (n - 1) * s },
+        { { "alltoall", "pairwise" }, n * (n - 1) * s }, // (N-1) messages of S per member
+        { { "alltoall", "direct" }, n * (n - 1) * s },
+        // Binomial scatter: lg N = 3 steps moving S/2 in total each; ring: (N-1) S.
+        { { "broadcast", "ring" }, 3 * s / 2 + (n - 1) * s },
+        { { "sendrecv", "direct" }, s },
+    };
+    std::map<std::pair<std::string, std::string>, size_t> steps{
+        { { "allreduce", "ring" }, 2 * (n - 1) },
+        { { "allreduce", "hd" }, 2 * 3 },
+        { { "allreduce", "torus" }, 2 * ((4 - 1) + (2 - 1)) },
+        { { "allgather", "ring" }, n - 1 },
+        { { "reducescatter", "ring" }, n - 1 },
+        { { "alltoall", "pairwise" }, n - 1 },
+        { { "alltoall", "direct" }, 1 },
+        { { "broadcast", "ring" }, 3 + (n - 1) },
+        { { "sendrecv", "direct" }, 1 },
+    };
+    ASSERT_EQ(CollectiveFactory::List().size(), textbook.size());
+    for (const auto& [coll, alg] : CollectiveFactory::List())
+    {
+        auto t = MakeTransport(n);
+        auto c = CollectiveFactory::Create(coll, alg);
+        if (alg == "torus")
+        {
+            DynamicCast<TorusAllReduce>(c)->SetDims({ 4, 2 });
+        }
+        c->Setup(t, Members(0, n), s);
+        auto schedule = c->GetSchedule();
+        c->Start();
+        Simulator::Run();
+        ASSERT_TRUE(c->IsDone()) << coll << "/" << alg;
+        EXPECT_EQ(c->GetCollectiveName(), coll);
+        EXPECT_EQ(c->GetAlgorithmName(), alg);
+        EXPECT_EQ(t->GetBytesSent(), ScheduleBytes(schedule)) << coll << "/" << alg;
+        EXPECT_EQ(t->GetBytesSent(), (textbook[{ coll, alg }])) << coll << "/" << alg;
+        EXPECT_EQ(schedule.size(), (steps[{ coll, alg }])) << coll << "/" << alg;
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(CollectiveTest, ScheduleReduceBytesAreWhatEachReceiverAdds)
+{
+    auto t = MakeTransport(4);
+    auto c = CreateObject<RingAllReduce>();
+    c->Setup(t, Members(0, 4), 4000);
+    auto s = c->GetSchedule();
+    ASSERT_EQ(s.size(), 6u);
+    for (size_t g = 0; g < s.size(); ++g)
+    {
+        // Reduce-scatter steps add one chunk (S/N); all-gather steps only copy.
+        EXPECT_EQ(s[g].reduceBytes, g < 3 ? 1000u : 0u) << "step " << g;
+        EXPECT_EQ(s[g].messages.size(), 4u);
+    }
+    auto hd = CreateObject<HalvingDoublingAllReduce>();
+    hd->Setup(t, Members(0, 4), 4000);
+    auto h = hd->GetSchedule();
+    ASSERT_EQ(h.size(), 4u);
+    EXPECT_EQ(h[0].reduceBytes, 2000u); // half
+    EXPECT_EQ(h[1].reduceBytes, 1000u); // quarter
+    EXPECT_EQ(h[2].reduceBytes, 0u);
+    EXPECT_EQ(h[0].messages[0].bytes, 2000u);
+    EXPECT_EQ(h[3].messages[0].bytes, 2000u);
+}
+
+TEST_F(CollectiveTest, RingStepCountIsTwoNMinusTwoForManySizes)
+{
+    for (uint32_t n : { 2u, 3u, 7u, 16u })
+    {
+        auto t = MakeTransport(n);
+        auto c = CreateObject<RingAllReduce>();
+        c->Setup(t, Members(0, n), 4 * 64 * n);
+        EXPECT_EQ(c->GetSchedule().size(), 2u * (n - 1));
+        auto pw = CreateObject<PairwiseAllToAll>();
+        pw->Setup(t, Members(0, n), 64);
+        EXPECT_EQ(pw->GetSchedule().size(), n - 1);
+    }
+}
+
+// ------------------------------------------------------------------- timing
+
+TEST_F(CollectiveTest, RingAllReduceTimeFollowsAlphaBetaGamma)
+{
+    // Fake transport: beta = 1 ns/B (8 Gb/s), alpha = 1 us per step, FIFO NIC.
+    // Ring, N = 4, S = 16000 B: chunk S/N = 4000 B, every step 4 us + 1 us.
+    // T = 2(N-1)(alpha + S/N beta) + (N-1) S/N gamma.
+    const uint32_t n = 4;
+    const uint64_t s = 16000;
+    const double alpha = 1e-6;
+    const double beta = 1e-9;
+    {
+        auto t = MakeTransport(n);
+        auto c = CreateObject<RingAllReduce>();
+        c->Setup(t, Members(0, n), s);
+        c->Start();
+        Simulator::Run();
+        double expected = 2 * (n - 1) * (alpha + s / n * beta);
+        EXPECT_NEAR(c->GetDuration().GetSeconds(), expected, 1e-12);
+        Simulator::Destroy();
+    }
+    {
+        auto t = MakeTransport(n);
+        auto c = CreateObject<RingAllReduce>();
+        c->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(1)));
+        c->Setup(t, Members(0, n), s);
+        c->Start();
+        Simulator::Run();
+        double gamma = 1e-9;
+        double expected = 2 * (n - 1) * (alpha + s / n * beta) + (n - 1) * s / n * gamma;
+        EXPECT_NEAR(c->GetDuration().GetSeconds(), expected, 1e-12);
+    }
+}
+
+TEST_F(CollectiveTest, HalvingDoublingTimeFollowsAlphaBeta)
+{
+    // N = 4, S = 16000 B: steps carry S/2, S/4, S/4, S/2.
+    // T = 2 lg N alpha + 2 (N-1)/N S beta = 4 us + 24 us.
+    auto t = MakeTransport(4);
+    auto c = CreateObject<HalvingDoublingAllReduce>();
+    c->Setup(t, Members(0, 4), 16000);
+    c->Start();
+    Simulator::Run();
+    EXPECT_EQ(c->GetDuration(), MicroSeconds(4 + 24));
+}
+
+// ---------------------------------------------------------------- bad input
+
+TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
+{
+    auto t = MakeTransport(8);
+    auto expectThrow = [](std::function<void()> f, const std::string& needle)
+    {
+        try
+        {
+            f();
+            ADD_FAILURE() << "no exception; expected one saying '" << needle << "'";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expectThrow(
+        [&] { CreateObject<HalvingDoublingAllReduce>()->Setup(t, Members(0, 6), 4096); },
+        "halving-doubling needs a power-of-two number of ranks, got 6; use --algorithm=ring");
+    expectThrow(
+        [&]
+        {
+            auto c = CreateObject<TorusAllReduce>();
+            c->SetDims({ 2, 2 });
+            c->Setup(t, Members(0, 8), 4096);
+        },
+        "torus dims 2x2 hold 4 ranks but the communicator has 8");
+    expectThrow([&] { CreateObject<TorusAllReduce>()->Setup(t, Members(0, 8), 4096); },
+                "call SetDims");
+    expectThrow(
+        [&]
+        {
+            auto c = CreateObject<RingAllReduce>();
+            c->Setup(t, Members(0, 4), 4001);
+            for (uint32_t m = 0; m < 4; ++m)
+            {
+                c->SetInput(m, Eigen::VectorXf::Zero(1000));
+            }
+            c->Start();
+        },
+        "bytes must be 4 x the number of floats, got 4001 bytes");
+    expectThrow(
+        [&]
+        {
+            auto c = CreateObject<RingAllReduce>();
+            c->Setup(t, Members(0, 4), 4000);
+            for (uint32_t m = 0; m < 4; ++m)
+            {
+                c->SetInput(m, Eigen::VectorXf::Zero(999));
+            }
+            c->Start();
+        },
+        "member 0 input has 999 floats but 4000 bytes need 1000 floats");
+    expectThrow([] { CollectiveFactory::Create("allreduce", "foo"); },
+                "unknown algorithm 'foo' for allreduce; valid: ring, hd, torus");
+    expectThrow([] { CollectiveFactory::Create("allscatter", "ring"); },
+                "unknown collective 'allscatter'; valid: allreduce, allgather, reducescatter, "
+                "alltoall, broadcast, sendrecv");
+    expectThrow(
+        [&]
+        {
+            auto c = CreateObject<RingAllReduce>();
+            c->SetRings({ { 0, 1, 2, 2 } });
+            c->Setup(t, Members(0, 4), 4096);
+        },
+        "ring 0 is not a permutation");
+    expectThrow([&] { CreateObject<RingAllReduce>()->Setup(t, Members(0, 8), 7); },
+                "some message would carry 0 bytes");
+    expectThrow(
+        [&]
+        {
+            auto c = CreateObject<RingBroadcast>();
+            c->SetAttribute("Root", UintegerValue(9));
+            c->Setup(t, Members(0, 8), 4096);
+        },
+        "Root 9 is not a member index");
+}
+
+// --------------------------------------------------------------- concurrency
+
+TEST_F(CollectiveTest, ConcurrentAllReducesOnDisjointAndSameRanksAreBothRight)
+{
+    auto t = MakeTransport(8);
+    const uint32_t len = 501;
+    struct Run
+    {
+        Ptr<Collective> c;
+        std::vector<uint32_t> ranks;
+        uint32_t seed;
+    };
+    std::vector<Run> runs{
+        { CreateObject<RingAllReduce>(), Members(0, 4), 1 },
+        { CreateObject<HalvingDoublingAllReduce>(), Members(4, 4), 2 },
+        { CreateObject<RingAllReduce>(), Members(0, 8), 3 },
+        { CreateObject<HalvingDoublingAllReduce>(), { 7, 6, 5, 4, 3, 2, 1, 0 }, 4 },
+    };
+    std::vector<Eigen::VectorXf> sums;
+    for (auto& r : runs)
+    {
+        r.c->Setup(t, r.ranks, 4ull * len);
+        Eigen::VectorXf sum = Eigen::VectorXf::Zero(len);
+        for (uint32_t m = 0; m < r.ranks.size(); ++m)
+        {
+            r.c->SetInput(m, Values(len, r.seed * 10 + m));
+            sum += Values(len, r.seed * 10 + m);
+        }
+        sums.push_back(sum);
+        r.c->Start();
+    }
+    Simulator::Run();
+    for (size_t i = 0; i < runs.size(); ++i)
+    {
+        ASSERT_TRUE(runs[i].c->IsDone()) << "run " << i;
+        for (uint32_t m = 0; m < runs[i].ranks.size(); ++m)
+        {
+            EXPECT_EQ(runs[i].c->GetOutput(m), sums[i]) << "run " << i << " member " << m;
+        }
+    }
+}
+
+} // namespace
