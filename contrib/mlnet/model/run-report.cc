@@ -158,10 +158,18 @@ RunReport::Cost RunReport::MeasureCost() const
     Cost c;
     c.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
-    c.simulatedSeconds = Simulator::Now().GetSeconds();
+    c.simulatedSeconds = m_closedSimulated + Simulator::Now().GetSeconds();
     uint64_t events = Simulator::GetEventCount();
-    c.events = events >= m_eventBaseline ? events - m_eventBaseline : events;
+    c.events = m_closedEvents + (events >= m_eventBaseline ? events - m_eventBaseline : events);
     return c;
+}
+
+void RunReport::CloseSimulation()
+{
+    m_closedSimulated += Simulator::Now().GetSeconds();
+    uint64_t events = Simulator::GetEventCount();
+    m_closedEvents += events >= m_eventBaseline ? events - m_eventBaseline : events;
+    m_eventBaseline = 0; // the next simulator counts from zero
 }
 
 void RunReport::Stop()
@@ -407,6 +415,10 @@ void RunReport::Print(std::ostream& os) const
     {
         emit(cells[r], numeric[r]);
     }
+    Cost c = MeasureCost();
+    os << "wall " << c.wallSeconds << " s, simulated " << c.simulatedSeconds << " s, "
+       << c.events << " events, "
+       << (c.wallSeconds > 0 ? c.events / c.wallSeconds : 0.0) << " events per wall second\n";
 }
 
 nlohmann::json RunReport::ToJson(const CollectiveRecord& record)

@@ -51,6 +51,12 @@ public:
      * read when the report is written.
      */
     void Stop();
+    /**
+     * \brief Bank the current simulation's simulated seconds and events before
+     * Simulator::Destroy, for runs that simulate several scenarios one after another;
+     * the totals then cover all of them.
+     */
+    void CloseSimulation();
 
     /// \brief Add a row (must be a JSON object; throws std::invalid_argument otherwise).
     void Add(const nlohmann::json& row);
@@ -130,6 +136,8 @@ private:
     std::vector<std::string> m_columns;
     std::chrono::steady_clock::time_point m_wallStart;
     uint64_t m_eventBaseline{ 0 };
+    double m_closedSimulated{ 0 };  //!< simulated seconds of closed simulations
+    uint64_t m_closedEvents{ 0 };   //!< events of closed simulations
     bool m_stopped{ false };
     Cost m_frozen;
 };

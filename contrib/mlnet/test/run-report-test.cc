@@ -227,9 +227,12 @@ TEST_F(RunReportTest, PrintsAnAlignedTable)
     {
         lines.push_back(l);
     }
-    ASSERT_EQ(lines.size(), 4u) << os.str();
+    ASSERT_EQ(lines.size(), 5u) << os.str();
     EXPECT_EQ(lines[0], "case    time_us  bytes");
     EXPECT_EQ(lines[1], "------  -------  -----");
     EXPECT_EQ(lines[2], "first      12.5   1000");
     EXPECT_EQ(lines[3], "second     7.25     20");
+    // The closing line reports the run's cost, as every example must.
+    EXPECT_EQ(lines[4].rfind("wall ", 0), 0u) << lines[4];
+    EXPECT_NE(lines[4].find(" events per wall second"), std::string::npos) << lines[4];
 }

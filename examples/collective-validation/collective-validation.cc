@@ -1,0 +1,124 @@
+// Collective validation: one collective on one fabric, packet-level and analytical,
+// side by side — or, with --sweep, a documented grid of sizes and fabrics.
+//
+//   collective-validation --fabric=torus --torusDims=4x4 --collective=alltoall \
+//       --algorithm=direct --bytes=256KiB --json=a2a.json
+//   collective-validation --sweep --json=sweep.json      (writes sweep.png too)
+//
+// Sweep grid: sizes 4 KiB, 16 KiB, ..., 256 MiB (x4 steps) of ring all-reduce on an
+// ideal switch (16 ranks), a 2-tier fat-tree (16 ranks) and a 4x4 torus, plus the
+// torus algorithm on the torus.
+#include "ns3/collective-runner.h"
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/run-report.h"
+
+#include <cstdlib>
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    FabricOptions fabric;
+    CollectiveRunOptions run;
+    bool sweep = false;
+    std::string json;
+    std::string csv;
+    CommandLine cmd(__FILE__);
+    fabric.AddToCommandLine(cmd);
+    run.AddToCommandLine(cmd);
+    cmd.AddValue("sweep", "run the documented grid of sizes x fabrics", sweep);
+    cmd.AddValue("json", "write the results document to this file", json);
+    cmd.AddValue("csv", "write the rows as CSV to this file", csv);
+    cmd.Parse(argc, argv);
+
+    // The grid: (fabric options, run options) per point.
+    std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
+    if (sweep)
+    {
+        const char* sizes[] = {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB",
+                               "4MiB", "16MiB", "64MiB", "256MiB"};
+        FabricOptions ideal = fabric;
+        ideal.fabric = "ideal";
+        ideal.ranks = 16;
+        FabricOptions fatTree = ideal;
+        fatTree.fabric = "fattree";
+        FabricOptions torus = fabric;
+        torus.fabric = "torus";
+        torus.torusDims = "4x4";
+        for (const char* size : sizes)
+        {
+            for (auto [f, algorithm] : {std::pair{ideal, "ring"},
+                                        std::pair{fatTree, "ring"},
+                                        std::pair{torus, "ring"},
+                                        std::pair{torus, "torus"}})
+            {
+                CollectiveRunOptions r = run;
+                r.collective = "allreduce";
+                r.algorithm = algorithm;
+                r.bytes = size;
+                points.emplace_back(f, r);
+            }
+        }
+    }
+    else
+    {
+        points.emplace_back(fabric, run);
+    }
+
+    RunReport report("collective-validation");
+    report.SetCommandLine(argc, argv);
+    report.SetColumns({"fabric", "collective", "algorithm", "ranks", "bytes", "simulated_s",
+                       "analytical_s", "error", "busbw_gbps"});
+    try
+    {
+        for (size_t i = 0; i < points.size(); ++i)
+        {
+            const auto& [f, r] = points[i];
+            if (points.size() > 1)
+            {
+                std::cerr << "[" << i + 1 << "/" << points.size() << "] " << f.Label() << " "
+                          << r.collective << "/" << r.algorithm << " " << r.bytes << std::endl;
+            }
+            Ptr<Cluster> cluster = f.Build();
+            nlohmann::json row = CollectiveRunner::Run(cluster, r).ToJson();
+            row["fabric"] = f.Label();
+            row["transport"] = r.transport;
+            row["failed_links"] = f.failLinks;
+            report.Add(row);
+            report.CloseSimulation();
+            Simulator::Destroy();
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    report.Stop();
+    report.Print(std::cout);
+    if (!json.empty())
+    {
+        report.WriteJson(json);
+        std::cout << "results: " << json << std::endl;
+        if (sweep)
+        {
+            std::string png = json.substr(0, json.rfind('.')) + ".png";
+            std::string plot = std::string("python3 ") + MLNET_SOURCE_DIR +
+                               "/utils/plot.py collective-validation '" + json + "' '" + png +
+                               "'";
+            if (std::system(plot.c_str()) == 0)
+            {
+                std::cout << "plot: " << png << std::endl;
+            }
+        }
+    }
+    if (!csv.empty())
+    {
+        report.WriteCsv(csv);
+        std::cout << "csv: " << csv << std::endl;
+    }
+    return 0;
+}
