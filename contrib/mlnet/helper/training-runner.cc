@@ -1,0 +1,80 @@
+#include "training-runner.h"
+
+#include "collective-runner.h"
+
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+nlohmann::json
+TrainingRunResult::IterationRows() const
+{
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& it : iterations)
+    {
+        double s = it.GetDuration().GetSeconds();
+        rows.push_back({{"iteration", it.iteration},
+                        {"iteration_s", s},
+                        {"analytical_iteration_s", analyticalIterationS},
+                        {"error", (s - analyticalIterationS) / s}});
+    }
+    return rows;
+}
+
+TrainingRunResult
+TrainingRunner::Run(Ptr<Cluster> cluster,
+                    const TrainingWorkload& workload,
+                    const std::string& transportName,
+                    uint32_t iterations)
+{
+    if (iterations == 0)
+    {
+        throw std::invalid_argument("--iterations must be at least 1");
+    }
+    uint32_t n = cluster->GetNRanks();
+    IterationGraph graph = workload.BuildGraph(n);
+    Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(transportName);
+    transport->Install(cluster);
+
+    // Analytical: each bucket's all-reduce on the first data-parallel group, timed by
+    // the twin over the same routes and packetization.
+    Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
+    model->SetCluster(cluster);
+    model->SetPacketization(transport);
+    std::vector<uint32_t> group = workload.GetDataParallelGroups(n).front();
+    auto allReduceTime = [&](uint64_t bytes) {
+        Ptr<Collective> c = CollectiveFactory::Create("allreduce", workload.GetAlgorithm());
+        c->Setup(transport, group, bytes);
+        return model->Predict(c);
+    };
+    TrainingRunResult result;
+    result.analyticalIterationS =
+        group.size() > 1 ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
+                         : workload.EstimateIterationTime(n, [](uint64_t) { return Time(0); })
+                               .GetSeconds();
+
+    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
+    driver->SetAttribute("Iterations", UintegerValue(iterations));
+    driver->SetGraph(graph);
+    driver->SetTransport(transport);
+    driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->Start();
+    Simulator::Run();
+    result.iterations = driver->GetIterationRecords();
+    if (result.iterations.size() != iterations)
+    {
+        throw std::runtime_error("training stopped after " +
+                                 std::to_string(result.iterations.size()) + " of " +
+                                 std::to_string(iterations) + " iterations: traffic was lost");
+    }
+    result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    return result;
+}
+
+} // namespace ns3

@@ -1,0 +1,64 @@
+// A data-parallel training job from a JSON workload file, run for a few
+// iterations at packet level on any fabric, with the analytical iteration time
+// beside every iteration.
+//
+//   training-workload --workload=contrib/mlnet/examples/workloads/mlp-small.json \
+//       --fabric=fattree --ranks=16 --iterations=3 --json=train.json
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/run-report.h"
+#include "ns3/training-runner.h"
+
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    FabricOptions fabric;
+    std::string workload = std::string(MLNET_SOURCE_DIR) +
+                           "/contrib/mlnet/examples/workloads/mlp-small.json";
+    std::string transport = "udp";
+    uint32_t iterations = 3;
+    std::string json;
+    CommandLine cmd(__FILE__);
+    fabric.AddToCommandLine(cmd);
+    cmd.AddValue("workload", "JSON workload file (schema: contrib/mlnet/doc/workload.md)", workload);
+    cmd.AddValue("transport", "udp | tcp | dctcp", transport);
+    cmd.AddValue("iterations", "training iterations to simulate", iterations);
+    cmd.AddValue("json", "write the results document to this file", json);
+    cmd.Parse(argc, argv);
+
+    RunReport report("training-workload");
+    report.SetCommandLine(argc, argv);
+    report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
+    try
+    {
+        TrainingWorkload job = TrainingWorkload::FromFile(workload);
+        Ptr<Cluster> cluster = fabric.Build();
+        report.SetFabricSpec(cluster->GetFabricSpec());
+        TrainingRunResult result = TrainingRunner::Run(cluster, job, transport, iterations);
+        for (const auto& row : result.IterationRows())
+        {
+            nlohmann::json r = row;
+            r["workload"] = job.GetName();
+            r["fabric"] = fabric.Label();
+            report.Add(r);
+        }
+        report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
+        report.Stop();
+        report.Print(std::cout);
+        if (!json.empty())
+        {
+            report.WriteJson(json);
+            std::cout << "results: " << json << std::endl;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}
