@@ -8,16 +8,14 @@
  * the interleaving.
  * Each member sends (N-1) x bytes.
  *
- * Real payloads: member i's input holds N blocks of bytes/4 floats (block j goes
- * to member j); its output holds N blocks, block j being what member j sent to
- * it (its own block is copied).
+ * Real payloads: see AllToAll.
  *
  * Left out: Bruck's algorithm for short messages; MoE's uneven splits.
  */
 #ifndef MLNET_DIRECT_ALL_TO_ALL_H
 #define MLNET_DIRECT_ALL_TO_ALL_H
 
-#include "stepwise-collective.h"
+#include "all-to-all.h"
 
 namespace ns3
 {
@@ -25,7 +23,7 @@ namespace ns3
 /**
  * \brief All-to-all, direct algorithm (see the file comment).
  */
-class DirectAllToAll : public StepwiseCollective
+class DirectAllToAll : public AllToAll
 {
 public:
     /**
@@ -37,14 +35,10 @@ public:
     DirectAllToAll();
     ~DirectAllToAll() override;
 
-    std::string GetCollectiveName() const override;
     std::string GetAlgorithmName() const override;
 
 protected:
     Program BuildProgram() const override;
-    uint64_t GetInputLength(uint32_t member) const override;
-    Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
-    void FinishMember(uint32_t member) override;
 };
 
 } // namespace ns3

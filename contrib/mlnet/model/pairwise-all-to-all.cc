@@ -11,7 +11,7 @@ NS_OBJECT_ENSURE_REGISTERED(PairwiseAllToAll);
 TypeId PairwiseAllToAll::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::PairwiseAllToAll")
-                            .SetParent<StepwiseCollective>()
+                            .SetParent<AllToAll>()
                             .SetGroupName("Mlnet")
                             .AddConstructor<PairwiseAllToAll>();
     return tid;
@@ -20,49 +20,14 @@ TypeId PairwiseAllToAll::GetTypeId()
 PairwiseAllToAll::PairwiseAllToAll() = default;
 PairwiseAllToAll::~PairwiseAllToAll() = default;
 
-std::string PairwiseAllToAll::GetCollectiveName() const
-{
-    return "alltoall";
-}
-
 std::string PairwiseAllToAll::GetAlgorithmName() const
 {
     return "pairwise";
 }
 
-uint64_t PairwiseAllToAll::GetInputLength(uint32_t /* member */) const
-{
-    return m_ranks.size() * (m_bytes / 4);
-}
-
-Eigen::VectorXf PairwiseAllToAll::MakeWorkBuffer(uint32_t member) const
-{
-    // [ N blocks to send | N blocks received ]: a received block must not
-    // overwrite the block still to be sent to the same member.
-    Eigen::Index len = static_cast<Eigen::Index>(m_ranks.size() * GetUnits());
-    Eigen::Index block = static_cast<Eigen::Index>(GetUnits());
-    Eigen::VectorXf work = Eigen::VectorXf::Zero(2 * len);
-    work.head(len) = m_in[member];
-    work.segment(len + member * block, block) = m_in[member].segment(member * block, block);
-    return work;
-}
-
-void PairwiseAllToAll::FinishMember(uint32_t member)
-{
-    if (HasRealPayload())
-    {
-        Eigen::VectorXf received = m_out[member].tail(m_out[member].size() / 2);
-        m_out[member] = received;
-    }
-}
-
 StepwiseCollective::Program PairwiseAllToAll::BuildProgram() const
 {
-    // Block j of the send half goes to member j; block j of the receive half
-    // (offset N blocks) comes from member j.
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    uint64_t units = GetUnits();
-    uint64_t received = n * units;
     Program p(n, MemberProgram(1));
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -71,8 +36,8 @@ StepwiseCollective::Program PairwiseAllToAll::BuildProgram() const
             Step step;
             uint32_t to = (i + s) % n;
             uint32_t from = (i + n - s) % n;
-            step.sends.push_back({ to, { to * units, units } });
-            step.recvs.push_back({ from, { received + from * units, units }, false });
+            step.sends.push_back({ to, SendBlock(to) });
+            step.recvs.push_back({ from, ReceiveBlock(from), false });
             p[i][0].push_back(step);
         }
     }
