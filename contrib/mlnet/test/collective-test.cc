@@ -20,6 +20,8 @@
 #include "ns3/send-recv.h"
 #include "ns3/torus-all-reduce.h"
 
+#include "fixed-rate-test-transport.h"
+
 #include <gtest/gtest.h>
 #include <numeric>
 #include <stdexcept>
@@ -29,74 +31,7 @@ using namespace ns3;
 namespace
 {
 
-/**
- * Test transport: a message leaves its sender's NIC after the messages queued
- * before it (FIFO per sender) and arrives bytes*8/R + latency after it started.
- */
-class FakeTransport : public MessageTransport
-{
-public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::MlnetTestFakeTransport")
-                                .SetParent<MessageTransport>()
-                                .SetGroupName("Mlnet");
-        return tid;
-    }
-
-    void Install(Ptr<Cluster> cluster) override
-    {
-        m_cluster = cluster;
-        m_free.assign(cluster->GetNRanks(), Time(0));
-        m_rate.assign(cluster->GetNRanks(), DataRate("8Gbps")); // 1 ns per byte
-    }
-
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag, uint64_t bytes,
-              MessageBytes data) override
-    {
-        NotifySend(src, dst, bytes);
-        Time now = Simulator::Now();
-        Time start = std::max(now, m_free[src]);
-        m_free[src] = start + m_rate[src].CalculateBytesTxTime(bytes);
-        Message msg;
-        msg.src = src;
-        msg.dst = dst;
-        msg.channel = channel;
-        msg.tag = tag;
-        msg.bytes = bytes;
-        msg.data = data;
-        msg.sent = now;
-        Simulator::Schedule(m_free[src] + m_latency - now, &FakeTransport::Arrive, this, msg);
-    }
-
-    uint32_t GetPerPacketOverhead() const override
-    {
-        return 0;
-    }
-
-    uint32_t GetMaxPayload() const override
-    {
-        return 1u << 30;
-    }
-
-    /// Slow one sender down (to make members run out of step).
-    void SetRate(uint32_t rank, DataRate rate)
-    {
-        m_rate[rank] = rate;
-    }
-
-    Time m_latency{ MicroSeconds(1) };
-
-private:
-    void Arrive(Message msg)
-    {
-        msg.delivered = Simulator::Now();
-        Deliver(msg);
-    }
-
-    std::vector<Time> m_free;
-    std::vector<DataRate> m_rate;
-};
+using FakeTransport = FixedRateTestTransport;
 
 class CollectiveTest : public ::testing::Test
 {

@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include "fixed-rate-test-transport.h"
+
 #include <gtest/gtest.h>
 #include <stdexcept>
 
@@ -33,61 +35,7 @@ namespace
 const DataRate kRate("8Gbps"); // 1 byte = 1 ns
 const Time kLatency = MicroSeconds(1);
 
-/// Exact-time transport: serialization at kRate, FIFO per sender, then kLatency.
-class ExactTransport : public MessageTransport
-{
-public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::TrainingTestExactTransport")
-                                .SetParent<MessageTransport>()
-                                .SetGroupName("Mlnet");
-        return tid;
-    }
-
-    void Install(Ptr<Cluster> cluster) override
-    {
-        m_cluster = cluster;
-        m_busyUntil.assign(cluster->GetNRanks(), Time(0));
-    }
-
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag, uint64_t bytes,
-              MessageBytes data) override
-    {
-        NotifySend(src, dst, bytes);
-        Time start = std::max(Simulator::Now(), m_busyUntil[src]);
-        m_busyUntil[src] = start + kRate.CalculateBytesTxTime(bytes);
-        Message m;
-        m.src = src;
-        m.dst = dst;
-        m.channel = channel;
-        m.tag = tag;
-        m.bytes = bytes;
-        m.data = data;
-        m.sent = Simulator::Now();
-        Simulator::Schedule(m_busyUntil[src] + kLatency - Simulator::Now(), &ExactTransport::Arrive,
-                            this, m);
-    }
-
-    uint32_t GetPerPacketOverhead() const override
-    {
-        return 0;
-    }
-
-    uint32_t GetMaxPayload() const override
-    {
-        return UINT32_MAX;
-    }
-
-private:
-    void Arrive(Message m)
-    {
-        m.delivered = Simulator::Now();
-        Deliver(m);
-    }
-
-    std::vector<Time> m_busyUntil;
-};
+using ExactTransport = FixedRateTestTransport;
 
 /// Every member sends `bytes` to the next member once and is done when its message arrives.
 class PassToNext : public Collective
