@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Turn an example's JSON results into the PNG its documentation shows.
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png

@@ -106,7 +106,8 @@ main(int argc, char* argv[])
         if (sweep)
         {
             std::string png = json.substr(0, json.rfind('.')) + ".png";
-            std::string plot = std::string("python3 ") + MLNET_SOURCE_DIR +
+            // Debian's interpreter, where utils/setup.sh installed matplotlib.
+            std::string plot = std::string("/usr/bin/python3 ") + MLNET_SOURCE_DIR +
                                "/utils/plot.py collective-validation '" + json + "' '" + png +
                                "'";
             if (std::system(plot.c_str()) == 0)
