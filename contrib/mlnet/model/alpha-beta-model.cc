@@ -458,8 +458,8 @@ TimelinePrediction AlphaBetaModel::PredictTimeline(Ptr<const Collective> collect
 // Downstream links. Senders do not slow down for the network (no congestion control):
 // a message offers its NIC rate x its ECMP share to every later link of its route. A
 // link offered more than its rate builds a FIFO backlog Q (fluid, dQ/dt = offered -
-// rate while Q > 0); a message whose last byte leaves its NIC at t waits Q(t)/rate on
-// each such link (weighted by its share). Its last byte then arrives after the
+// rate while Q > 0); a message whose last byte leaves its NIC at t waits the largest
+// Q(t)/rate over the links of its route. Its last byte then arrives after the
 // pipeline latency L = (h-1)*F1*8/R + h*d of its own route plus PerMessageOverhead.
 //
 // Rates are recomputed whenever a message starts, ends, or its head leaves the NIC.
@@ -905,13 +905,16 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
                         continue;
                     }
                 }
-                // Its last byte left the NIC; it waits behind the backlog of every
-                // downstream link it crosses (FIFO), then the pipeline latency.
+                // Its last byte left the NIC; it waits behind the largest backlog on
+                // its route (links offered more than their rate; FIFO), then the
+                // pipeline latency. The largest, not the sum: a link behind a
+                // congested one is only fed at that one's rate, which the offered
+                // loads (NIC rates) overstate.
                 double wait = 0;
                 for (uint32_t k = f.nicEnd; k < f.shareEnd; ++k)
                 {
                     uint32_t key = shares[k].first;
-                    wait += shares[k].second * backlog(key, tNext) * spbOf(key);
+                    wait = std::max(wait, backlog(key, tNext) * spbOf(key));
                 }
                 f.transferEnd = tNext + wait;
                 f.arrival = f.transferEnd + f.delivery;
