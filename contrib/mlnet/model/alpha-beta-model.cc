@@ -22,8 +22,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <limits>
+#include <map>
+#include <queue>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -51,18 +54,33 @@ TypeId AlphaBetaModel::GetTypeId()
                           "GetPerPacketOverhead.",
                           UintegerValue(30), MakeUintegerAccessor(&AlphaBetaModel::m_overhead),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("NicBacklogPackets",
+                          "Packets a sender's NIC holds in its FIFO (the UDP transport's "
+                          "MaxBacklogPackets, packets): a message issued while the FIFO has "
+                          "room sends that many first packets ahead of later messages; the "
+                          "rest is shared round-robin. 0: pure round-robin. Used by Predict.",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&AlphaBetaModel::m_nicBacklogPackets),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("ReductionTimePerByte",
-                          "Time to reduce one received byte (gamma, s/B); used by "
-                          "Predict(schedule). Predict(collective) uses the collective's own.",
+                          "Time to reduce one received byte (gamma, s/B); used by the "
+                          "schedule overloads. The collective overloads use the collective's "
+                          "own.",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&AlphaBetaModel::m_reduceTimePerByte),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("PerMessageOverhead",
-                          "Software latency added once per step (alpha_sw, s), e.g. the "
-                          "launch and completion cost of a message in NCCL or MPI.",
+                          "Software latency of a message (alpha_sw, s), e.g. the launch and "
+                          "completion cost of a message in NCCL or MPI: added to every "
+                          "message's delivery by Predict, once per step by PredictLockStep.",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&AlphaBetaModel::m_perMessageOverhead),
                           MakeTimeChecker(Time(0)))
+            .AddTraceSource("MessagePredicted",
+                            "The dependency-aware model timed a message: its start, the end "
+                            "of its fluid transfer and its arrival.",
+                            MakeTraceSourceAccessor(&AlphaBetaModel::m_messageTrace),
+                            "ns3::AlphaBetaModel::MessagePredictedTracedCallback")
             .AddTraceSource("StepPredicted",
                             "A step of a schedule was timed: step index, its prediction "
                             "(bandwidth time, latency, bottleneck link, ...).",
@@ -167,6 +185,11 @@ void AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
         throw std::invalid_argument("AlphaBetaModel::SetPacketization: the transport is null");
     }
     SetPacketization(transport->GetMaxPayload(), transport->GetPerPacketOverhead());
+    UintegerValue backlog;
+    if (transport->GetAttributeFailSafe("MaxBacklogPackets", backlog))
+    {
+        m_nicBacklogPackets = static_cast<uint32_t>(backlog.Get());
+    }
 }
 
 uint32_t AlphaBetaModel::GetMaxPayload() const
@@ -359,7 +382,7 @@ std::vector<StepPrediction> AlphaBetaModel::PredictSteps(
     return PredictStepsWith(schedule, m_reduceTimePerByte.GetSeconds());
 }
 
-Time AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
+Time AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule) const
 {
     Time total(0);
     for (const auto& s : PredictSteps(schedule))
@@ -367,6 +390,11 @@ Time AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
         total += s.total;
     }
     return total;
+}
+
+Time AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
+{
+    return PredictTimeline(schedule).total;
 }
 
 std::vector<StepPrediction> AlphaBetaModel::PredictSteps(Ptr<const Collective> collective) const
@@ -379,7 +407,7 @@ std::vector<StepPrediction> AlphaBetaModel::PredictSteps(Ptr<const Collective> c
                             collective->GetReductionTimePerByte().GetSeconds());
 }
 
-Time AlphaBetaModel::Predict(Ptr<const Collective> collective) const
+Time AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
 {
     Time total(0);
     for (const auto& s : PredictSteps(collective))
@@ -387,6 +415,575 @@ Time AlphaBetaModel::Predict(Ptr<const Collective> collective) const
         total += s.total;
     }
     return total;
+}
+
+Time AlphaBetaModel::Predict(Ptr<const Collective> collective) const
+{
+    return PredictTimeline(collective).total;
+}
+
+TimelinePrediction AlphaBetaModel::PredictTimeline(
+    const std::vector<CollectiveStep>& schedule) const
+{
+    return PredictTimelineWith(schedule, m_reduceTimePerByte.GetSeconds());
+}
+
+TimelinePrediction AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
+{
+    if (!collective)
+    {
+        throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
+    }
+    return PredictTimelineWith(collective->GetSchedule(),
+                               collective->GetReductionTimePerByte().GetSeconds());
+}
+
+// ---- Dependency-aware prediction ----------------------------------------------------
+//
+// Ranks. Each rank runs its chains as the StepwiseCollective engine does: entering
+// step g of chain c issues the rank's messages of (c, g); the step completes when
+// every message addressed to the rank in (c, g) has arrived; a reduction (gamma x
+// reduced bytes) then starts when the rank's previous reduction ended, and the next
+// step is entered when it ends.
+//
+// Sender NIC (the directed links leaving the source: one for a host). It models the
+// UDP transport's NIC scheduler: a FIFO of at most B packets (NicBacklogPackets)
+// filled round-robin from the active messages. A message issued while the FIFO has
+// room puts its first packets (up to the room) in it at once: this "head" leaves at
+// the NIC's full rate, after the heads queued before it. The rest of the message is
+// served round-robin with the other active messages once the FIFO holds no head: each
+// gets rate_k / (sum of the round-robin shares on the link). A message that ECMP
+// splits over several first hops has no head and is round-robin on each of them.
+//
+// Downstream links. Senders do not slow down for the network (no congestion control):
+// a message offers its NIC rate x its ECMP share to every later link of its route. A
+// link offered more than its rate builds a FIFO backlog Q (fluid, dQ/dt = offered -
+// rate while Q > 0); a message whose last byte leaves its NIC at t waits the largest
+// Q(t)/rate over the links of its route. Its last byte then arrives after the
+// pipeline latency L = (h-1)*F1*8/R + h*d of its own route plus PerMessageOverhead.
+//
+// Rates are recomputed whenever a message starts, ends, or its head leaves the NIC.
+// Times are doubles (seconds) rounded once at the end. A lone message on an idle path
+// takes head/R + rest/R + L = T_msg exactly.
+
+namespace
+{
+
+/// A message of the flattened schedule, with its route and fluid state.
+struct FluidMessage
+{
+    ScheduledMessage msg;
+    uint32_t scheduleStep{ 0 };
+    uint32_t hops{ 0 };
+    uint64_t packets{ 0 };    //!< n
+    double wire{ 0 };         //!< W, wire bytes per link
+    double delivery{ 0 };     //!< L + PerMessageOverhead, after the fluid transfer
+    double latency{ 0 };      //!< L
+    uint32_t shareBegin{ 0 }; //!< first-hop (NIC) shares: [shareBegin, nicEnd)
+    uint32_t nicEnd{ 0 };     //!< downstream shares: [nicEnd, shareEnd)
+    uint32_t shareEnd{ 0 };
+    uint32_t nic{ UINT32_MAX }; //!< its only first-hop link key (UINT32_MAX when split)
+    double head{ 0 };           //!< wire bytes of its head still in the NIC FIFO
+    double rest{ 0 };           //!< wire bytes still to send round-robin
+    double rate{ 0 };           //!< current NIC rate (wire bytes per second)
+    double start{ -1 };
+    double transferEnd{ -1 };
+    double arrival{ -1 };
+};
+
+/// One step of one chain of one rank.
+struct RankStep
+{
+    std::vector<uint32_t> sends; //!< messages issued on entry
+    uint32_t recvsLeft{ 0 };     //!< awaited messages not yet arrived
+    double reduceBytes{ 0 };     //!< bytes reduced when the step completes
+    bool entered{ false };
+};
+
+/// One chain of one rank: its steps in order and where it is.
+struct RankChain
+{
+    std::map<uint32_t, RankStep> steps;
+    std::map<uint32_t, RankStep>::iterator cursor;
+    bool computing{ false };
+    bool done{ false };
+};
+
+/// A timed event: a message arrives, or a rank's reduction ends.
+struct TimelineEvent
+{
+    double t;
+    uint64_t seq; //!< insertion order: ties are processed first in, first out
+    bool arrival; //!< true: message `a` arrives; false: reduction of rank a, chain b ends
+    uint32_t a;
+    uint32_t b;
+
+    bool operator>(const TimelineEvent& o) const
+    {
+        return t != o.t ? t > o.t : seq > o.seq;
+    }
+};
+
+} // namespace
+
+TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
+                                                       double gamma) const
+{
+    CheckBound();
+    RefreshIfLinksFailed();
+    const uint32_t nRanks = m_cluster->GetNRanks();
+    const double overhead = m_perMessageOverhead.GetSeconds();
+
+    // 1. Flatten the schedule, resolve steps, route every message.
+    std::vector<FluidMessage> msgs;
+    std::vector<std::pair<uint32_t, double>> shares;
+    std::vector<std::map<uint32_t, RankChain>> ranks(nRanks);
+    std::unordered_map<uint64_t, double> latencyOf; // (src, dst, F1) -> L
+    for (uint32_t si = 0; si < schedule.size(); ++si)
+    {
+        for (const auto& sm : schedule[si].messages)
+        {
+            if (sm.src >= nRanks || sm.dst >= nRanks)
+            {
+                throw std::invalid_argument("AlphaBetaModel: a message goes from rank " +
+                                            std::to_string(sm.src) + " to rank " +
+                                            std::to_string(sm.dst) + " but the cluster has " +
+                                            std::to_string(nRanks) + " ranks");
+            }
+            FluidMessage f;
+            f.msg = sm;
+            f.scheduleStep = si;
+            bool legacy = sm.step == ScheduledMessage::kStepOfSchedule;
+            if (legacy)
+            {
+                f.msg.step = si;
+                f.msg.chain = 0;
+            }
+            if (sm.src != sm.dst && sm.bytes > 0)
+            {
+                f.hops = m_planner->Hops(sm.src, sm.dst);
+                if (f.hops == std::numeric_limits<uint32_t>::max())
+                {
+                    throw std::invalid_argument(
+                        "AlphaBetaModel: rank " + std::to_string(sm.dst) +
+                        " is unreachable from rank " + std::to_string(sm.src) +
+                        " (failed links?); remap the job or repair the fabric");
+                }
+                f.wire = static_cast<double>(GetWireBytes(sm.bytes));
+                uint64_t f1 = GetFirstFrameBytes(sm.bytes);
+                uint64_t key = (static_cast<uint64_t>(sm.src) * nRanks + sm.dst) *
+                                   (static_cast<uint64_t>(m_maxPayload) + m_overhead + 1) +
+                               f1;
+                auto it = latencyOf.find(key);
+                if (it == latencyOf.end())
+                {
+                    it = latencyOf
+                             .emplace(key, MessageLatency(sm.src, sm.dst, static_cast<double>(f1)))
+                             .first;
+                }
+                f.latency = it->second;
+                f.delivery = f.latency + overhead;
+                // First hops (the sender's NIC) first, then the downstream links.
+                const uint32_t srcNode = m_cluster->GetRankNode(sm.src)->GetId();
+                auto routeShares = m_planner->LinkShares(sm.src, sm.dst);
+                auto leavesSource = [&](const std::pair<uint32_t, double>& ks)
+                {
+                    const ClusterLink& l = m_cluster->GetLinks()[ks.first / 2];
+                    return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
+                };
+                f.shareBegin = static_cast<uint32_t>(shares.size());
+                for (const auto& ks : routeShares)
+                {
+                    if (leavesSource(ks))
+                    {
+                        shares.push_back(ks);
+                    }
+                }
+                f.nicEnd = static_cast<uint32_t>(shares.size());
+                for (const auto& ks : routeShares)
+                {
+                    if (!leavesSource(ks))
+                    {
+                        shares.push_back(ks);
+                    }
+                }
+                f.shareEnd = static_cast<uint32_t>(shares.size());
+                NS_ASSERT_MSG(f.nicEnd > f.shareBegin, "a route without a first hop");
+                if (f.nicEnd == f.shareBegin + 1)
+                {
+                    f.nic = shares[f.shareBegin].first;
+                }
+                f.packets = GetPacketCount(sm.bytes);
+            }
+            uint32_t id = static_cast<uint32_t>(msgs.size());
+            ranks[sm.src][f.msg.chain].steps[f.msg.step].sends.push_back(id);
+            RankStep& recv = ranks[sm.dst][f.msg.chain].steps[f.msg.step];
+            ++recv.recvsLeft;
+            if (legacy)
+            {
+                // A hand-written schedule: its receivers reduce the step's reduceBytes.
+                recv.reduceBytes = static_cast<double>(schedule[si].reduceBytes);
+            }
+            else if (sm.reduce)
+            {
+                recv.reduceBytes += static_cast<double>(sm.bytes);
+            }
+            msgs.push_back(std::move(f));
+        }
+    }
+    if (msgs.size() >= std::numeric_limits<uint32_t>::max())
+    {
+        throw std::invalid_argument("AlphaBetaModel: the schedule has too many messages");
+    }
+
+    // 2. Replay the programs event by event.
+    TimelinePrediction out;
+    std::vector<double> finish(nRanks, 0.0);
+    std::vector<double> computeFree(nRanks, 0.0);
+    const size_t nKeys = 2 * m_links.size();
+    auto spbOf = [this](uint32_t key)
+    {
+        const LinkCache& lc = m_links[key / 2];
+        return key % 2 == 0 ? lc.secondsPerByteAtoB : lc.secondsPerByteBtoA;
+    };
+    std::vector<double> weight(nKeys, 0.0);        // NIC: round-robin shares of active messages
+    std::vector<std::deque<uint32_t>> fifo(nKeys); // NIC: messages whose head is queued
+    std::vector<double> offered(nKeys, 0.0);       // downstream: offered wire bytes per second
+    std::vector<double> queue(nKeys, 0.0);         // downstream: FIFO backlog (bytes) at qTime
+    std::vector<double> qTime(nKeys, 0.0);
+    std::vector<char> isLive(nKeys, 0);
+    std::vector<uint32_t> live; // downstream keys with offered load or backlog
+    // Backlog of a downstream link at time t (offered load constant since qTime).
+    auto backlog = [&](uint32_t key, double t)
+    { return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key])); };
+    std::vector<uint32_t> active;
+    bool dirty = false;
+    double now = 0;
+    uint64_t seq = 0;
+    std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> events;
+    const double fifoPackets = static_cast<double>(m_nicBacklogPackets);
+
+    auto startMessage = [&](uint32_t id)
+    {
+        FluidMessage& f = msgs[id];
+        f.start = now;
+        if (f.wire <= 0)
+        {
+            // To itself or empty: delivered at once.
+            f.transferEnd = now;
+            f.arrival = now;
+            events.push({ now, seq++, true, id, 0 });
+            return;
+        }
+        f.head = 0;
+        f.rest = f.wire;
+        if (f.nic != UINT32_MAX && fifoPackets > 0)
+        {
+            double perPacket = f.wire / static_cast<double>(f.packets);
+            double queued = 0; // packets already in the FIFO
+            for (uint32_t j : fifo[f.nic])
+            {
+                queued += msgs[j].head / (msgs[j].wire / static_cast<double>(msgs[j].packets));
+            }
+            double room = std::floor(fifoPackets - queued + 1e-9);
+            // The FIFO is kept full while round-robin messages wait: no room then.
+            bool roundRobinWaiting = false;
+            for (uint32_t j : active)
+            {
+                roundRobinWaiting |= msgs[j].nic == f.nic && msgs[j].head <= 0;
+            }
+            if (room >= 1 && !roundRobinWaiting)
+            {
+                double pk = std::min(static_cast<double>(f.packets), room);
+                f.head = pk == static_cast<double>(f.packets) ? f.wire : pk * perPacket;
+                f.rest = f.wire - f.head;
+                fifo[f.nic].push_back(id);
+            }
+            else if (roundRobinWaiting && fifo[f.nic].empty())
+            {
+                // The FIFO is full of packets of the round-robin messages: they leave
+                // before this message's first packet. Split B packets evenly over them
+                // and send those first.
+                std::vector<uint32_t> rr;
+                for (uint32_t j : active)
+                {
+                    if (msgs[j].nic == f.nic && msgs[j].head <= 0 && msgs[j].rest > 0)
+                    {
+                        rr.push_back(j);
+                    }
+                }
+                for (uint32_t j : rr)
+                {
+                    FluidMessage& g = msgs[j];
+                    double bpp = g.wire / static_cast<double>(g.packets);
+                    double h = std::min(g.rest, fifoPackets / rr.size() * bpp);
+                    g.head = h;
+                    g.rest -= h;
+                    fifo[f.nic].push_back(j);
+                }
+            }
+        }
+        active.push_back(id);
+        dirty = true;
+    };
+    auto advance = [&](uint32_t r, uint32_t c)
+    {
+        RankChain& ch = ranks[r][c];
+        while (true)
+        {
+            if (ch.cursor == ch.steps.end())
+            {
+                if (!ch.done)
+                {
+                    ch.done = true;
+                    finish[r] = std::max(finish[r], now);
+                }
+                return;
+            }
+            RankStep& st = ch.cursor->second;
+            if (!st.entered)
+            {
+                st.entered = true;
+                for (uint32_t id : st.sends)
+                {
+                    startMessage(id);
+                }
+            }
+            if (st.recvsLeft > 0)
+            {
+                return; // still waiting
+            }
+            ++ch.cursor;
+            if (st.reduceBytes > 0 && gamma > 0)
+            {
+                // One compute resource per rank: reductions one after the other.
+                computeFree[r] = std::max(now, computeFree[r]) + gamma * st.reduceBytes;
+                ch.computing = true;
+                events.push({ computeFree[r], seq++, false, r, c });
+                return;
+            }
+        }
+    };
+    auto recomputeRates = [&]()
+    {
+        for (uint32_t key : live)
+        {
+            queue[key] = backlog(key, now);
+            qTime[key] = now;
+            offered[key] = 0;
+        }
+        // Round-robin shares, on NIC links whose FIFO holds no head.
+        for (uint32_t id : active)
+        {
+            const FluidMessage& f = msgs[id];
+            if (f.head <= 0)
+            {
+                for (uint32_t k = f.shareBegin; k < f.nicEnd; ++k)
+                {
+                    weight[shares[k].first] += shares[k].second;
+                }
+            }
+        }
+        for (uint32_t id : active)
+        {
+            FluidMessage& f = msgs[id];
+            if (f.head > 0)
+            {
+                f.rate = fifo[f.nic].front() == id ? 1.0 / spbOf(f.nic) : 0.0;
+            }
+            else
+            {
+                double spb = 0;
+                bool blocked = false;
+                for (uint32_t k = f.shareBegin; k < f.nicEnd; ++k)
+                {
+                    uint32_t key = shares[k].first;
+                    blocked |= !fifo[key].empty();
+                    spb = std::max(spb, spbOf(key) * weight[key]);
+                }
+                f.rate = blocked ? 0.0 : 1.0 / spb;
+            }
+            for (uint32_t k = f.nicEnd; k < f.shareEnd; ++k)
+            {
+                uint32_t key = shares[k].first;
+                if (!isLive[key])
+                {
+                    queue[key] = backlog(key, now); // idle since qTime: drained
+                    qTime[key] = now;
+                    offered[key] = 0;
+                    isLive[key] = 1;
+                    live.push_back(key);
+                }
+                offered[key] += shares[k].second * f.rate;
+            }
+        }
+        for (uint32_t id : active)
+        {
+            for (uint32_t k = msgs[id].shareBegin; k < msgs[id].nicEnd; ++k)
+            {
+                weight[shares[k].first] = 0;
+            }
+        }
+        std::vector<uint32_t> keep;
+        keep.reserve(live.size());
+        for (uint32_t key : live)
+        {
+            if (offered[key] > 0 || queue[key] > 0)
+            {
+                keep.push_back(key);
+            }
+            else
+            {
+                isLive[key] = 0;
+            }
+        }
+        live.swap(keep);
+        ++out.rateUpdates;
+    };
+    auto phaseLeft = [](const FluidMessage& f) { return f.head > 0 ? f.head : f.rest; };
+
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (auto& [c, ch] : ranks[r])
+        {
+            ch.cursor = ch.steps.begin();
+        }
+    }
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (auto& [c, ch] : ranks[r])
+        {
+            advance(r, c);
+        }
+    }
+    // A phase ending within this time of the earliest one ends with it.
+    const double tie = 1e-13;
+    while (!active.empty() || !events.empty())
+    {
+        if (dirty)
+        {
+            recomputeRates();
+            dirty = false;
+        }
+        double tFluid = std::numeric_limits<double>::infinity();
+        for (uint32_t id : active)
+        {
+            const FluidMessage& f = msgs[id];
+            if (f.rate > 0)
+            {
+                tFluid = std::min(tFluid, now + std::max(0.0, phaseLeft(f) / f.rate));
+            }
+        }
+        double tEvent = events.empty() ? std::numeric_limits<double>::infinity() : events.top().t;
+        NS_ASSERT_MSG(tFluid < std::numeric_limits<double>::infinity() || !events.empty(),
+                      "messages in flight but none can progress");
+        double tNext = std::min(tFluid, tEvent);
+        double dt = tNext - now;
+        std::vector<uint32_t> still;
+        still.reserve(active.size());
+        for (uint32_t id : active)
+        {
+            FluidMessage& f = msgs[id];
+            double& left = f.head > 0 ? f.head : f.rest;
+            if (f.rate <= 0)
+            {
+                still.push_back(id);
+                continue;
+            }
+            if (tFluid <= tEvent && left / f.rate - dt <= tie)
+            {
+                // This phase is over.
+                left = 0;
+                dirty = true;
+                if (&left == &f.head)
+                {
+                    NS_ASSERT(fifo[f.nic].front() == id);
+                    fifo[f.nic].pop_front();
+                    if (f.rest > 0)
+                    {
+                        still.push_back(id);
+                        continue;
+                    }
+                }
+                // Its last byte left the NIC; it waits behind the largest backlog on
+                // its route (links offered more than their rate; FIFO), then the
+                // pipeline latency. The largest, not the sum: a link behind a
+                // congested one is only fed at that one's rate, which the offered
+                // loads (NIC rates) overstate.
+                double wait = 0;
+                for (uint32_t k = f.nicEnd; k < f.shareEnd; ++k)
+                {
+                    uint32_t key = shares[k].first;
+                    wait = std::max(wait, backlog(key, tNext) * spbOf(key));
+                }
+                f.transferEnd = tNext + wait;
+                f.arrival = f.transferEnd + f.delivery;
+                events.push({ f.arrival, seq++, true, id, 0 });
+                continue;
+            }
+            left -= f.rate * dt;
+            still.push_back(id);
+        }
+        active.swap(still);
+        now = tNext;
+        if (tFluid <= tEvent)
+        {
+            continue;
+        }
+        TimelineEvent e = events.top();
+        events.pop();
+        if (e.arrival)
+        {
+            const FluidMessage& f = msgs[e.a];
+            RankChain& ch = ranks[f.msg.dst][f.msg.chain];
+            auto it = ch.steps.find(f.msg.step);
+            NS_ASSERT(it != ch.steps.end() && it->second.recvsLeft > 0);
+            --it->second.recvsLeft;
+            if (!ch.computing && ch.cursor == it)
+            {
+                advance(f.msg.dst, f.msg.chain);
+            }
+        }
+        else
+        {
+            ranks[e.a][e.b].computing = false;
+            advance(e.a, e.b);
+        }
+    }
+
+    // 3. Report.
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (const auto& [c, ch] : ranks[r])
+        {
+            NS_ASSERT_MSG(ch.done, "rank " << r << " chain " << c << " never finished");
+        }
+    }
+    double total = 0;
+    out.rankFinish.resize(nRanks);
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        total = std::max(total, finish[r]);
+        out.rankFinish[r] = Seconds(finish[r]);
+    }
+    out.total = Seconds(total);
+    out.messages.reserve(msgs.size());
+    for (const auto& f : msgs)
+    {
+        MessageTiming t;
+        t.message = f.msg;
+        t.scheduleStep = f.scheduleStep;
+        t.start = Seconds(f.start);
+        t.transferEnd = Seconds(f.transferEnd);
+        t.arrival = Seconds(f.arrival);
+        t.latency = Seconds(f.latency);
+        t.hops = f.hops;
+        m_messageTrace(t);
+        out.messages.push_back(t);
+    }
+    NS_LOG_DEBUG("timeline: " << msgs.size() << " messages, " << out.rateUpdates
+                              << " rate updates, total " << out.total.As(Time::US));
+    return out;
 }
 
 // ---- Closed forms -----------------------------------------------------------------

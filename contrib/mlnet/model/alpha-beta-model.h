@@ -1,36 +1,55 @@
 /*
  * AlphaBetaModel: the analytical (alpha-beta) twin of every collective on every fabric.
  *
- * What it models. A collective is a schedule of steps (Collective::GetSchedule());
- * the messages of one step are in flight together. The model routes every message
- * of a step over the Cluster's links with the same next-hop tables the packet-level
- * run uses (RoutePlanner: ECMP splits a flow evenly over next hops, which is what
- * flow hashing gives in expectation; DOR routes a torus dimension by dimension),
- * adds up the wire bytes each directed link carries, and times the step as
+ * What it models. A collective is a schedule of messages (Collective::GetSchedule()).
+ * Every message is routed over the Cluster's links with the same next-hop tables the
+ * packet-level run uses (RoutePlanner: ECMP splits a flow evenly over next hops,
+ * which is what flow hashing gives in expectation; DOR routes a torus dimension by
+ * dimension). A message of m bytes is cut into n = ceil(m/P) packets of at most P
+ * payload bytes, each adding O wire bytes, so it puts W(m) = m + n*O bytes on every
+ * link it crosses and its first frame is F1 = min(m, P) + O bytes. Alone on an h-hop
+ * path of equal rate R and delay d it takes exactly the ns-3 point-to-point time of a
+ * back-to-back packet train, stored and forwarded per packet:
  *
- *   T_step = max_link(load * 8 / rate)                      (bandwidth, beta)
- *          + max_msg((h-1) * F1 * 8 / R + h * d)             (latency, alpha)
- *          + gamma * reduceBytes + PerMessageOverhead         (compute, software)
+ *   T_msg = W * 8 / R + L,   L = (h-1) * F1 * 8 / R + h * d   (pipeline latency).
  *
- * where a message of m bytes is cut into n = ceil(m/P) packets of at most P payload
- * bytes, each adding O wire bytes, so it puts W(m) = m + n*O bytes on every link it
- * crosses and its first frame is F1 = min(m, P) + O bytes. For one message alone on an
- * h-hop path of equal rate R and delay d this is exactly the ns-3 point-to-point
- * time of a back-to-back packet train, stored and forwarded per packet:
+ * Two ways to time a schedule:
  *
- *   T_msg = (W + (h-1) * F1) * 8 / R + h * d.
+ * Dependency-aware (Predict, the default). Replays the algorithm's dependencies
+ * (ScheduledMessage chain/step/reduce, the StepwiseCollective engine's rule): a
+ * message starts when its sender has received (and reduced, gamma x bytes, one
+ * reduction at a time per rank) every message of the earlier steps of its chain. The
+ * bytes of the messages in flight are a fluid, advanced event by event, shaped like
+ * the UDP transport's: a sender's NIC sends the first packets of a message that
+ * finds room in its FIFO of NicBacklogPackets packets ahead (first in, first out) and
+ * the rest round-robin with its other active messages (equal shares); senders never
+ * slow down for the network, so a downstream link offered more than its rate builds
+ * a FIFO backlog that delays every message crossing it. A message's last byte arrives
+ * its own route's latency L + PerMessageOverhead after it left its NIC and the
+ * backlogs. The collective ends when its last rank has finished. Exact for a single
+ * message on an idle path (T_msg), and for a ring on an ideal switch (equal to the
+ * lock-step value up to its per-step rounding).
  *
- * The collective takes the sum of its steps. Closed forms from the literature
- * (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan, Dally-Towles, and the derived
- * torus / Clos / oversubscription formulas listed in doc/alpha-beta-model.md) are
- * static functions, for reports and as cross-checks of the step model.
+ * Lock-step (PredictLockStep, PredictSteps). The messages of one CollectiveStep are
+ * in flight together and the steps do not overlap:
  *
- * What it leaves out. Steps do not overlap (the packet-level run is data-driven,
- * so a fast member may start its next step early); links are shared fluidly within
- * a step (no queueing dynamics, no packet interleaving order, no losses, no
- * congestion control, no retransmissions); ECMP is its expectation (no hash
- * collisions); on paths of unequal rates the latency term uses the slowest link
- * of the route as the train's bottleneck, which is exact only for equal rates.
+ *   T_step = max_link(load * 8 / rate) + max_msg L + gamma * reduceBytes
+ *          + PerMessageOverhead,
+ *
+ * summed over the steps. It charges every step the longest route's latency and every
+ * step's sends the full NIC, which the data-driven run does not (see
+ * doc/alpha-beta-model.md for measured differences).
+ *
+ * Closed forms from the literature (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan,
+ * Dally-Towles, and the derived torus / Clos / oversubscription formulas listed in
+ * doc/alpha-beta-model.md) are static functions, for reports and as cross-checks.
+ *
+ * What it leaves out. Queueing dynamics and packet interleaving order (sharing is
+ * fluid and instantaneous; a switch port's FIFO share by arrival rate is taken as an
+ * equal share), losses, congestion control, retransmissions; ECMP is its expectation
+ * (no flow-hash collisions: a run whose flows hash onto one uplink is slower than the
+ * twin); on paths of unequal rates the latency term uses the slowest link of the
+ * route as the train's bottleneck, which is exact only for equal rates.
  */
 #ifndef MLNET_ALPHA_BETA_MODEL_H
 #define MLNET_ALPHA_BETA_MODEL_H
@@ -71,6 +90,31 @@ struct StepPrediction
 };
 
 /**
+ * \brief The dependency-aware model's account of one message.
+ */
+struct MessageTiming
+{
+    ScheduledMessage message;   //!< the message (step resolved: never kStepOfSchedule)
+    uint32_t scheduleStep{ 0 }; //!< index of its CollectiveStep in the schedule
+    Time start;                 //!< its sender issued it (prerequisites arrived and reduced)
+    Time transferEnd;           //!< its last wire byte left its NIC and the downstream backlogs
+    Time arrival;               //!< its last byte reached the receiver (+ latency + overhead)
+    Time latency;               //!< its pipeline latency (h-1)*F1*8/R + h*d
+    uint32_t hops{ 0 };         //!< hops of its route
+};
+
+/**
+ * \brief The dependency-aware model's account of a whole schedule.
+ */
+struct TimelinePrediction
+{
+    Time total;                          //!< time the last rank finished (from 0)
+    std::vector<MessageTiming> messages; //!< per message, in schedule order
+    std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains
+    uint64_t rateUpdates{ 0 };           //!< fluid events (rate recomputations)
+};
+
+/**
  * \brief Alpha-beta analytical model of collectives on a Cluster's fabric.
  */
 class AlphaBetaModel : public Object
@@ -87,6 +131,8 @@ public:
 
     /// Signature of the StepPredicted trace: step index, the step's prediction.
     typedef void (*StepPredictedTracedCallback)(uint32_t step, const StepPrediction& p);
+    /// Signature of the MessagePredicted trace: one message's dependency-aware timing.
+    typedef void (*MessagePredictedTracedCallback)(const MessageTiming& t);
 
     // ---- Binding ---------------------------------------------------------------
 
@@ -109,7 +155,10 @@ public:
      * \param overhead wire bytes added to every packet (O, headers including PPP)
      */
     void SetPacketization(uint32_t maxPayload, uint32_t overhead);
-    /// \brief Take the packetization from a transport (GetMaxPayload, GetPerPacketOverhead).
+    /**
+     * \brief Take the packetization from a transport (GetMaxPayload, GetPerPacketOverhead),
+     * and NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP).
+     */
     void SetPacketization(Ptr<const MessageTransport> transport);
     /// \return P, the application bytes per packet
     uint32_t GetMaxPayload() const;
@@ -137,17 +186,35 @@ public:
      * Throws std::invalid_argument if no cluster is bound or a message is unroutable.
      */
     StepPrediction PredictStep(const CollectiveStep& step) const;
-    /// \return the per-step breakdown of a schedule (fires StepPredicted per step)
+    /// \return the lock-step per-step breakdown of a schedule (fires StepPredicted per step)
     std::vector<StepPrediction> PredictSteps(const std::vector<CollectiveStep>& schedule) const;
-    /// \return the sum of the steps of a schedule
+    /**
+     * \brief Dependency-aware time of a schedule (ReductionTimePerByte attribute as gamma).
+     * \return TimelinePrediction::total of PredictTimeline(schedule)
+     */
     Time Predict(const std::vector<CollectiveStep>& schedule) const;
     /**
-     * \brief Time a collective from its GetSchedule(), with the collective's own gamma.
+     * \brief Dependency-aware time of a collective from its GetSchedule(), with the
+     * collective's own gamma (see the file comment).
      * \param collective a collective after Setup
      */
     Time Predict(Ptr<const Collective> collective) const;
-    /// \return the per-step breakdown of a collective (its own gamma)
+    /// \return the lock-step time of a schedule: the sum of PredictSteps
+    Time PredictLockStep(const std::vector<CollectiveStep>& schedule) const;
+    /// \return the lock-step time of a collective (its own gamma): the sum of PredictSteps
+    Time PredictLockStep(Ptr<const Collective> collective) const;
+    /// \return the lock-step per-step breakdown of a collective (its own gamma)
     std::vector<StepPrediction> PredictSteps(Ptr<const Collective> collective) const;
+    /**
+     * \brief Dependency-aware prediction with every message's timing (fires
+     * MessagePredicted per message). Throws std::invalid_argument if no cluster is
+     * bound, a rank is out of range, a message is unroutable, or the schedule's
+     * dependencies can never be met (a deadlock: a step waits for a message that is
+     * sent only after it).
+     */
+    TimelinePrediction PredictTimeline(const std::vector<CollectiveStep>& schedule) const;
+    /// \return the dependency-aware prediction of a collective (its own gamma)
+    TimelinePrediction PredictTimeline(Ptr<const Collective> collective) const;
 
     // ---- Closed forms (seconds; alpha s, beta and gamma s/byte, bytes) ---------
     // Sources: Thakur, Rabenseifner, Gropp, "Optimization of Collective Communication
@@ -256,12 +323,15 @@ private:
     StepPrediction PredictStepWith(const CollectiveStep& step, double gamma) const;
     std::vector<StepPrediction> PredictStepsWith(const std::vector<CollectiveStep>& schedule,
                                                  double gamma) const;
+    TimelinePrediction PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
+                                           double gamma) const;
     /// Latency of a message of first frame f1 from src to dst (max over its routes).
     double MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const;
     void RefreshIfLinksFailed() const;
     void CheckBound() const;
 
     uint32_t m_maxPayload{ 8972 };
+    uint32_t m_nicBacklogPackets{ 8 };
     uint32_t m_overhead{ 30 };
     Time m_reduceTimePerByte;
     Time m_perMessageOverhead;
@@ -273,6 +343,8 @@ private:
 
     /// A step was timed: step index, its prediction.
     mutable TracedCallback<uint32_t, const StepPrediction&> m_stepTrace;
+    /// A message was timed by the dependency-aware model.
+    mutable TracedCallback<const MessageTiming&> m_messageTrace;
 };
 
 } // namespace ns3

@@ -48,12 +48,30 @@ struct CollectiveRecord
 
 /**
  * \brief One message of a collective's schedule (ranks, not member indexes).
+ *
+ * Dependencies (used by the dependency-aware twin, AlphaBetaModel::Predict). A
+ * message belongs to step `step` of chain `chain` of its sender's program, and its
+ * receiver awaits it in the same step of the same chain. The sender issues it once
+ * it has completed steps 0..step-1 of that chain: every message addressed to the
+ * sender with the same chain and a smaller step has arrived, and the sender has
+ * reduced those marked `reduce` (gamma x bytes each, reductions of one rank one
+ * after the other). This is exactly StepwiseCollective's engine rule. A message whose
+ * step is kStepOfSchedule (the default, e.g. a schedule written by hand) takes the
+ * index of its CollectiveStep as its step, in chain 0, and its receiver reduces the
+ * CollectiveStep's reduceBytes after that step: the schedule read as lock-step
+ * programs.
  */
 struct ScheduledMessage
 {
+    /// Value of `step` meaning "the index of the CollectiveStep holding the message".
+    static constexpr uint32_t kStepOfSchedule = 0xffffffffu;
+
     uint32_t src{0};    //!< sending rank
     uint32_t dst{0};    //!< receiving rank
     uint64_t bytes{0};  //!< application bytes
+    uint32_t chain{0};  //!< chain of the sender's (and receiver's) program it belongs to
+    uint32_t step{kStepOfSchedule}; //!< step of that chain (see the struct comment)
+    bool reduce{false}; //!< the receiver adds it into its buffer (costs gamma x bytes)
 };
 
 /**

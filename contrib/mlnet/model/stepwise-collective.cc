@@ -122,15 +122,36 @@ std::vector<CollectiveStep> StepwiseCollective::GetSchedule() const
         for (uint32_t m = 0; m < p.size(); ++m)
         {
             uint64_t reduced = 0;
-            for (const auto& chain : p[m])
+            for (uint32_t c = 0; c < p[m].size(); ++c)
             {
+                const auto& chain = p[m][c];
                 if (g >= chain.size())
                 {
                     continue;
                 }
                 for (const auto& s : chain[g].sends)
                 {
-                    cs.messages.push_back({ m_ranks[m], m_ranks[s.to], s.seg.length * unit });
+                    // The receiver awaits it in its step g of chain c (same tag).
+                    bool reduce = false;
+                    if (c < p[s.to].size() && g < p[s.to][c].size())
+                    {
+                        for (const auto& r : p[s.to][c][g].recvs)
+                        {
+                            if (r.from == m)
+                            {
+                                reduce = r.reduce;
+                                break;
+                            }
+                        }
+                    }
+                    ScheduledMessage msg;
+                    msg.src = m_ranks[m];
+                    msg.dst = m_ranks[s.to];
+                    msg.bytes = s.seg.length * unit;
+                    msg.chain = c;
+                    msg.step = static_cast<uint32_t>(g);
+                    msg.reduce = reduce;
+                    cs.messages.push_back(msg);
                 }
                 for (const auto& r : chain[g].recvs)
                 {

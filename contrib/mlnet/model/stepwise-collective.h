@@ -15,7 +15,10 @@
  *
  * The same program yields GetSchedule(): step g of the schedule is every send of
  * step g of every chain of every member, so the analytical twin times exactly
- * the bytes the packet-level run sends.
+ * the bytes the packet-level run sends. Every ScheduledMessage also carries its
+ * chain, its program step g and whether its receiver reduces it: all the
+ * dependency-aware twin (AlphaBetaModel::Predict) needs to replay this engine's
+ * rule (a send of step g of chain c waits for the receives of steps < g of c).
  *
  * Sizes are split in units: 4 bytes (one float) when bytes is a multiple of 4,
  * otherwise 1 byte; so a virtual run and a real-valued run of the same size send

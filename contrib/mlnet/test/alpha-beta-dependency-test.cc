@@ -1,0 +1,373 @@
+/*
+ * Tests of the dependency-aware alpha-beta twin (AlphaBetaModel::Predict): the
+ * schedule carries the engine's dependencies (ScheduledMessage chain/step/reduce),
+ * hand-worked fluid timelines (one message, NIC FIFO head + round-robin, incast
+ * backlog, prerequisites and serialized reductions), equality with the lock-step
+ * twin where both must agree, and packet-level runs over UDP on several fabrics.
+ */
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-factory.h"
+#include "ns3/collective-runner.h"
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/ideal-switch-helper.h"
+#include "ns3/message-transport.h"
+#include "ns3/stepwise-collective.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+#include <numeric>
+
+using namespace ns3;
+
+namespace
+{
+
+/// 8 Gb/s: one byte serializes in exactly 1 ns, so hand-worked times are integers.
+const DataRate kRate("8Gbps");
+const Time kDelay = MicroSeconds(1);
+
+/// Transport that only reports a packetization: P = 1000, O = 50.
+class HandTransport : public MessageTransport
+{
+public:
+    void Install(Ptr<Cluster> cluster) override
+    {
+        m_cluster = cluster;
+    }
+
+    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override {}
+
+    uint32_t GetPerPacketOverhead() const override
+    {
+        return 50;
+    }
+
+    uint32_t GetMaxPayload() const override
+    {
+        return 1000;
+    }
+};
+
+ScheduledMessage Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step,
+                     bool reduce = false)
+{
+    ScheduledMessage m;
+    m.src = src;
+    m.dst = dst;
+    m.bytes = bytes;
+    m.chain = chain;
+    m.step = step;
+    m.reduce = reduce;
+    return m;
+}
+
+class AlphaBetaDependencyTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// n hosts on one switch, 8 Gb/s, 1 us.
+    static Ptr<Cluster> Switch(uint32_t n, DataRate rate = kRate)
+    {
+        IdealSwitchHelper h(n);
+        h.SetLinkRate(rate);
+        h.SetLinkDelay(kDelay);
+        return h.Install();
+    }
+
+    /// Model with P = 1000, O = 50 and the given NIC FIFO.
+    static Ptr<AlphaBetaModel> Model(Ptr<Cluster> c, uint32_t backlog = 8)
+    {
+        Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
+        m->SetPacketization(1000, 50);
+        m->SetAttribute("NicBacklogPackets", UintegerValue(backlog));
+        m->SetCluster(c);
+        return m;
+    }
+
+    static std::vector<CollectiveStep> OneStep(std::vector<ScheduledMessage> msgs)
+    {
+        CollectiveStep s;
+        s.messages = std::move(msgs);
+        return { s };
+    }
+};
+
+} // namespace
+
+TEST_F(AlphaBetaDependencyTest, ScheduleCarriesTheEnginesDependencies)
+{
+    // Ring all-reduce, 4 ranks, one chain: message of step g from member p goes to
+    // p+1, in chain 0, step g; the reduce-scatter half (g < 3) is reduced.
+    Ptr<Cluster> c = Switch(4);
+    Ptr<HandTransport> t = CreateObject<HandTransport>();
+    t->Install(c);
+    Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
+    ring->Setup(t, { 0, 1, 2, 3 }, 4000);
+    auto schedule = ring->GetSchedule();
+    ASSERT_EQ(schedule.size(), 6u);
+    for (uint32_t g = 0; g < schedule.size(); ++g)
+    {
+        ASSERT_EQ(schedule[g].messages.size(), 4u);
+        for (const auto& m : schedule[g].messages)
+        {
+            EXPECT_EQ(m.dst, (m.src + 1) % 4);
+            EXPECT_EQ(m.chain, 0u);
+            EXPECT_EQ(m.step, g);
+            EXPECT_EQ(m.reduce, g < 3) << "step " << g;
+        }
+    }
+    // Hand-written messages keep the default: the index of their CollectiveStep.
+    ScheduledMessage legacy{ 0, 1, 10 };
+    EXPECT_EQ(legacy.step, ScheduledMessage::kStepOfSchedule);
+    EXPECT_EQ(legacy.chain, 0u);
+    EXPECT_FALSE(legacy.reduce);
+}
+
+TEST_F(AlphaBetaDependencyTest, OneMessageOnAnIdlePathTakesTMsg)
+{
+    Ptr<Cluster> c = Switch(4);
+    for (uint32_t backlog : { 0u, 8u })
+    {
+        Ptr<AlphaBetaModel> m = Model(c, backlog);
+        // m = 2500: n = 3, W = 2650, F1 = 1050; 2 hops: W + F1 + 2d = 5700 ns.
+        EXPECT_EQ(m->Predict(OneStep({ Msg(0, 1, 2500, 0, 0) })), NanoSeconds(5700));
+        // m = 20001: n = 21 (> 8 in the FIFO), W = 21051: 21051 + 1050 + 2000 ns.
+        EXPECT_EQ(m->Predict(OneStep({ Msg(2, 3, 20001, 0, 0) })), NanoSeconds(24101));
+        // A hand-written (lock-step) message: the same.
+        EXPECT_EQ(m->Predict(OneStep({ ScheduledMessage{ 0, 1, 2500 } })), NanoSeconds(5700));
+        for (uint64_t bytes : { 10ull, 1000ull, 8999ull, 123457ull })
+        {
+            EXPECT_EQ(m->Predict(OneStep({ Msg(1, 2, bytes, 0, 0) })),
+                      m->PredictMessage(bytes, 2, kRate, kDelay))
+                << bytes << " B";
+        }
+    }
+}
+
+TEST_F(AlphaBetaDependencyTest, RingOnAnIdealSwitchEqualsTheLockStepTwin)
+{
+    // One message per link and step, every route 2 hops: each step of the
+    // data-driven run takes exactly T_msg(c, 2) (+ gamma c), as in lock-step.
+    Ptr<Cluster> c = Switch(8);
+    Ptr<HandTransport> t = CreateObject<HandTransport>();
+    t->Install(c);
+    Ptr<AlphaBetaModel> m = Model(c);
+    for (std::string collective : { "allreduce", "allgather", "reducescatter" })
+    {
+        for (Time gamma : { Time(0), NanoSeconds(1) })
+        {
+            Ptr<Collective> ring = CollectiveFactory::Create(collective, "ring");
+            ring->SetAttribute("ReductionTimePerByte", TimeValue(gamma));
+            ring->Setup(t, { 0, 1, 2, 3, 4, 5, 6, 7 }, 8 * 5000);
+            EXPECT_EQ(m->Predict(ring), m->PredictLockStep(ring)) << collective;
+            EXPECT_GT(m->Predict(ring), Time(0));
+        }
+    }
+    // At 100 Gb/s a byte is 0.08 ns: the lock-step twin rounds every step to the
+    // nanosecond, the dependency-aware one once; they agree to 1 ns per step.
+    Ptr<Cluster> fast = Switch(8, DataRate("100Gbps"));
+    Ptr<HandTransport> t2 = CreateObject<HandTransport>();
+    t2->Install(fast);
+    Ptr<AlphaBetaModel> m2 = Model(fast);
+    Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
+    ring->Setup(t2, { 0, 1, 2, 3, 4, 5, 6, 7 }, 1 << 20);
+    EXPECT_NEAR(m2->Predict(ring).GetNanoSeconds(), m2->PredictLockStep(ring).GetNanoSeconds(),
+                14.0);
+}
+
+TEST_F(AlphaBetaDependencyTest, MessagesOfOneNicShareItHeadFirstThenRoundRobin)
+{
+    // Rank 0 issues c, c, 2c (c = 5000 B = 5 packets, W(c) = 5250, W(2c) = 10500) to
+    // ranks 1, 2, 3 at once. L = F1 + 2d = 1050 + 2000 = 3050 ns.
+    Ptr<Cluster> c = Switch(4);
+    auto schedule =
+        OneStep({ Msg(0, 1, 5000, 0, 0), Msg(0, 2, 5000, 0, 0), Msg(0, 3, 10000, 0, 0) });
+    // Pure round-robin: all at R/3 until the two c's end at 3 W(c) = 15750 ns, then
+    // 2c's remaining 5250 B alone: 21000 ns.
+    TimelinePrediction rr = Model(c, 0)->PredictTimeline(schedule);
+    ASSERT_EQ(rr.messages.size(), 3u);
+    EXPECT_EQ(rr.messages[0].arrival, NanoSeconds(15750 + 3050));
+    EXPECT_EQ(rr.messages[1].arrival, NanoSeconds(15750 + 3050));
+    EXPECT_EQ(rr.messages[2].arrival, NanoSeconds(21000 + 3050));
+    // FIFO of 8 packets: the first message (5 packets) fits whole, the second puts 3
+    // packets (3150 B) in; they leave first (5250, then 8400 ns). Then round-robin:
+    // the second's 2100 B against the third's 10500 B end at 8400 + 2*2100 = 12600;
+    // the third's last 8400 B alone end at 21000 ns.
+    TimelinePrediction fifo = Model(c, 8)->PredictTimeline(schedule);
+    EXPECT_EQ(fifo.messages[0].arrival, NanoSeconds(5250 + 3050));
+    EXPECT_EQ(fifo.messages[1].arrival, NanoSeconds(12600 + 3050));
+    EXPECT_EQ(fifo.messages[2].arrival, NanoSeconds(21000 + 3050));
+    EXPECT_EQ(fifo.total, NanoSeconds(24050));
+    // The lock-step twin times the three as one step: the NIC carries 4 W(c) = 21000
+    // ns, plus the longest latency; it only agrees on the last arrival.
+    EXPECT_EQ(Model(c)->PredictLockStep(schedule), NanoSeconds(21000 + 3050));
+}
+
+TEST_F(AlphaBetaDependencyTest, IncastBuildsABacklogOnTheDownlink)
+{
+    // Ranks 1 and 2 send c = 5000 B (W = 5250) to rank 0 at once. Both NICs send at
+    // R; the switch port to rank 0 is offered 2R, so after 5250 ns it holds 5250 B:
+    // both last bytes leave it at 10500 ns, then L = 3050 ns.
+    Ptr<Cluster> c = Switch(4);
+    TimelinePrediction p =
+        Model(c)->PredictTimeline(OneStep({ Msg(1, 0, 5000, 0, 0), Msg(2, 0, 5000, 0, 0) }));
+    EXPECT_EQ(p.messages[0].transferEnd, NanoSeconds(10500));
+    EXPECT_EQ(p.messages[1].arrival, NanoSeconds(10500 + 3050));
+    EXPECT_EQ(p.total, NanoSeconds(13550));
+}
+
+TEST_F(AlphaBetaDependencyTest, SendsWaitForTheirPrerequisitesAndReductionsAreSerialized)
+{
+    // Chain 0: 0 -> 2 (reduced), then 2 -> 3. Chain 1: 1 -> 2 (reduced), then 2 -> 3.
+    // c = 1000 B = one packet, W = F1 = 1050; gamma = 10 ns/B.
+    //  - 0 -> 2 and 1 -> 2 meet on the port to rank 2: both leave it at 2100 ns and
+    //    arrive at A = 2100 + F1 + 2d = 5150 ns.
+    //  - Rank 2 reduces chain 0's 1000 B (5150 .. 15150), then chain 1's (.. 25150).
+    //  - Each 2 -> 3 then takes T_msg = 1050 + 1050 + 2000 = 4100 ns alone.
+    Ptr<Cluster> c = Switch(4);
+    Ptr<AlphaBetaModel> m = Model(c);
+    m->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(10)));
+    CollectiveStep s0;
+    s0.messages = { Msg(0, 2, 1000, 0, 0, true), Msg(1, 2, 1000, 1, 0, true) };
+    CollectiveStep s1;
+    s1.messages = { Msg(2, 3, 1000, 0, 1), Msg(2, 3, 1000, 1, 1) };
+    TimelinePrediction p = m->PredictTimeline({ s0, s1 });
+    ASSERT_EQ(p.messages.size(), 4u);
+    EXPECT_EQ(p.messages[0].arrival, NanoSeconds(5150));
+    EXPECT_EQ(p.messages[1].arrival, NanoSeconds(5150));
+    EXPECT_EQ(p.messages[2].start, NanoSeconds(15150));
+    EXPECT_EQ(p.messages[3].start, NanoSeconds(25150));
+    EXPECT_EQ(p.messages[2].arrival, NanoSeconds(19250));
+    EXPECT_EQ(p.messages[3].arrival, NanoSeconds(29250));
+    EXPECT_EQ(p.rankFinish[3], NanoSeconds(29250));
+    EXPECT_EQ(p.rankFinish[2], NanoSeconds(25150)); // its last send leaves then
+    EXPECT_EQ(p.total, NanoSeconds(29250));
+    // The trace reports every message.
+    uint32_t traced = 0;
+    m->TraceConnectWithoutContext(
+        "MessagePredicted",
+        MakeCallback(+[](uint32_t* n, const MessageTiming&) { ++*n; }).Bind(&traced));
+    m->PredictTimeline({ s0, s1 });
+    EXPECT_EQ(traced, 4u);
+}
+
+TEST_F(AlphaBetaDependencyTest, BadSchedulesThrow)
+{
+    Ptr<Cluster> c = Switch(4);
+    Ptr<AlphaBetaModel> m = Model(c);
+    EXPECT_THROW(m->Predict(OneStep({ Msg(0, 9, 100, 0, 0) })), std::invalid_argument);
+    EXPECT_THROW(CreateObject<AlphaBetaModel>()->Predict(OneStep({ Msg(0, 1, 100, 0, 0) })),
+                 std::invalid_argument);
+    EXPECT_THROW(m->Predict(Ptr<const Collective>()), std::invalid_argument);
+}
+
+// ---- Against the packet-level run (UDP transport, 100 Gb/s, 1 us links) ------------
+
+namespace
+{
+
+struct PacketCase
+{
+    const char* fabric;
+    const char* dims;
+    uint32_t ranks;
+    uint32_t tiers;
+    uint32_t radix;
+    const char* collective;
+    const char* algorithm;
+};
+
+CollectiveRunResult RunCase(const PacketCase& pc, const std::string& bytes)
+{
+    FabricOptions f;
+    f.fabric = pc.fabric;
+    if (std::string(pc.dims).size() > 0)
+    {
+        f.torusDims = pc.dims;
+    }
+    f.ranks = pc.ranks;
+    f.tiers = pc.tiers;
+    f.radix = pc.radix;
+    CollectiveRunOptions r;
+    r.collective = pc.collective;
+    r.algorithm = pc.algorithm;
+    r.bytes = bytes;
+    CollectiveRunResult res = CollectiveRunner::Run(f.Build(), r);
+    Simulator::Destroy();
+    return res;
+}
+
+} // namespace
+
+TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
+{
+    // Measured errors (sim - twin)/sim at 1 MiB, listed in doc/alpha-beta-model.md;
+    // the lock-step twin was off by -10 % (torus ring), -11 % (fat-tree ring),
+    // -28 % (mesh ring), -40 % (3-tier ring) and +30 % (broadcast).
+    for (const PacketCase& pc : {
+             PacketCase{ "ideal", "", 8, 2, 0, "allreduce", "ring" },
+             PacketCase{ "fattree", "", 8, 2, 4, "allreduce", "ring" },
+             PacketCase{ "fattree", "", 16, 3, 4, "allreduce", "ring" },
+             PacketCase{ "torus", "4x2", 0, 2, 0, "allreduce", "ring" },
+             PacketCase{ "mesh", "4x2", 0, 2, 0, "allreduce", "ring" },
+             PacketCase{ "torus", "4x2", 0, 2, 0, "allreduce", "torus" },
+             PacketCase{ "ideal", "", 8, 2, 0, "broadcast", "ring" },
+             PacketCase{ "ideal", "", 8, 2, 0, "allgather", "ring" },
+             PacketCase{ "ideal", "", 8, 2, 0, "allreduce", "hd" },
+             PacketCase{ "ideal", "", 8, 2, 0, "alltoall", "direct" },
+             PacketCase{ "torus", "4x4", 0, 2, 0, "alltoall", "direct" },
+         })
+    {
+        CollectiveRunResult res = RunCase(pc, "1MiB");
+        std::cout << pc.fabric << " " << pc.dims << " " << pc.collective << "/" << pc.algorithm
+                  << " 1 MiB: ns-3 " << res.simulatedS * 1e6 << " us, twin "
+                  << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
+        EXPECT_LT(std::abs(res.error), 0.03)
+            << pc.fabric << " " << pc.dims << " " << pc.collective << "/" << pc.algorithm;
+    }
+}
+
+TEST_F(AlphaBetaDependencyTest, BroadcastNicSharingAcrossSizes)
+{
+    // The root issues all its scatter sends at once; the NIC's 8-packet FIFO sends
+    // the first ones ahead, the rest round-robin. Measured: 64 KiB +0.1 %, 1 MiB
+    // +0.7 %, 8 MiB -2.2 % (the fluid round-robin hands out shares byte by byte,
+    // the transport packet by packet; the difference accumulates along the ring).
+    for (auto [bytes, bound] :
+         { std::pair{ "64KiB", 0.01 }, std::pair{ "1MiB", 0.01 }, std::pair{ "8MiB", 0.03 } })
+    {
+        CollectiveRunResult res =
+            RunCase(PacketCase{ "ideal", "", 8, 2, 0, "broadcast", "ring" }, bytes);
+        std::cout << "broadcast " << bytes << ": ns-3 " << res.simulatedS * 1e6 << " us, twin "
+                  << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
+        EXPECT_LT(std::abs(res.error), bound) << bytes;
+    }
+}
+
+TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
+{
+    // Flow hashing: on the fat-tree, hd all-reduce and all-to-all put two flows on
+    // one uplink where the twin splits them evenly (ECMP expectation), so the run is
+    // slower than the twin: measured +39 % and +22 % at 1 MiB.
+    CollectiveRunResult hd =
+        RunCase(PacketCase{ "fattree", "", 8, 2, 4, "allreduce", "hd" }, "1MiB");
+    EXPECT_GT(hd.error, 0.2);
+    CollectiveRunResult a2a =
+        RunCase(PacketCase{ "fattree", "", 8, 2, 4, "alltoall", "direct" }, "1MiB");
+    EXPECT_GT(a2a.error, 0.1);
+    // Torus algorithm on a mesh: both halves run in the + direction and the wrap
+    // message crosses k-1 hops. The twin is slower than the run (measured -10.7 %);
+    // step by step the two agree through the reduce-scatter and drift apart in the
+    // all-gather of dimension 0. Not explained yet; a suspect is the downstream
+    // backlog model, which offers every message at its NIC rate on each hop instead
+    // of the rate the hop before lets through.
+    CollectiveRunResult mesh =
+        RunCase(PacketCase{ "mesh", "4x2", 0, 2, 0, "allreduce", "torus" }, "1MiB");
+    EXPECT_LT(mesh.error, 0.0);
+    EXPECT_GT(mesh.error, -0.15);
+}
