@@ -48,52 +48,6 @@ struct GroupWant
     size_t inputIndex{ 0 }; // index in the merged list (for the report)
 };
 
-/// A random shortest path from src to dst given BFS distances from src.
-std::vector<uint32_t> RandomShortestPath(const std::vector<std::vector<uint32_t>>& nb,
-                                         const std::vector<uint32_t>& dist, uint32_t src,
-                                         uint32_t dst, Ptr<UniformRandomVariable> rng)
-{
-    NS_ASSERT(dist[dst] != kUnreached);
-    std::vector<uint32_t> rev{ dst };
-    uint32_t v = dst;
-    while (v != src)
-    {
-        std::vector<uint32_t> preds;
-        for (uint32_t u : nb[v])
-        {
-            if (dist[u] + 1 == dist[v])
-            {
-                preds.push_back(u);
-            }
-        }
-        NS_ASSERT(!preds.empty());
-        v = preds[preds.size() == 1 ? 0 : rng->GetInteger(0, preds.size() - 1)];
-        rev.push_back(v);
-    }
-    return std::vector<uint32_t>(rev.rbegin(), rev.rend());
-}
-
-std::vector<uint32_t> BfsDistances(const std::vector<std::vector<uint32_t>>& nb, uint32_t src)
-{
-    std::vector<uint32_t> dist(nb.size(), kUnreached);
-    std::deque<uint32_t> queue{ src };
-    dist[src] = 0;
-    while (!queue.empty())
-    {
-        uint32_t v = queue.front();
-        queue.pop_front();
-        for (uint32_t u : nb[v])
-        {
-            if (dist[u] == kUnreached)
-            {
-                dist[u] = dist[v] + 1;
-                queue.push_back(u);
-            }
-        }
-    }
-    return dist;
-}
-
 } // namespace
 
 TypeId TopologyFinder::GetTypeId()
@@ -694,33 +648,10 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         }
     }
     // MP pairs, then (optionally) every other pair: random shortest paths.
-    std::vector<std::vector<uint32_t>> nb = plan.Neighbours();
-    for (auto& v : nb)
+    plan.AddShortestPathRoutes(m_rng, [&](uint32_t s, uint32_t t) { return demand(s, t) > 0; });
+    if (m_routeAllPairs)
     {
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-    }
-    for (int pass = 0; pass < 2; ++pass)
-    {
-        if (pass == 1 && !m_routeAllPairs)
-        {
-            break;
-        }
-        for (uint32_t s = 0; s < n; ++s)
-        {
-            std::vector<uint32_t> dist;
-            for (uint32_t t = 0; t < n; ++t)
-            {
-                if (s == t || plan.HasRoutes(s, t) || (pass == 0 && demand(s, t) <= 0))
-                {
-                    continue;
-                }
-                if (dist.empty())
-                {
-                    dist = BfsDistances(nb, s);
-                }
-                setIfAbsent(s, t, RandomShortestPath(nb, dist, s, t, m_rng));
-            }
-        }
+        plan.AddShortestPathRoutes(m_rng);
     }
 
     for (uint32_t deg : plan.Degrees())

@@ -27,8 +27,12 @@
 #ifndef TOPOOPT_TOPOLOGY_PLAN_H
 #define TOPOOPT_TOPOLOGY_PLAN_H
 
+#include "ns3/ptr.h"
+#include "ns3/random-variable-stream.h"
+
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -122,6 +126,13 @@ public:
     bool HasRoutes(uint32_t src, uint32_t dst) const;
     /// \brief The paths from src to dst (throws std::invalid_argument if none).
     const std::vector<PlanPath>& GetRoutes(uint32_t src, uint32_t dst) const;
+    /**
+     * \brief Give pairs without a route one BFS shortest path (chance 1).
+     * \param rng picks uniformly among the shortest-path predecessors at each hop
+     * \param want which (src, dst) pairs to route (default: every pair)
+     */
+    void AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
+                               const std::function<bool(uint32_t, uint32_t)>& want = nullptr);
     /// \brief All routes, keyed by (src, dst).
     const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>& GetAllRoutes() const;
 
