@@ -11,6 +11,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -533,15 +534,15 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         }
     }
 
-    // ---- Matchings on the remaining ports (spill planes first, then fresh planes).
+    // ---- Matchings on the remaining ports.
     MaxWeightMatching matcher(m_rng);
     Eigen::MatrixXd residual = demand;
     Eigen::MatrixXi counts = plan.CircuitCounts();
-    std::vector<uint32_t> order = spillPlanes;
-    for (uint32_t p = nextFresh; p < d; ++p)
-    {
-        order.push_back(p);
-    }
+    // Planes in index order: partially used ring planes (odd rings leave one
+    // server per cycle free on their two alternating planes and fill a shared
+    // spill plane only partly) come before the untouched ones.
+    std::vector<uint32_t> order(d);
+    std::iota(order.begin(), order.end(), 0);
     for (uint32_t p : order)
     {
         std::vector<uint32_t> freeServers;
@@ -571,6 +572,7 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
     }
     m_report.boostMatchings = matcher.GetBoostCalls();
     m_report.matchingRepairs = matcher.GetRepairs();
+    m_report.boostFailures = matcher.GetBoostFailures();
 
     // ---- Routing.
     std::set<uint32_t> coinSet;

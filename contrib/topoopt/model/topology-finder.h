@@ -69,6 +69,7 @@ struct FinderReport
     uint32_t matchingPlanes{ 0 };      //!< planes that received matching circuits
     uint32_t boostMatchings{ 0 };      //!< calls to Boost's blossom
     uint32_t matchingRepairs{ 0 };     //!< Boost answers improved by 2-opt
+    uint32_t boostFailures{ 0 };       //!< Boost runs that crashed or timed out (greedy used)
     bool connectivityRing{ false };    //!< a size-n ring was reserved
     std::vector<uint32_t> groupRings;  //!< rings per input group (after merging by size)
     double trafficAllReduce{ 0 };      //!< T_AR (bytes)

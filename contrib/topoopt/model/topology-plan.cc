@@ -176,6 +176,53 @@ const std::vector<PlanPath>& TopologyPlan::GetRoutes(uint32_t src, uint32_t dst)
     return it->second;
 }
 
+void TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
+                                         const std::function<bool(uint32_t, uint32_t)>& want)
+{
+    const uint32_t unreached = std::numeric_limits<uint32_t>::max();
+    std::vector<std::vector<uint32_t>> nb = Neighbours();
+    for (auto& v : nb)
+    {
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    for (uint32_t s = 0; s < m_servers; ++s)
+    {
+        std::vector<uint32_t> dist;
+        for (uint32_t t = 0; t < m_servers; ++t)
+        {
+            if (s == t || HasRoutes(s, t) || (want && !want(s, t)))
+            {
+                continue;
+            }
+            if (dist.empty())
+            {
+                dist = Distances(s);
+            }
+            if (dist[t] == unreached)
+            {
+                Fail("no path from " + std::to_string(s) + " to " + std::to_string(t) +
+                     ": the circuits do not connect them");
+            }
+            std::vector<uint32_t> rev{ t };
+            uint32_t v = t;
+            while (v != s)
+            {
+                std::vector<uint32_t> preds;
+                for (uint32_t u : nb[v])
+                {
+                    if (dist[u] + 1 == dist[v])
+                    {
+                        preds.push_back(u);
+                    }
+                }
+                v = preds[preds.size() == 1 ? 0 : rng->GetInteger(0, preds.size() - 1)];
+                rev.push_back(v);
+            }
+            SetRoutes(s, t, { PlanPath{ std::vector<uint32_t>(rev.rbegin(), rev.rend()), 1.0 } });
+        }
+    }
+}
+
 const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>& TopologyPlan::GetAllRoutes()
     const
 {
