@@ -1,0 +1,272 @@
+#include "cost-model.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TopooptCostModel");
+NS_OBJECT_ENSURE_REGISTERED(CostModel);
+
+namespace
+{
+using Json = nlohmann::json;
+
+[[noreturn]] void Fail(const std::string& what)
+{
+    throw std::invalid_argument("CostModel: " + what);
+}
+} // namespace
+
+TypeId CostModel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CostModel")
+            .SetParent<Object>()
+            .SetGroupName("Topoopt")
+            .AddConstructor<CostModel>()
+            .AddAttribute("MaxOversubscription",
+                          "Largest ToR oversubscription ratio the similar-cost solver may "
+                          "propose (ratio, >= 1)",
+                          DoubleValue(16.0), MakeDoubleAccessor(&CostModel::m_maxOversubscription),
+                          MakeDoubleChecker<double>(1.0));
+    return tid;
+}
+
+CostModel::CostModel()
+    : m_prices(DefaultPrices())
+    , m_maxOversubscription(16.0)
+{
+}
+
+std::map<uint32_t, PriceEntry> CostModel::DefaultPrices()
+{
+    // USD per unit, all unverified estimates (see doc/topology-finder.md for where
+    // each column comes from). Panel and OCS ports are optically transparent, so
+    // their price does not depend on the link speed.
+    //        speed   transceiver  NIC port  switch port  panel port  OCS port
+    return {
+        { 10, { 20, 90, 50, 100, 520 } },     { 25, { 39, 120, 80, 100, 520 } },
+        { 40, { 49, 200, 100, 100, 520 } },   { 100, { 99, 350, 200, 100, 520 } },
+        { 200, { 299, 600, 400, 100, 520 } }, { 400, { 599, 1000, 700, 100, 520 } },
+    };
+}
+
+void CostModel::LoadJson(const std::string& text)
+{
+    Json j;
+    try
+    {
+        j = Json::parse(text);
+    }
+    catch (const Json::exception& e)
+    {
+        std::string msg = e.what();
+        Fail("malformed price JSON (" + msg.substr(0, msg.find('\n')) + ")");
+    }
+    if (j.is_object() && j.contains("prices"))
+    {
+        j = j["prices"];
+    }
+    if (!j.is_object())
+    {
+        Fail("the price table must be an object {\"<Gbps>\": {\"transceiver\": ..., ...}}");
+    }
+    std::map<uint32_t, PriceEntry> table = m_prices;
+    for (auto it = j.begin(); it != j.end(); ++it)
+    {
+        uint32_t speed = 0;
+        try
+        {
+            size_t used = 0;
+            unsigned long v = std::stoul(it.key(), &used);
+            if (used != it.key().size() || v == 0 || v > 100000)
+            {
+                throw std::invalid_argument("range");
+            }
+            speed = static_cast<uint32_t>(v);
+        }
+        catch (const std::exception&)
+        {
+            Fail("price table key \"" + it.key() + "\" is not a speed in Gbps (e.g. \"100\")");
+        }
+        if (!it.value().is_object())
+        {
+            Fail("prices at " + it.key() + " Gbps must be an object");
+        }
+        bool isNew = table.count(speed) == 0;
+        PriceEntry e = isNew ? PriceEntry() : table[speed];
+        const std::vector<std::pair<std::string, double PriceEntry::*>> fields = {
+            { "transceiver", &PriceEntry::transceiver }, { "nic_port", &PriceEntry::nicPort },
+            { "switch_port", &PriceEntry::switchPort },  { "panel_port", &PriceEntry::panelPort },
+            { "ocs_port", &PriceEntry::ocsPort },
+        };
+        for (auto f = it.value().begin(); f != it.value().end(); ++f)
+        {
+            bool known = false;
+            for (const auto& [name, member] : fields)
+            {
+                if (f.key() == name)
+                {
+                    known = true;
+                    if (!f.value().is_number() || f.value().get<double>() < 0 ||
+                        !std::isfinite(f.value().get<double>()))
+                    {
+                        Fail("price " + it.key() + "/" + name + " must be a number >= 0");
+                    }
+                    e.*member = f.value().get<double>();
+                }
+            }
+            if (!known)
+            {
+                Fail("unknown price field \"" + f.key() +
+                     "\" (use transceiver, nic_port, switch_port, panel_port, ocs_port)");
+            }
+        }
+        if (isNew)
+        {
+            for (const auto& [name, member] : fields)
+            {
+                if (!it.value().contains(name))
+                {
+                    Fail("new speed " + it.key() + " Gbps must list every price; \"" + name +
+                         "\" is missing");
+                }
+            }
+        }
+        table[speed] = e;
+    }
+    m_prices = table;
+}
+
+void CostModel::LoadFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        Fail("cannot read price file \"" + path + "\"");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    LoadJson(ss.str());
+}
+
+std::string CostModel::ToJson(int indent) const
+{
+    Json prices = Json::object();
+    for (const auto& [speed, e] : m_prices)
+    {
+        prices[std::to_string(speed)] = { { "transceiver", e.transceiver },
+                                          { "nic_port", e.nicPort },
+                                          { "switch_port", e.switchPort },
+                                          { "panel_port", e.panelPort },
+                                          { "ocs_port", e.ocsPort } };
+    }
+    Json j;
+    j["prices"] = prices;
+    return j.dump(indent);
+}
+
+std::vector<uint32_t> CostModel::Speeds() const
+{
+    std::vector<uint32_t> s;
+    for (const auto& kv : m_prices)
+    {
+        s.push_back(kv.first);
+    }
+    return s;
+}
+
+const PriceEntry& CostModel::GetPrices(uint32_t gbps) const
+{
+    auto it = m_prices.find(gbps);
+    if (it == m_prices.end())
+    {
+        std::string known;
+        for (uint32_t s : Speeds())
+        {
+            known += (known.empty() ? "" : ", ") + std::to_string(s);
+        }
+        Fail("no prices for " + std::to_string(gbps) + " Gbps; the table has " + known +
+             " (add the speed with LoadJson)");
+    }
+    return it->second;
+}
+
+double CostModel::TopoOptCostPerServer(uint32_t degree, uint32_t gbps, OpticalDevice device) const
+{
+    const PriceEntry& p = GetPrices(gbps);
+    double port = device == OpticalDevice::OCS ? p.ocsPort : p.panelPort;
+    return degree * (p.nicPort + p.transceiver + port);
+}
+
+double CostModel::FatTreeCostPerServer(uint32_t gbps, double r) const
+{
+    if (!(r >= 1.0) || !std::isfinite(r))
+    {
+        Fail("oversubscription " + std::to_string(r) + " must be a finite ratio >= 1");
+    }
+    const PriceEntry& p = GetPrices(gbps);
+    double switchPorts = 1.0 + 4.0 / r;
+    double links = 1.0 + 2.0 / r;
+    return p.nicPort + switchPorts * p.switchPort + links * 2.0 * p.transceiver;
+}
+
+double CostModel::IdealSwitchCostPerServer(uint32_t degree, uint32_t gbps) const
+{
+    return degree * FatTreeCostPerServer(gbps, 1.0);
+}
+
+SimilarCostFatTree CostModel::SimilarCost(double budget) const
+{
+    if (!(budget >= 0) || !std::isfinite(budget))
+    {
+        Fail("budget per server must be a finite amount >= 0");
+    }
+    SimilarCostFatTree out;
+    out.budgetPerServer = budget;
+    for (uint32_t s : Speeds())
+    {
+        const PriceEntry& p = GetPrices(s);
+        double full = FatTreeCostPerServer(s, 1.0);
+        if (full <= budget)
+        {
+            out.fullBisectionGbps = s;
+            out.fullBisectionCost = full;
+        }
+        // cost(r) = fixed + upper / r; the smallest affordable r, if within the cap.
+        double fixed = p.nicPort + p.switchPort + 2.0 * p.transceiver;
+        double upper = 4.0 * p.switchPort + 4.0 * p.transceiver;
+        double r = 1.0;
+        if (full > budget)
+        {
+            if (budget <= fixed)
+            {
+                continue;
+            }
+            r = upper / (budget - fixed);
+            if (r > m_maxOversubscription)
+            {
+                continue;
+            }
+        }
+        double bw = s / r;
+        if (bw > out.bandwidthPerServerGbps + 1e-9)
+        {
+            out.gbps = s;
+            out.oversubscription = r;
+            out.bandwidthPerServerGbps = bw;
+            out.costPerServer = FatTreeCostPerServer(s, r);
+        }
+    }
+    return out;
+}
+
+} // namespace ns3

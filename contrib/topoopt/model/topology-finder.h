@@ -1,0 +1,149 @@
+/*
+ * TopologyFinder: TopoOpt's topology and routing plan for one training job.
+ *
+ * What it models (Wang et al., NSDI'23, Sec. 4, and FlexNet's TopologyFinder).
+ * Input: all-reduce groups (a group size g dividing n and S bytes each; an entry
+ * stands for the n/g groups {o, o+n/g, ...}, o = 0..n/g-1, that TopoOpt places
+ * with stride n/g) and a model-parallel (MP) demand matrix in bytes. The d ports
+ * of every server are split between all-reduce rings and MP matchings,
+ *   d_A = round(d * T_AR / (T_AR + T_MP)),  T_AR = sum_g S_g (2g - 1),
+ * (fix 1 of the released code, which hard-codes d_A = d); d_A is shared among the
+ * groups in proportion to S_g (2g - 1) (fix 2: the released share
+ * total * d_A / traffic_g is inverted and gives the first group every port).
+ * Each group's ports become rings picked by TotientPerms' geometric selection;
+ * a size-n ring (jump 1) is kept when no group spans all servers, so the plan
+ * is connected. The other ports carry MP demand: repeated maximum-weight
+ * perfect matchings (MaxWeightMatching, Boost blossom) over the servers still
+ * free on a plane, with demand decay T(i,j) *= c/(c+1) (c = circuits now between
+ * i and j). Routing: a group with its own rings uses direct ring hops; another
+ * group's ring hops follow the fewest-coin decomposition over the chosen jumps
+ * (BFS over Z_n); MP pairs (and, with RouteAllPairs, every pair) follow BFS
+ * shortest paths. Ties are broken with an ns-3 random stream (AssignStreams).
+ *
+ * Planes. A plane is a matching of bidirectional circuits, so n must be even
+ * and every plane is completed to a perfect matching; every server then has
+ * degree exactly d. A ring over an even group takes two planes (alternate
+ * hops), a ring over a pair takes one, a ring over an odd group takes two planes
+ * and puts its closing hops on a third plane shared with other closing hops and
+ * MP circuits. Ports no ring takes (rounding, groups with fewer candidate jumps
+ * than ports) become matchings on the decayed MP demand; with no MP demand those
+ * are random perfect matchings (expander-like, they shorten the diameter).
+ *
+ * What it leaves out: the parallelization-strategy search (MCMC) and any timing;
+ * the flags ReleasedDegreeSplit / ReleasedGroupShare reproduce the released
+ * code's two bugs for comparison.
+ */
+#ifndef TOPOOPT_TOPOLOGY_FINDER_H
+#define TOPOOPT_TOPOLOGY_FINDER_H
+
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+#include "topology-plan.h"
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief All-reduce groups of one size: the n/g groups {o, o + n/g, ...}, each
+ * reducing S bytes.
+ */
+struct AllReduceGroup
+{
+    uint32_t size{ 0 }; //!< group size g (must divide n)
+    double bytes{ 0 };  //!< S: bytes reduced by each group
+};
+
+/**
+ * \brief What the finder decided, for reports and tests.
+ */
+struct FinderReport
+{
+    uint32_t degreeAllReduce{ 0 };     //!< d_A after clamping (ports for rings)
+    uint32_t degreeModelParallel{ 0 }; //!< d - d_A
+    uint32_t ringPortsUsed{ 0 };       //!< ports the placed rings occupy
+    uint32_t matchingPlanes{ 0 };      //!< planes that received matching circuits
+    uint32_t boostMatchings{ 0 };      //!< calls to Boost's blossom
+    uint32_t matchingRepairs{ 0 };     //!< Boost answers improved by 2-opt
+    uint32_t boostFailures{ 0 };       //!< Boost runs that crashed or timed out (greedy used)
+    bool connectivityRing{ false };    //!< a size-n ring was reserved
+    std::vector<uint32_t> groupRings;  //!< rings per input group (after merging by size)
+    double trafficAllReduce{ 0 };      //!< T_AR (bytes)
+    double trafficModelParallel{ 0 };  //!< T_MP (bytes)
+};
+
+/**
+ * \brief TopoOpt's topology finder: rings, MP matchings and routes for n servers of degree d.
+ */
+class TopologyFinder : public Object
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TopologyFinder();
+    ~TopologyFinder() override;
+
+    /**
+     * \brief Build the plan.
+     * \param servers n (even, >= 2)
+     * \param groups all-reduce groups (sizes dividing n; equal sizes are merged by
+     *        summing their bytes; size 1 and 0 bytes carry no traffic)
+     * \param mpDemand n x n bytes from row to column (an empty matrix means none)
+     * Throws std::invalid_argument for impossible input, saying what to change.
+     */
+    TopologyPlan Find(uint32_t servers, const std::vector<AllReduceGroup>& groups,
+                      const Eigen::MatrixXd& mpDemand);
+
+    /// \brief The decisions of the last Find().
+    const FinderReport& GetLastReport() const;
+
+    /**
+     * \brief Bytes each participant sends per ring: 2(g-1)/g * S / npath.
+     * \param groupSize g
+     * \param bytes S
+     * \param paths npath, the directed rings the group's all-reduce is split over
+     */
+    static double AllReduceBytesPerRing(uint32_t groupSize, double bytes, uint32_t paths);
+    /// \brief npath of group size g in a plan: distinct directed jumps of its rings.
+    static uint32_t RingPaths(const TopologyPlan& plan, uint32_t groupSize);
+    /**
+     * \brief Fewest-coin decomposition of `target` in Z_n (BFS; coins may repeat).
+     * \param rng breaks ties among minimal decompositions (null: smallest coin first)
+     * \return the coins in order; empty if target == 0. Throws std::invalid_argument
+     *         if the coins cannot reach target.
+     */
+    static std::vector<uint32_t> CoinChange(uint32_t n, const std::vector<uint32_t>& coins,
+                                            uint32_t target, Ptr<UniformRandomVariable> rng);
+
+    /**
+     * \brief Assign a fixed random variable stream number.
+     * \param stream first stream index to use
+     * \return the number of streams assigned (1)
+     */
+    int64_t AssignStreams(int64_t stream);
+
+protected:
+    void DoDispose() override;
+
+private:
+    uint32_t m_degree;
+    bool m_bidirectional;
+    bool m_releasedDegreeSplit;
+    bool m_releasedGroupShare;
+    bool m_routeAllPairs;
+    Ptr<UniformRandomVariable> m_rng;
+    FinderReport m_report;
+    TracedCallback<uint32_t, uint32_t> m_ringChosen;    //!< (group size, jump)
+    TracedCallback<uint32_t, uint32_t> m_matchingAdded; //!< (plane, circuits added)
+};
+
+} // namespace ns3
+
+#endif // TOPOOPT_TOPOLOGY_FINDER_H
