@@ -44,6 +44,7 @@ CollectiveRunResult::ToJson() const
     row["bytes"] = record.bytes;
     row["simulated_s"] = simulatedS;
     row["analytical_s"] = analyticalS;
+    row["analytical_lockstep_s"] = lockStepS;
     row["error"] = error;
     row["busbw_gbps"] = busBandwidthGbps;
     row["link_bytes"] = linkBytes;
@@ -124,6 +125,7 @@ CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
     model->SetCluster(cluster);
     model->SetPacketization(transport);
     Time analytical = model->Predict(collective);
+    Time lockStep = model->PredictLockStep(collective);
 
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
@@ -140,6 +142,7 @@ CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
     r.record = collective->GetRecord();
     r.simulatedS = collective->GetDuration().GetSeconds();
     r.analyticalS = analytical.GetSeconds();
+    r.lockStepS = lockStep.GetSeconds();
     r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
     // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
     r.busBandwidthGbps =

@@ -43,7 +43,8 @@ struct CollectiveRunResult
 {
     CollectiveRecord record;       //!< start, end, bytes, names
     double simulatedS{0};          //!< packet-level completion time (s)
-    double analyticalS{0};         //!< alpha-beta twin (s)
+    double analyticalS{0};         //!< alpha-beta twin, following dependencies (s)
+    double lockStepS{0};           //!< alpha-beta twin, steps in lock-step (s)
     double error{0};               //!< (simulated - analytical) / simulated
     double busBandwidthGbps{0};    //!< nccl-tests bus bandwidth of the packet-level run
     uint64_t linkBytes{0};         //!< wire bytes over all links
