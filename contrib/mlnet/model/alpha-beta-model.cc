@@ -70,9 +70,9 @@ AlphaBetaModel::GetTypeId()
                           "Time to reduce one received byte (gamma, s/B); used by the "
                           "schedule overloads. The collective overloads use the collective's "
                           "own.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&AlphaBetaModel::m_reduceTimePerByte),
-                          MakeTimeChecker(Time(0)))
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&AlphaBetaModel::m_reduceTimePerByte),
+                          MakeDoubleChecker<double>(0.0))
             .AddAttribute("PerMessageOverhead",
                           "Software latency of a message (alpha_sw, s), e.g. the launch and "
                           "completion cost of a message in NCCL or MPI: added to every "
@@ -294,7 +294,7 @@ AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) co
 StepPrediction
 AlphaBetaModel::PredictStep(const CollectiveStep& step) const
 {
-    return PredictStepWith(step, m_reduceTimePerByte.GetSeconds());
+    return PredictStepWith(step, m_reduceTimePerByte);
 }
 
 StepPrediction
@@ -399,7 +399,7 @@ AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, do
 std::vector<StepPrediction>
 AlphaBetaModel::PredictSteps(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictStepsWith(schedule, m_reduceTimePerByte.GetSeconds());
+    return PredictStepsWith(schedule, m_reduceTimePerByte);
 }
 
 Time
@@ -426,8 +426,7 @@ AlphaBetaModel::PredictSteps(Ptr<const Collective> collective) const
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
-    return PredictStepsWith(collective->GetSchedule(),
-                            collective->GetReductionTimePerByte().GetSeconds());
+    return PredictStepsWith(collective->GetSchedule(), collective->GetReductionTimePerByte());
 }
 
 Time
@@ -450,7 +449,7 @@ AlphaBetaModel::Predict(Ptr<const Collective> collective) const
 TimelinePrediction
 AlphaBetaModel::PredictTimeline(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictTimelineWith(schedule, m_reduceTimePerByte.GetSeconds());
+    return PredictTimelineWith(schedule, m_reduceTimePerByte);
 }
 
 TimelinePrediction
@@ -460,8 +459,7 @@ AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
-    return PredictTimelineWith(collective->GetSchedule(),
-                               collective->GetReductionTimePerByte().GetSeconds());
+    return PredictTimelineWith(collective->GetSchedule(), collective->GetReductionTimePerByte());
 }
 
 // ---- Dependency-aware prediction ----------------------------------------------------

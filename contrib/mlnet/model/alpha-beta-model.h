@@ -359,7 +359,7 @@ private:
     uint32_t m_maxPayload{8972};
     uint32_t m_nicBacklogPackets{8};
     uint32_t m_overhead{30};
-    Time m_reduceTimePerByte;
+    double m_reduceTimePerByte{0}; //!< gamma (s/B)
     Time m_perMessageOverhead;
 
     Ptr<Cluster> m_cluster;

@@ -1,5 +1,6 @@
 #include "collective.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
@@ -23,11 +24,13 @@ Collective::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Mlnet")
             .AddAttribute("ReductionTimePerByte",
-                          "Compute time to reduce one byte of received data (gamma, s/B); "
-                          "0 makes reductions instantaneous.",
-                          TimeValue(Time(0)),
-                          MakeTimeAccessor(&Collective::m_reduceTimePerByte),
-                          MakeTimeChecker())
+                          "Compute time to reduce one byte of received data (gamma, seconds "
+                          "per byte, e.g. 1e-12 for 1 TB/s); 0 makes reductions instantaneous. "
+                          "A double, so that picosecond-per-byte values survive the simulator's "
+                          "nanosecond resolution: a reduction of B bytes takes gamma*B.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&Collective::m_reduceTimePerByte),
+                          MakeDoubleChecker<double>(0.0))
             .AddTraceSource("Start",
                             "The collective started.",
                             MakeTraceSourceAccessor(&Collective::m_startTrace),
@@ -224,7 +227,7 @@ Collective::GetDuration() const
     return m_end - m_start;
 }
 
-Time
+double
 Collective::GetReductionTimePerByte() const
 {
     return m_reduceTimePerByte;

@@ -146,7 +146,7 @@ public:
      */
     virtual std::vector<CollectiveStep> GetSchedule() const = 0;
     /// \return the reduction time per byte (gamma) in use
-    Time GetReductionTimePerByte() const;
+    double GetReductionTimePerByte() const;
     /// \return the communicator (member i is rank i of the vector)
     const std::vector<uint32_t>& GetRanks() const;
 
@@ -173,7 +173,7 @@ protected:
     uint64_t m_bytes{0};                //!< size (see file comment)
     std::vector<Eigen::VectorXf> m_in;  //!< real inputs (empty when virtual)
     std::vector<Eigen::VectorXf> m_out; //!< real outputs
-    Time m_reduceTimePerByte;           //!< attribute ReductionTimePerByte (gamma)
+    double m_reduceTimePerByte{0};      //!< attribute ReductionTimePerByte (gamma, s/B)
 
 private:
     void Receive(const Message& msg);

@@ -386,13 +386,13 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
         }
         m_stepTrace(m, c, g);
         ++m_cursor[m][c];
-        if (reducedBytes > 0 && m_reduceTimePerByte.IsStrictlyPositive())
+        if (reducedBytes > 0 && m_reduceTimePerByte > 0)
         {
             // One compute resource per member: this reduction starts when the
             // previous one ended; the next sends wait for it.
             Time now = Simulator::Now();
             Time start = std::max(now, m_computeFree[m]);
-            m_computeFree[m] = start + m_reduceTimePerByte * static_cast<int64_t>(reducedBytes);
+            m_computeFree[m] = start + Seconds(m_reduceTimePerByte * reducedBytes);
             m_computing[m][c] = true;
             Simulator::Schedule(m_computeFree[m] - now, &StepwiseCollective::Resume, this, m, c);
             return;

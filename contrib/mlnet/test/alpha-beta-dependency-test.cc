@@ -9,6 +9,7 @@
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/double.h"
 #include "ns3/fabric-options.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/message-transport.h"
@@ -164,7 +165,7 @@ TEST_F(AlphaBetaDependencyTest, RingOnAnIdealSwitchEqualsTheLockStepTwin)
         for (Time gamma : {Time(0), NanoSeconds(1)})
         {
             Ptr<Collective> ring = CollectiveFactory::Create(collective, "ring");
-            ring->SetAttribute("ReductionTimePerByte", TimeValue(gamma));
+            ring->SetAttribute("ReductionTimePerByte", DoubleValue(gamma.GetSeconds()));
             ring->Setup(t, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * 5000);
             EXPECT_EQ(m->Predict(ring), m->PredictLockStep(ring)) << collective;
             EXPECT_GT(m->Predict(ring), Time(0));
@@ -233,7 +234,7 @@ TEST_F(AlphaBetaDependencyTest, SendsWaitForTheirPrerequisitesAndReductionsAreSe
     //  - Each 2 -> 3 then takes T_msg = 1050 + 1050 + 2000 = 4100 ns alone.
     Ptr<Cluster> c = Switch(4);
     Ptr<AlphaBetaModel> m = Model(c);
-    m->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(10)));
+    m->SetAttribute("ReductionTimePerByte", DoubleValue(10e-9));
     CollectiveStep s0;
     s0.messages = {Msg(0, 2, 1000, 0, 0, true), Msg(1, 2, 1000, 1, 0, true)};
     CollectiveStep s1;

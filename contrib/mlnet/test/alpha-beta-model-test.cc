@@ -8,6 +8,7 @@
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/core-module.h"
+#include "ns3/double.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/message-transport.h"
@@ -539,7 +540,7 @@ TEST_F(AlphaBetaFabricTest, RingAllReduceScheduleMatchesThakurRing)
     Ptr<PacketizationOnlyTransport> t = CreateObject<PacketizationOnlyTransport>();
     t->Install(c);
     Ptr<ScheduleOnlyCollective> coll = CreateObject<ScheduleOnlyCollective>();
-    coll->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(1)));
+    coll->SetAttribute("ReductionTimePerByte", DoubleValue(1e-9));
     coll->Setup(t, {0, 1, 2, 3}, s);
     for (uint32_t k = 0; k < 2 * (n - 1); ++k)
     {

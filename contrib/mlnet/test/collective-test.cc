@@ -11,6 +11,7 @@
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
 #include "ns3/direct-all-to-all.h"
+#include "ns3/double.h"
 #include "ns3/halving-doubling-all-reduce.h"
 #include "ns3/network-module.h"
 #include "ns3/pairwise-all-to-all.h"
@@ -498,7 +499,7 @@ TEST_F(CollectiveTest, RingAllReduceTimeFollowsAlphaBetaGamma)
     {
         auto t = MakeTransport(n);
         auto c = CreateObject<RingAllReduce>();
-        c->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(1)));
+        c->SetAttribute("ReductionTimePerByte", DoubleValue(1e-9));
         c->Setup(t, Members(0, n), s);
         c->Start();
         Simulator::Run();
