@@ -21,7 +21,7 @@ namespace ns3
  */
 class HbDomainHelper : public RailFabricHelper
 {
-  public:
+public:
     /// \param domainSize GPUs in the domain K (>= 2)
     explicit HbDomainHelper(uint32_t domainSize);
     Ptr<Cluster> Install() override;

@@ -31,7 +31,7 @@ namespace ns3
  */
 class RailFabricHelper : public FabricHelper
 {
-  public:
+public:
     /**
      * \param domains number of HB domains D (>= 1)
      * \param domainSize GPUs per domain K (>= 1); K = number of rails
@@ -70,7 +70,7 @@ class RailFabricHelper : public FabricHelper
     /// \return after Install: switch node ids per tier, tier 0 = the switches GPUs attach to
     const std::vector<std::vector<uint32_t>>& GetSwitchIdsByTier() const;
 
-  protected:
+protected:
     /// Check D, K, rates, radix (throws std::invalid_argument).
     void ValidateRail() const;
     /// Create the cluster, the D*K GPUs (as ranks, in rank order), the NVSwitches and NVLinks.
@@ -84,10 +84,8 @@ class RailFabricHelper : public FabricHelper
      */
     std::vector<Ptr<Node>> BuildLeafSpine(Ptr<Cluster> cluster,
                                           const std::vector<std::vector<Ptr<Node>>>& leaves,
-                                          uint32_t spines,
-                                          const std::string& downClass,
-                                          const std::string& upClass,
-                                          uint32_t leafRail,
+                                          uint32_t spines, const std::string& downClass,
+                                          const std::string& upClass, uint32_t leafRail,
                                           uint32_t spineRail);
     /// Install the cross-rail policy into the cluster, then FabricHelper::Finish.
     void FinishRail(Ptr<Cluster> cluster, FabricSpec spec);
@@ -96,9 +94,9 @@ class RailFabricHelper : public FabricHelper
 
     uint32_t m_domains;                                   //!< D
     uint32_t m_domainSize;                                //!< K
-    DataRate m_hbRate{"3600Gbps"};                        //!< NVLink rate per GPU
-    Time m_hbDelay{NanoSeconds(25)};                      //!< NVLink delay
-    uint32_t m_radix{64};                                 //!< switch radix
+    DataRate m_hbRate{ "3600Gbps" };                      //!< NVLink rate per GPU
+    Time m_hbDelay{ NanoSeconds(25) };                    //!< NVLink delay
+    uint32_t m_radix{ 64 };                               //!< switch radix
     RailRoutePreference::Policy m_policy;                 //!< cross-rail policy
     NodeContainer m_gpus;                                 //!< GPUs in rank order
     std::vector<uint32_t> m_nvSwitchIds;                  //!< NVSwitch per domain

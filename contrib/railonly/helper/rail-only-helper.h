@@ -25,7 +25,7 @@ namespace ns3
  */
 class RailOnlyHelper : public RailFabricHelper
 {
-  public:
+public:
     /**
      * \param domains number of HB domains D
      * \param domainSize GPUs per domain K (= number of rails)

@@ -30,7 +30,7 @@ namespace ns3
  */
 class RailOptimizedHelper : public RailFabricHelper
 {
-  public:
+public:
     /**
      * \param domains number of HB domains D
      * \param domainSize GPUs per domain K (= number of rails)
@@ -40,8 +40,8 @@ class RailOptimizedHelper : public RailFabricHelper
     void SetRailAligned(bool aligned);
     Ptr<Cluster> Install() override;
 
-  private:
-    bool m_railAligned{true};
+private:
+    bool m_railAligned{ true };
 };
 
 } // namespace ns3

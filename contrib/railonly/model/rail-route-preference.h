@@ -36,7 +36,7 @@ namespace ns3
  */
 class RailRoutePreference : public RoutePreference
 {
-  public:
+public:
     /// Where cross-rail traffic crosses the HB domain.
     enum Policy
     {
@@ -68,14 +68,12 @@ class RailRoutePreference : public RoutePreference
     /// \return the policy named "source", "destination" or "network" (throws otherwise)
     static Policy ParsePolicy(const std::string& name);
 
-    std::vector<uint32_t> Select(const Cluster& cluster,
-                                 uint32_t nodeId,
-                                 uint32_t dstRank,
+    std::vector<uint32_t> Select(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank,
                                  const std::vector<uint32_t>& candidates) const override;
 
-  private:
-    Policy m_policy{FORWARD_AT_SOURCE};
-    uint32_t m_domainSize{8};
+private:
+    Policy m_policy{ FORWARD_AT_SOURCE };
+    uint32_t m_domainSize{ 8 };
 };
 
 } // namespace ns3

@@ -12,8 +12,7 @@ using namespace ns3;
 namespace
 {
 
-std::string
-Message(const std::function<void()>& f)
+std::string Message(const std::function<void()>& f)
 {
     try
     {
@@ -36,7 +35,7 @@ TEST(RailCostModelTest, ClosCountsMatchTheFormulas)
     ClosCount two = RailCostModel::Clos(2048, 64);
     EXPECT_EQ(two.tiers, 2u);
     EXPECT_EQ(two.switches, 3u * 2048 / 64);
-    EXPECT_EQ(two.switchesByTier, (std::vector<uint64_t>{2 * 2048 / 64, 2048 / 64}));
+    EXPECT_EQ(two.switchesByTier, (std::vector<uint64_t>{ 2 * 2048 / 64, 2048 / 64 }));
     EXPECT_EQ(two.links, 2u * 2048);
     ClosCount three = RailCostModel::Clos(65536, 64);
     EXPECT_EQ(three.tiers, 3u);
@@ -49,18 +48,18 @@ TEST(RailCostModelTest, ClosCountsMatchTheFormulas)
     EXPECT_EQ(RailCostModel::Clos(33, 8).tiers, 3u);
     EXPECT_EQ(RailCostModel::Clos(128, 8).switches, 5u * 128 / 8);
     // Partial sizes round up: 100 GPUs at k = 64 -> ceil(200/64) = 4 leaves, 2 spines.
-    EXPECT_EQ(RailCostModel::Clos(100, 64).switchesByTier, (std::vector<uint64_t>{4, 2}));
+    EXPECT_EQ(RailCostModel::Clos(100, 64).switchesByTier, (std::vector<uint64_t>{ 4, 2 }));
 }
 
 TEST(RailCostModelTest, ReproducesTheB300ScalableUnitTable)
 {
     // NVIDIA DGX SuperPOD B300: 1 SU = 512 GPUs -> 16 leaves, 8 spines, 512 + 512 cables;
     // 4 SUs = 2048 GPUs -> 64 leaves, 32 spines, 2048 + 2048 cables (radix-64 leaves).
-    for (auto [gpus, leaves, spines] : {std::tuple<uint64_t, uint64_t, uint64_t>{512, 16, 8},
-                                        {2048, 64, 32}})
+    for (auto [gpus, leaves, spines] :
+         { std::tuple<uint64_t, uint64_t, uint64_t>{ 512, 16, 8 }, { 2048, 64, 32 } })
     {
         ClosCount c = RailCostModel::Clos(gpus, 64);
-        EXPECT_EQ(c.switchesByTier, (std::vector<uint64_t>{leaves, spines})) << gpus;
+        EXPECT_EQ(c.switchesByTier, (std::vector<uint64_t>{ leaves, spines })) << gpus;
         EXPECT_EQ(c.links, 2 * gpus); // node-leaf + leaf-spine
     }
 }
@@ -86,8 +85,8 @@ TEST(RailCostModelTest, CostAndPowerMatchHandCalculations)
     EXPECT_EQ(c.railOnly.transceivers, 1024u);
     double roCost = 24 * 1000.0 + 1536 * 10.0 + 512 * 20.0 + 1024 * 1.0; // 50624
     double roPower = 24 * 100.0 + 1536 * 1.0 + 512 * 2.0;                // 4960
-    double rCost = 8 * 1000.0 + 512 * 10.0 + 512 * 20.0 + 512 * 1.0;      // 23872
-    double rPower = 8 * 100.0 + 512 * 1.0 + 512 * 2.0;                    // 2336
+    double rCost = 8 * 1000.0 + 512 * 10.0 + 512 * 20.0 + 512 * 1.0;     // 23872
+    double rPower = 8 * 100.0 + 512 * 1.0 + 512 * 2.0;                   // 2336
     EXPECT_DOUBLE_EQ(c.railOptimized.cost, roCost);
     EXPECT_DOUBLE_EQ(c.railOptimized.powerW, roPower);
     EXPECT_DOUBLE_EQ(c.railOnly.cost, rCost);
@@ -105,8 +104,8 @@ TEST(RailCostModelTest, CostAndPowerMatchHandCalculations)
 TEST(RailCostModelTest, ReductionRangeOverClusterAndHbDomainSizes)
 {
     auto m = CreateObject<RailCostModel>();
-    std::vector<uint64_t> gpus{4096, 8192, 16384, 32768};
-    std::vector<uint32_t> hb{8, 16, 32, 64, 128, 256};
+    std::vector<uint64_t> gpus{ 4096, 8192, 16384, 32768 };
+    std::vector<uint32_t> hb{ 8, 16, 32, 64, 128, 256 };
     auto rows = m->Sweep(gpus, hb);
     ASSERT_EQ(rows.size(), gpus.size() * hb.size());
     double minCost = 1, maxCost = 0, minPower = 1, maxPower = 0;
@@ -127,14 +126,14 @@ TEST(RailCostModelTest, ReductionRangeOverClusterAndHbDomainSizes)
         maxCost = std::max(maxCost, r.costReduction);
         minPower = std::min(minPower, r.powerReduction);
         maxPower = std::max(maxPower, r.powerReduction);
-        byTiers[{r.railOnly.tiers, r.railOptimized.tiers}] = r.costReduction;
+        byTiers[{ r.railOnly.tiers, r.railOptimized.tiers }] = r.costReduction;
     }
     std::cout << "default table: cost -" << minCost * 100 << "% to -" << maxCost * 100
               << "%, power -" << minPower * 100 << "% to -" << maxPower * 100
               << "% (paper: cost -38% to -77%, power -37% to -75%)" << std::endl;
     // Fewer tiers in the rails, larger saving: 2 vs 3 < 1 vs 3.
-    ASSERT_TRUE(byTiers.count({2, 3}) && byTiers.count({1, 3}));
-    EXPECT_LT((byTiers[{2, 3}]), (byTiers[{1, 3}]));
+    ASSERT_TRUE(byTiers.count({ 2, 3 }) && byTiers.count({ 1, 3 }));
+    EXPECT_LT((byTiers[{ 2, 3 }]), (byTiers[{ 1, 3 }]));
     // The published ranges' ends, within a few points with the default (unverified) table.
     EXPECT_NEAR(minPower, 0.37, 0.03);
     EXPECT_NEAR(maxPower, 0.75, 0.03);
@@ -166,8 +165,7 @@ TEST(RailCostModelTest, BadInputThrowsWithAClearMessage)
     auto m = CreateObject<RailCostModel>();
     EXPECT_NE(Message([&] { m->RailOnly(100, 8); }).find("do not split into HB domains of 8"),
               std::string::npos);
-    EXPECT_NE(Message([&] { m->RailOnly(512, 0); }).find("HB domain size is 0"),
-              std::string::npos);
+    EXPECT_NE(Message([&] { m->RailOnly(512, 0); }).find("HB domain size is 0"), std::string::npos);
     EXPECT_NE(Message([] { RailCostModel::Clos(0, 64); }).find("at least 1 endpoint"),
               std::string::npos);
     EXPECT_NE(Message([] { RailCostModel::Clos(65537, 64); }).find("more than 3 tiers"),
@@ -176,9 +174,9 @@ TEST(RailCostModelTest, BadInputThrowsWithAClearMessage)
     EXPECT_NE(Message([] { RailCostModel::Clos(16, 7); }).find("odd"), std::string::npos);
     EXPECT_NE(Message([&] { m->LoadJson(R"({"router": {}})"); }).find("unknown price-table item"),
               std::string::npos);
-    EXPECT_NE(Message([&] { m->LoadJson(R"({"switch": {"price_usd": "cheap"}})"); })
-                  .find("wrong type"),
-              std::string::npos);
+    EXPECT_NE(
+        Message([&] { m->LoadJson(R"({"switch": {"price_usd": "cheap"}})"); }).find("wrong type"),
+        std::string::npos);
     EXPECT_NE(Message([&] { m->LoadJson("{"); }).find("not valid JSON"), std::string::npos);
     EXPECT_NE(Message([&] { m->LoadJsonFile("/nonexistent/table.json"); }).find("cannot read"),
               std::string::npos);

@@ -1,6 +1,7 @@
 // Rail fabrics: structure (HB domains, rails, tiers), cross-rail forwarding policies
 // (every route walked in the RoutePlanner tables), collectives at packet level, and
 // bad input.
+#include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
 #include "ns3/hb-domain-helper.h"
@@ -22,21 +23,19 @@ using Path = std::vector<uint32_t>; // node ids, source first
 
 class RailFabricTest : public ::testing::Test
 {
-  protected:
+protected:
     void TearDown() override
     {
         Simulator::Destroy();
     }
 
     /// Every route from rank `src` to rank `dst` in the planner's tables (all ECMP branches).
-    static std::vector<Path> Routes(Ptr<Cluster> c,
-                                    const RoutePlanner& planner,
-                                    uint32_t src,
+    static std::vector<Path> Routes(Ptr<Cluster> c, const RoutePlanner& planner, uint32_t src,
                                     uint32_t dst)
     {
         std::vector<Path> out;
         uint32_t dstNode = c->GetRankNode(dst)->GetId();
-        std::vector<Path> stack{{c->GetRankNode(src)->GetId()}};
+        std::vector<Path> stack{ { c->GetRankNode(src)->GetId() } };
         while (!stack.empty())
         {
             Path p = stack.back();
@@ -84,9 +83,7 @@ class RailFabricTest : public ::testing::Test
      * local rank r, visits only switches of rail r and leaves to a GPU of local rank r.
      * \return number of violations
      */
-    static uint32_t CrossRailViolations(Ptr<Cluster> c,
-                                        const RailFabricHelper& h,
-                                        const Path& p)
+    static uint32_t CrossRailViolations(Ptr<Cluster> c, const RailFabricHelper& h, const Path& p)
     {
         uint32_t violations = 0;
         uint32_t rail = UINT32_MAX;
@@ -116,7 +113,8 @@ class RailFabricTest : public ::testing::Test
     }
 
     /// Run a real-valued ring all-reduce of `len` floats over `ranks`; check exact sums.
-    static Time RingAllReduce(Ptr<Cluster> c, const std::vector<uint32_t>& ranks, uint32_t len)
+    static Time RingAllReduce(Ptr<Cluster> c, const std::vector<uint32_t>& ranks, uint32_t len,
+                              Time* predicted = nullptr)
     {
         auto udp = CreateObject<UdpMessageTransport>();
         udp->Install(c);
@@ -132,6 +130,14 @@ class RailFabricTest : public ::testing::Test
             }
             ring->SetInput(m, v);
             sum += v;
+        }
+        if (predicted)
+        {
+            // The twin reads the same (policy-narrowed) RoutePlanner tables.
+            auto twin = CreateObject<AlphaBetaModel>();
+            twin->SetPacketization(udp);
+            twin->SetCluster(c);
+            *predicted = twin->Predict(ring);
         }
         ring->Start();
         Simulator::Run();
@@ -187,7 +193,7 @@ TEST_F(RailFabricTest, RailOnlyHasOneSwitchPerRailAndNoSpine)
     {
         ++classes[l.linkClass];
     }
-    EXPECT_EQ(classes, (std::map<std::string, uint32_t>{{"nvlink", 16}, {"rail", 16}}));
+    EXPECT_EQ(classes, (std::map<std::string, uint32_t>{ { "nvlink", 16 }, { "rail", 16 } }));
     // GPU r of domain d is rank d*K + r and sits on rail r.
     EXPECT_EQ(h.GetRank(2, 3), 11u);
     EXPECT_EQ(h.GetDomainOf(11), 2u);
@@ -227,11 +233,11 @@ TEST_F(RailFabricTest, RailsWiderThanTheRadixBecomeTwoTierClos)
 
 TEST_F(RailFabricTest, NoRouteCrossesRailsThroughASwitch)
 {
-    for (auto policy : {RailRoutePreference::FORWARD_AT_SOURCE,
-                        RailRoutePreference::FORWARD_AT_DESTINATION})
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
     {
-        for (auto [d, k, radix] : {std::tuple<uint32_t, uint32_t, uint32_t>{4, 4, 64},
-                                   {6, 2, 4}})
+        for (auto [d, k, radix] :
+             { std::tuple<uint32_t, uint32_t, uint32_t>{ 4, 4, 64 }, { 6, 2, 4 } })
         {
             RailOnlyHelper h(d, k);
             h.SetRadix(radix);
@@ -278,8 +284,8 @@ TEST_F(RailFabricTest, NoRouteCrossesRailsThroughASwitch)
 TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
 {
     // 4 domains x 4 GPUs. GPU (0,1) = rank 1 to GPU (1,2) = rank 6.
-    for (auto policy : {RailRoutePreference::FORWARD_AT_SOURCE,
-                        RailRoutePreference::FORWARD_AT_DESTINATION})
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
     {
         RailOnlyHelper h(4, 4);
         h.SetCrossRailPolicy(policy);
@@ -289,7 +295,8 @@ TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
         auto node = [&](uint32_t rank) { return c->GetRankNode(rank)->GetId(); };
         uint32_t nvs0 = h.GetNvSwitchIds()[0];
         uint32_t nvs1 = h.GetNvSwitchIds()[1];
-        auto railSwitch = [&](uint32_t rail) {
+        auto railSwitch = [&](uint32_t rail)
+        {
             for (uint32_t id : h.GetSwitchIdsByTier()[0])
             {
                 if (h.GetRailOfSwitch(id) == rail)
@@ -302,13 +309,62 @@ TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
         std::vector<Path> routes = Routes(c, planner, 1, 6);
         ASSERT_EQ(routes.size(), 1u) << "the policy must pick one of the two 4-hop routes";
         Path expected = policy == RailRoutePreference::FORWARD_AT_SOURCE
-                            ? Path{node(1), nvs0, node(2), railSwitch(2), node(6)}
-                            : Path{node(1), railSwitch(1), node(5), nvs1, node(6)};
+                            ? Path{ node(1), nvs0, node(2), railSwitch(2), node(6) }
+                            : Path{ node(1), railSwitch(1), node(5), nvs1, node(6) };
         EXPECT_EQ(routes[0], expected) << RailRoutePreference::PolicyName(policy);
         // Inside a domain: NVLink only. Along a rail: the rail only.
-        EXPECT_EQ(Routes(c, planner, 0, 3), (std::vector<Path>{{node(0), nvs0, node(3)}}));
+        EXPECT_EQ(Routes(c, planner, 0, 3), (std::vector<Path>{ { node(0), nvs0, node(3) } }));
         EXPECT_EQ(Routes(c, planner, 1, 13),
-                  (std::vector<Path>{{node(1), railSwitch(1), node(13)}}));
+                  (std::vector<Path>{ { node(1), railSwitch(1), node(13) } }));
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RailFabricTest, PacketsFollowThePolicyAtPacketLevel)
+{
+    // One 100 kB message from GPU (0,1) to GPU (1,2): the links of the chosen 4-hop
+    // route carry it, in the right direction, and the other route carries nothing.
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+    {
+        RailOnlyHelper h(4, 4);
+        h.SetCrossRailPolicy(policy);
+        Ptr<Cluster> c = h.Install();
+        auto udp = CreateObject<UdpMessageTransport>();
+        udp->Install(c);
+        uint32_t arrived = 0;
+        uint32_t channel = udp->RegisterChannel(
+            MessageTransport::ReceiveCallback([&](const Message&) { ++arrived; }));
+        udp->Send(1, 6, channel, 0, 100000);
+        Simulator::Run();
+        EXPECT_EQ(arrived, 1u);
+        RoutePlanner planner(c);
+        planner.Compute();
+        Path route = Routes(c, planner, 1, 6).at(0);
+        std::set<uint32_t> onRoute;
+        for (size_t i = 1; i < route.size(); ++i)
+        {
+            for (uint32_t id : c->GetLinksOfNode(route[i - 1]))
+            {
+                const ClusterLink& l = c->GetLink(id);
+                uint32_t far = l.nodeA == route[i - 1] ? l.nodeB : l.nodeA;
+                if (far == route[i])
+                {
+                    onRoute.insert(id);
+                    uint64_t forward = l.nodeA == route[i - 1] ? l.bytesAtoB : l.bytesBtoA;
+                    EXPECT_GT(forward, 100000u) << "hop " << i;
+                }
+            }
+        }
+        ASSERT_EQ(onRoute.size(), 4u);
+        for (const auto& l : c->GetLinks())
+        {
+            if (!onRoute.count(l.id))
+            {
+                // Only the receiver's repair/ack traffic may come back; no data elsewhere.
+                EXPECT_LT(l.bytesAtoB + l.bytesBtoA, 1000u) << l.linkClass << " link " << l.id;
+            }
+        }
         Simulator::Destroy();
     }
 }
@@ -326,22 +382,24 @@ TEST_F(RailFabricTest, WithoutAPolicyShortestPathsSplitBetweenBothRelays)
 
 TEST_F(RailFabricTest, RingAllReduceRunsOnRailOnlyThroughTheHbDomains)
 {
-    for (auto policy : {RailRoutePreference::FORWARD_AT_SOURCE,
-                        RailRoutePreference::FORWARD_AT_DESTINATION})
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
     {
         RailOnlyHelper h(4, 4);
         h.SetCrossRailPolicy(policy);
         Ptr<Cluster> c = h.Install();
         std::vector<uint32_t> all(16);
         std::iota(all.begin(), all.end(), 0);
-        Time t = RingAllReduce(c, all, 20000);
+        Time twin;
+        Time t = RingAllReduce(c, all, 20000, &twin);
         // Ring neighbours 3->4, 7->8, ... are cross-rail and cross-domain: they relay
         // through a GPU, so both NVLink and rails carry bytes.
         EXPECT_GT(Bytes(c, "nvlink"), 0u);
         EXPECT_GT(Bytes(c, "rail"), 0u);
         std::cout << "ring all-reduce 16 GPUs 80 kB rail-only "
-                  << RailRoutePreference::PolicyName(policy) << ": " << t.As(Time::US)
-                  << std::endl;
+                  << RailRoutePreference::PolicyName(policy) << ": ns-3 " << t.As(Time::US)
+                  << ", alpha-beta " << twin.As(Time::US) << std::endl;
+        EXPECT_NEAR(twin.GetSeconds(), t.GetSeconds(), 0.1 * t.GetSeconds());
         Simulator::Destroy();
     }
 }
@@ -353,7 +411,7 @@ TEST_F(RailFabricTest, RailAlignedAllReducePutsNoBytesOnTheSpine)
     Ptr<Cluster> c = h.Install();
     EXPECT_EQ(h.GetSwitchIdsByTier()[0].size(), 4u);
     EXPECT_EQ(h.GetSwitchIdsByTier()[1].size(), 2u);
-    RingAllReduce(c, {1, 5, 9, 13}, 20000); // local rank 1 of every domain: rail 1
+    RingAllReduce(c, { 1, 5, 9, 13 }, 20000); // local rank 1 of every domain: rail 1
     EXPECT_GT(Bytes(c, "rail"), 0u);
     EXPECT_EQ(Bytes(c, "spine"), 0u);
     EXPECT_EQ(Bytes(c, "nvlink"), 0u);
@@ -362,7 +420,7 @@ TEST_F(RailFabricTest, RailAlignedAllReducePutsNoBytesOnTheSpine)
     RailOptimizedHelper h2(4, 4);
     h2.SetRadix(8);
     Ptr<Cluster> c2 = h2.Install();
-    RingAllReduce(c2, {0, 5, 10, 15}, 20000);
+    RingAllReduce(c2, { 0, 5, 10, 15 }, 20000);
     EXPECT_GT(Bytes(c2, "spine"), 0u);
     EXPECT_EQ(Bytes(c2, "nvlink"), 0u); // Network policy: no GPU relaying
 }
@@ -382,7 +440,8 @@ TEST_F(RailFabricTest, PlainFatTreeWithHbDomainsGroupsWholeDomainsUnderALeaf)
 
 TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
 {
-    auto message = [](auto&& build) {
+    auto message = [](auto&& build)
+    {
         try
         {
             build();
@@ -397,29 +456,41 @@ TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
               std::string::npos);
     EXPECT_NE(message([] { RailOnlyHelper(0, 8).Install(); }).find("domains is 0"),
               std::string::npos);
-    EXPECT_NE(message([] {
-                  RailOnlyHelper h(9, 2);
-                  h.SetRadix(2); // 9 GPUs per rail > k^2/2 = 2
-                  h.Install();
-              }).find("does not fit a 2-tier Clos of radix 2"),
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(9, 2);
+                      h.SetRadix(2); // 9 GPUs per rail > k^2/2 = 2
+                      h.Install();
+                  })
+                  .find("does not fit a 2-tier Clos of radix 2"),
               std::string::npos);
-    EXPECT_NE(message([] {
-                  RailOnlyHelper h(4, 4);
-                  h.SetRadix(1);
-                  h.Install();
-              }).find("too small"),
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(4, 4);
+                      h.SetRadix(1);
+                      h.Install();
+                  })
+                  .find("too small"),
               std::string::npos);
-    EXPECT_NE(message([] {
-                  RailOnlyHelper h(4, 4);
-                  h.SetHbRate(DataRate(0));
-                  h.Install();
-              }).find("HB (NVLink) rate is 0"),
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(4, 4);
+                      h.SetHbRate(DataRate(0));
+                      h.Install();
+                  })
+                  .find("HB (NVLink) rate is 0"),
               std::string::npos);
-    EXPECT_NE(message([] {
-                  RailOptimizedHelper h(8, 8);
-                  h.SetRadix(8); // 16 leaves > 8 spine ports
-                  h.Install();
-              }).find("more than a spine of radix 8"),
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOptimizedHelper h(8, 8);
+                      h.SetRadix(8); // 16 leaves > 8 spine ports
+                      h.Install();
+                  })
+                  .find("more than a spine of radix 8"),
               std::string::npos);
     EXPECT_NE(message([] { HbDomainHelper(1).Install(); }).find("at least 2 GPUs"),
               std::string::npos);
