@@ -1,5 +1,7 @@
 #include "cluster.h"
 
+#include "route-preference.h"
+
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -37,6 +39,7 @@ Cluster::DoDispose()
     m_links.clear();
     m_rankNodes = NodeContainer();
     m_switchNodes = NodeContainer();
+    m_routePreference = nullptr;
     Object::DoDispose();
 }
 
@@ -215,6 +218,18 @@ const FabricSpec&
 Cluster::GetFabricSpec() const
 {
     return m_spec;
+}
+
+void
+Cluster::SetRoutePreference(Ptr<RoutePreference> preference)
+{
+    m_routePreference = preference;
+}
+
+Ptr<RoutePreference>
+Cluster::GetRoutePreference() const
+{
+    return m_routePreference;
 }
 
 void

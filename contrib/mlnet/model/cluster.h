@@ -32,6 +32,8 @@
 namespace ns3
 {
 
+class RoutePreference;
+
 /**
  * \brief Compact description of a fabric, as built; input of the analytical model.
  */
@@ -153,6 +155,14 @@ class Cluster : public Object
     const FabricSpec& GetFabricSpec() const;
 
     /**
+     * \brief Set the policy that narrows equal-length next-hop sets (null: none, the
+     * default). RoutePlanner::Compute applies it; routes must be recomputed afterwards.
+     */
+    void SetRoutePreference(Ptr<RoutePreference> preference);
+    /// \return the route preference, or null
+    Ptr<RoutePreference> GetRoutePreference() const;
+
+    /**
      * \brief Fail a link: both directions drop every frame from now on.
      * Routing must be recomputed afterwards (RoutePlanner::Install does).
      */
@@ -179,6 +189,7 @@ class Cluster : public Object
     std::vector<ClusterLink> m_links;
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_linksOfNode;
     FabricSpec m_spec;
+    Ptr<RoutePreference> m_routePreference;
 
     /// Fires when a link is failed: link id.
     TracedCallback<uint32_t> m_linkFailedTrace;

@@ -1,6 +1,7 @@
 #include "route-planner.h"
 
 #include "flow-hash-routing.h"
+#include "route-preference.h"
 
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -9,6 +10,7 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <map>
@@ -116,10 +118,53 @@ RoutePlanner::Compute()
     }
 
     const FabricSpec& spec = m_cluster->GetFabricSpec();
-    if (spec.routing != "dor")
+    if (spec.routing == "dor")
+    {
+        ComputeDimensionOrder();
+    }
+    ApplyPreference();
+}
+
+void
+RoutePlanner::ApplyPreference()
+{
+    Ptr<RoutePreference> preference = m_cluster->GetRoutePreference();
+    if (!preference)
     {
         return;
     }
+    for (uint32_t r = 0; r < m_next.size(); ++r)
+    {
+        for (uint32_t v = 0; v < m_next[r].size(); ++v)
+        {
+            std::vector<uint32_t>& next = m_next[r][v];
+            if (next.size() < 2)
+            {
+                continue;
+            }
+            std::vector<uint32_t> pick = preference->Select(*m_cluster, v, r, next);
+            std::vector<uint32_t> kept;
+            for (uint32_t id : next)
+            {
+                if (std::find(pick.begin(), pick.end(), id) != pick.end())
+                {
+                    kept.push_back(id);
+                }
+            }
+            if (!kept.empty())
+            {
+                next = std::move(kept);
+            }
+        }
+    }
+}
+
+void
+RoutePlanner::ComputeDimensionOrder()
+{
+    const auto& links = m_cluster->GetLinks();
+    const FabricSpec& spec = m_cluster->GetFabricSpec();
+    uint32_t nRanks = m_cluster->GetNRanks();
     // Dimension-order routing on a torus or mesh whose ranks are its nodes.
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> linkBetween;
     for (const auto& l : links)

@@ -10,6 +10,8 @@
  * directions carry half of them), falling back to shortest paths around failed links.
  * The analytical twin uses the same tables, so it loads links exactly as packets do
  * (ECMP: an even split over next hops, which is what flow hashing gives in expectation).
+ * Last, where a set holds several links and the Cluster carries a RoutePreference,
+ * the set is narrowed to the links the preference keeps (see route-preference.h).
  */
 #ifndef MLNET_ROUTE_PLANNER_H
 #define MLNET_ROUTE_PLANNER_H
@@ -50,6 +52,11 @@ class RoutePlanner
                                                         uint32_t dstRank) const;
 
   private:
+    /// Replace routes of a torus/mesh by dimension order where they are clean.
+    void ComputeDimensionOrder();
+    /// Narrow multi-link sets with the cluster's RoutePreference, if any.
+    void ApplyPreference();
+
     Ptr<Cluster> m_cluster;
     uint32_t m_maxNodeId{0};
     // m_next[dstRank][nodeId] = next-hop link ids; m_dist[dstRank][nodeId] = hops

@@ -1,0 +1,20 @@
+#include "route-preference.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetRoutePreference");
+NS_OBJECT_ENSURE_REGISTERED(RoutePreference);
+
+TypeId RoutePreference::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoutePreference").SetParent<Object>().SetGroupName("Mlnet");
+    return tid;
+}
+
+RoutePreference::RoutePreference() = default;
+RoutePreference::~RoutePreference() = default;
+
+} // namespace ns3

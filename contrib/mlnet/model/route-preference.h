@@ -1,0 +1,62 @@
+/*
+ * RoutePreference: a policy hook that narrows RoutePlanner's next-hop sets.
+ *
+ * RoutePlanner computes, for every node and destination rank, the set of links
+ * on a shortest path (or the dimension-order link). Where that set holds more
+ * than one link, and the Cluster carries a RoutePreference, the planner asks the
+ * preference which of the candidates to keep and keeps the intersection of its
+ * answer with the candidates. An empty intersection keeps every candidate (the
+ * preference does not apply there). Because a preference can only remove links
+ * from shortest-path sets, every route stays shortest and loop-free, and every
+ * node that had a route keeps one. Routing (FlowHashRouting) and the analytical
+ * twin (AlphaBetaModel) both read the planner's tables, so a preference acts on
+ * both alike.
+ *
+ * What it leaves out: a preference cannot lengthen routes (no detours beyond the
+ * shortest paths) and cannot depend on the source of a packet, only on the node
+ * and the destination rank (tables are destination-based).
+ */
+#ifndef MLNET_ROUTE_PREFERENCE_H
+#define MLNET_ROUTE_PREFERENCE_H
+
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+class Cluster;
+
+/**
+ * \brief Chooses among equal-length next hops; held by a Cluster, applied by RoutePlanner.
+ */
+class RoutePreference : public Object
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RoutePreference();
+    ~RoutePreference() override;
+
+    /**
+     * \brief Pick the next hops to keep at one node towards one rank.
+     * \param cluster the cluster being routed
+     * \param nodeId ns-3 id of the node whose table entry is being decided
+     * \param dstRank destination rank
+     * \param candidates ids of the links on a shortest path (two or more)
+     * \return the links to keep; links not among the candidates are ignored, and an
+     *         answer that keeps none of them keeps all of them
+     */
+    virtual std::vector<uint32_t> Select(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank,
+                                         const std::vector<uint32_t>& candidates) const = 0;
+};
+
+} // namespace ns3
+
+#endif // MLNET_ROUTE_PREFERENCE_H

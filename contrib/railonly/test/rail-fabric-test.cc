@@ -1,0 +1,502 @@
+// Rail fabrics: structure (HB domains, rails, tiers), cross-rail forwarding policies
+// (every route walked in the RoutePlanner tables), collectives at packet level, and
+// bad input.
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-factory.h"
+#include "ns3/core-module.h"
+#include "ns3/hb-domain-helper.h"
+#include "ns3/rail-only-helper.h"
+#include "ns3/rail-optimized-helper.h"
+#include "ns3/route-planner.h"
+#include "ns3/udp-message-transport.h"
+
+#include <gtest/gtest.h>
+#include <numeric>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+using Path = std::vector<uint32_t>; // node ids, source first
+
+class RailFabricTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// Every route from rank `src` to rank `dst` in the planner's tables (all ECMP branches).
+    static std::vector<Path> Routes(Ptr<Cluster> c, const RoutePlanner& planner, uint32_t src,
+                                    uint32_t dst)
+    {
+        std::vector<Path> out;
+        uint32_t dstNode = c->GetRankNode(dst)->GetId();
+        std::vector<Path> stack{ { c->GetRankNode(src)->GetId() } };
+        while (!stack.empty())
+        {
+            Path p = stack.back();
+            stack.pop_back();
+            uint32_t u = p.back();
+            if (u == dstNode)
+            {
+                out.push_back(p);
+                continue;
+            }
+            const auto& next = planner.NextLinks(u, dst);
+            EXPECT_FALSE(next.empty()) << "dead end at node " << u;
+            EXPECT_LT(p.size(), 64u) << "route too long (loop?)";
+            if (p.size() >= 64)
+            {
+                continue;
+            }
+            for (uint32_t id : next)
+            {
+                const ClusterLink& l = c->GetLink(id);
+                Path q = p;
+                q.push_back(l.nodeA == u ? l.nodeB : l.nodeA);
+                stack.push_back(q);
+            }
+        }
+        return out;
+    }
+
+    /// Link class of the link between two adjacent nodes.
+    static std::string ClassBetween(Ptr<Cluster> c, uint32_t a, uint32_t b)
+    {
+        for (uint32_t id : c->GetLinksOfNode(a))
+        {
+            const ClusterLink& l = c->GetLink(id);
+            if ((l.nodeA == a && l.nodeB == b) || (l.nodeA == b && l.nodeB == a))
+            {
+                return l.linkClass;
+            }
+        }
+        return "none";
+    }
+
+    /**
+     * Check one route: every stretch through rail/spine switches enters from a GPU of
+     * local rank r, visits only switches of rail r and leaves to a GPU of local rank r.
+     * \return number of violations
+     */
+    static uint32_t CrossRailViolations(Ptr<Cluster> c, const RailFabricHelper& h, const Path& p)
+    {
+        uint32_t violations = 0;
+        uint32_t rail = UINT32_MAX;
+        for (size_t i = 1; i < p.size(); ++i)
+        {
+            std::string cls = ClassBetween(c, p[i - 1], p[i]);
+            if (cls == "nvlink")
+            {
+                continue;
+            }
+            uint32_t fromRank = c->GetRankOfNode(p[i - 1]);
+            uint32_t toRank = c->GetRankOfNode(p[i]);
+            if (fromRank != UINT32_MAX)
+            {
+                rail = h.GetLocalRank(fromRank); // entering the network
+            }
+            if (toRank != UINT32_MAX)
+            {
+                violations += h.GetLocalRank(toRank) != rail;
+            }
+            else
+            {
+                violations += h.GetRailOfSwitch(p[i]) != rail;
+            }
+        }
+        return violations;
+    }
+
+    /// Run a real-valued ring all-reduce of `len` floats over `ranks`; check exact sums.
+    static Time RingAllReduce(Ptr<Cluster> c, const std::vector<uint32_t>& ranks, uint32_t len,
+                              Time* predicted = nullptr)
+    {
+        auto udp = CreateObject<UdpMessageTransport>();
+        udp->Install(c);
+        Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
+        ring->Setup(udp, ranks, 4ull * len);
+        Eigen::VectorXf sum = Eigen::VectorXf::Zero(len);
+        for (uint32_t m = 0; m < ranks.size(); ++m)
+        {
+            Eigen::VectorXf v(len);
+            for (uint32_t j = 0; j < len; ++j)
+            {
+                v[j] = static_cast<float>((j * 5 + m * 7) % 41) - 20.0f; // integers: exact
+            }
+            ring->SetInput(m, v);
+            sum += v;
+        }
+        if (predicted)
+        {
+            // The twin reads the same (policy-narrowed) RoutePlanner tables.
+            auto twin = CreateObject<AlphaBetaModel>();
+            twin->SetPacketization(udp);
+            twin->SetCluster(c);
+            *predicted = twin->Predict(ring);
+        }
+        ring->Start();
+        Simulator::Run();
+        EXPECT_TRUE(ring->IsDone());
+        for (uint32_t m = 0; m < ranks.size() && ring->IsDone(); ++m)
+        {
+            EXPECT_EQ(ring->GetOutput(m), sum) << "member " << m;
+        }
+        EXPECT_EQ(udp->GetRetransmissions(), 0u);
+        return ring->GetDuration();
+    }
+
+    static uint64_t Bytes(Ptr<Cluster> c, const std::string& cls)
+    {
+        auto bytes = c->GetBytesByLinkClass();
+        return bytes.count(cls) ? bytes[cls] : 0;
+    }
+};
+
+TEST_F(RailFabricTest, HbDomainIsKGpusOnOneNvSwitch)
+{
+    HbDomainHelper h(8);
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(c->GetNRanks(), 8u);
+    EXPECT_EQ(c->GetSwitchNodes().GetN(), 1u);
+    ASSERT_EQ(c->GetLinks().size(), 8u);
+    for (const auto& l : c->GetLinks())
+    {
+        EXPECT_EQ(l.linkClass, "nvlink");
+        DataRateValue rate;
+        l.devA->GetAttribute("DataRate", rate);
+        EXPECT_EQ(rate.Get(), DataRate("3600Gbps")); // 450 GB/s per direction
+    }
+    RoutePlanner planner(c);
+    planner.Compute();
+    EXPECT_EQ(planner.Hops(0, 7), 2u);
+    Simulator::Destroy();
+    // A 256-GPU domain (GH200 NVLink Switch System) builds too.
+    HbDomainHelper big(256);
+    EXPECT_EQ(big.Install()->GetNRanks(), 256u);
+}
+
+TEST_F(RailFabricTest, RailOnlyHasOneSwitchPerRailAndNoSpine)
+{
+    RailOnlyHelper h(4, 4);
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(c->GetNRanks(), 16u);
+    EXPECT_EQ(c->GetFabricSpec().kind, "railonly");
+    EXPECT_EQ(c->GetFabricSpec().tiers, 1u);
+    EXPECT_EQ(c->GetSwitchNodes().GetN(), 4u + 4u); // NVSwitches + one switch per rail
+    std::map<std::string, uint32_t> classes;
+    for (const auto& l : c->GetLinks())
+    {
+        ++classes[l.linkClass];
+    }
+    EXPECT_EQ(classes, (std::map<std::string, uint32_t>{ { "nvlink", 16 }, { "rail", 16 } }));
+    // GPU r of domain d is rank d*K + r and sits on rail r.
+    EXPECT_EQ(h.GetRank(2, 3), 11u);
+    EXPECT_EQ(h.GetDomainOf(11), 2u);
+    EXPECT_EQ(h.GetLocalRank(11), 3u);
+    for (uint32_t id : h.GetSwitchIdsByTier()[0])
+    {
+        EXPECT_LT(h.GetRailOfSwitch(id), 4u);
+    }
+}
+
+TEST_F(RailFabricTest, RailsWiderThanTheRadixBecomeTwoTierClos)
+{
+    // D = 6 GPUs per rail, radix 4: leaves of 2 GPUs (3 per rail), ceil(6/4) = 2 rail spines.
+    RailOnlyHelper h(6, 2);
+    h.SetRadix(4);
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(c->GetFabricSpec().tiers, 2u);
+    ASSERT_EQ(h.GetSwitchIdsByTier().size(), 2u);
+    EXPECT_EQ(h.GetSwitchIdsByTier()[0].size(), 2u * 3u);
+    EXPECT_EQ(h.GetSwitchIdsByTier()[1].size(), 2u * 2u);
+    // Full bisection: one uplink per GPU; no switch uses more than its radix.
+    uint32_t rail = 0;
+    for (const auto& l : c->GetLinks())
+    {
+        rail += l.linkClass == "rail";
+    }
+    EXPECT_EQ(rail, 12u + 12u);
+    NodeContainer sw = c->GetSwitchNodes();
+    for (uint32_t i = 0; i < sw.GetN(); ++i)
+    {
+        EXPECT_LE(c->GetLinksOfNode(sw.Get(i)->GetId()).size(), 6u); // NVSwitch: 2; rail: <= 4
+    }
+    RoutePlanner planner(c);
+    planner.Compute();
+    EXPECT_EQ(planner.Hops(0, 10), 4u); // same rail, different leaves: GPU-leaf-spine-leaf-GPU
+}
+
+TEST_F(RailFabricTest, NoRouteCrossesRailsThroughASwitch)
+{
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+    {
+        for (auto [d, k, radix] :
+             { std::tuple<uint32_t, uint32_t, uint32_t>{ 4, 4, 64 }, { 6, 2, 4 } })
+        {
+            RailOnlyHelper h(d, k);
+            h.SetRadix(radix);
+            h.SetCrossRailPolicy(policy);
+            Ptr<Cluster> c = h.Install();
+            RoutePlanner planner(c);
+            planner.Compute();
+            uint32_t routes = 0;
+            uint32_t violations = 0;
+            for (uint32_t a = 0; a < c->GetNRanks(); ++a)
+            {
+                for (uint32_t b = 0; b < c->GetNRanks(); ++b)
+                {
+                    if (a == b)
+                    {
+                        continue;
+                    }
+                    for (const Path& p : Routes(c, planner, a, b))
+                    {
+                        ++routes;
+                        violations += CrossRailViolations(c, h, p);
+                    }
+                }
+            }
+            EXPECT_GT(routes, c->GetNRanks() * (c->GetNRanks() - 1) - 1);
+            EXPECT_EQ(violations, 0u) << d << "x" << k << " radix " << radix << " policy "
+                                      << RailRoutePreference::PolicyName(policy);
+            Simulator::Destroy();
+        }
+    }
+    // The check can fail: on a rail-optimized fabric cross-rail routes cross the spine.
+    RailOptimizedHelper ro(4, 4);
+    Ptr<Cluster> c = ro.Install();
+    RoutePlanner planner(c);
+    planner.Compute();
+    uint32_t violations = 0;
+    for (const Path& p : Routes(c, planner, 1, 6))
+    {
+        violations += CrossRailViolations(c, ro, p);
+    }
+    EXPECT_GT(violations, 0u);
+}
+
+TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
+{
+    // 4 domains x 4 GPUs. GPU (0,1) = rank 1 to GPU (1,2) = rank 6.
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+    {
+        RailOnlyHelper h(4, 4);
+        h.SetCrossRailPolicy(policy);
+        Ptr<Cluster> c = h.Install();
+        RoutePlanner planner(c);
+        planner.Compute();
+        auto node = [&](uint32_t rank) { return c->GetRankNode(rank)->GetId(); };
+        uint32_t nvs0 = h.GetNvSwitchIds()[0];
+        uint32_t nvs1 = h.GetNvSwitchIds()[1];
+        auto railSwitch = [&](uint32_t rail)
+        {
+            for (uint32_t id : h.GetSwitchIdsByTier()[0])
+            {
+                if (h.GetRailOfSwitch(id) == rail)
+                {
+                    return id;
+                }
+            }
+            return UINT32_MAX;
+        };
+        std::vector<Path> routes = Routes(c, planner, 1, 6);
+        ASSERT_EQ(routes.size(), 1u) << "the policy must pick one of the two 4-hop routes";
+        Path expected = policy == RailRoutePreference::FORWARD_AT_SOURCE
+                            ? Path{ node(1), nvs0, node(2), railSwitch(2), node(6) }
+                            : Path{ node(1), railSwitch(1), node(5), nvs1, node(6) };
+        EXPECT_EQ(routes[0], expected) << RailRoutePreference::PolicyName(policy);
+        // Inside a domain: NVLink only. Along a rail: the rail only.
+        EXPECT_EQ(Routes(c, planner, 0, 3), (std::vector<Path>{ { node(0), nvs0, node(3) } }));
+        EXPECT_EQ(Routes(c, planner, 1, 13),
+                  (std::vector<Path>{ { node(1), railSwitch(1), node(13) } }));
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RailFabricTest, PacketsFollowThePolicyAtPacketLevel)
+{
+    // One 100 kB message from GPU (0,1) to GPU (1,2): the links of the chosen 4-hop
+    // route carry it, in the right direction, and the other route carries nothing.
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+    {
+        RailOnlyHelper h(4, 4);
+        h.SetCrossRailPolicy(policy);
+        Ptr<Cluster> c = h.Install();
+        auto udp = CreateObject<UdpMessageTransport>();
+        udp->Install(c);
+        uint32_t arrived = 0;
+        uint32_t channel = udp->RegisterChannel(
+            MessageTransport::ReceiveCallback([&](const Message&) { ++arrived; }));
+        udp->Send(1, 6, channel, 0, 100000);
+        Simulator::Run();
+        EXPECT_EQ(arrived, 1u);
+        RoutePlanner planner(c);
+        planner.Compute();
+        Path route = Routes(c, planner, 1, 6).at(0);
+        std::set<uint32_t> onRoute;
+        for (size_t i = 1; i < route.size(); ++i)
+        {
+            for (uint32_t id : c->GetLinksOfNode(route[i - 1]))
+            {
+                const ClusterLink& l = c->GetLink(id);
+                uint32_t far = l.nodeA == route[i - 1] ? l.nodeB : l.nodeA;
+                if (far == route[i])
+                {
+                    onRoute.insert(id);
+                    uint64_t forward = l.nodeA == route[i - 1] ? l.bytesAtoB : l.bytesBtoA;
+                    EXPECT_GT(forward, 100000u) << "hop " << i;
+                }
+            }
+        }
+        ASSERT_EQ(onRoute.size(), 4u);
+        for (const auto& l : c->GetLinks())
+        {
+            if (!onRoute.count(l.id))
+            {
+                // Only the receiver's repair/ack traffic may come back; no data elsewhere.
+                EXPECT_LT(l.bytesAtoB + l.bytesBtoA, 1000u) << l.linkClass << " link " << l.id;
+            }
+        }
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RailFabricTest, WithoutAPolicyShortestPathsSplitBetweenBothRelays)
+{
+    // What the policy is for: plain ECMP has both 4-hop routes.
+    RailOnlyHelper h(4, 4);
+    Ptr<Cluster> c = h.Install();
+    c->SetRoutePreference(nullptr);
+    RoutePlanner planner(c);
+    planner.Compute();
+    EXPECT_EQ(Routes(c, planner, 1, 6).size(), 2u);
+}
+
+TEST_F(RailFabricTest, RingAllReduceRunsOnRailOnlyThroughTheHbDomains)
+{
+    for (auto policy :
+         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+    {
+        RailOnlyHelper h(4, 4);
+        h.SetCrossRailPolicy(policy);
+        Ptr<Cluster> c = h.Install();
+        std::vector<uint32_t> all(16);
+        std::iota(all.begin(), all.end(), 0);
+        Time twin;
+        Time t = RingAllReduce(c, all, 20000, &twin);
+        // Ring neighbours 3->4, 7->8, ... are cross-rail and cross-domain: they relay
+        // through a GPU, so both NVLink and rails carry bytes.
+        EXPECT_GT(Bytes(c, "nvlink"), 0u);
+        EXPECT_GT(Bytes(c, "rail"), 0u);
+        std::cout << "ring all-reduce 16 GPUs 80 kB rail-only "
+                  << RailRoutePreference::PolicyName(policy) << ": ns-3 " << t.As(Time::US)
+                  << ", alpha-beta " << twin.As(Time::US) << std::endl;
+        EXPECT_NEAR(twin.GetSeconds(), t.GetSeconds(), 0.1 * t.GetSeconds());
+        Simulator::Destroy();
+    }
+}
+
+TEST_F(RailFabricTest, RailAlignedAllReducePutsNoBytesOnTheSpine)
+{
+    RailOptimizedHelper h(4, 4);
+    h.SetRadix(8); // leaves of 4 GPUs: one leaf per rail, 2 spines
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(h.GetSwitchIdsByTier()[0].size(), 4u);
+    EXPECT_EQ(h.GetSwitchIdsByTier()[1].size(), 2u);
+    RingAllReduce(c, { 1, 5, 9, 13 }, 20000); // local rank 1 of every domain: rail 1
+    EXPECT_GT(Bytes(c, "rail"), 0u);
+    EXPECT_EQ(Bytes(c, "spine"), 0u);
+    EXPECT_EQ(Bytes(c, "nvlink"), 0u);
+    Simulator::Destroy();
+    // Not rail-aligned: GPUs of different local ranks in different domains cross the spine.
+    RailOptimizedHelper h2(4, 4);
+    h2.SetRadix(8);
+    Ptr<Cluster> c2 = h2.Install();
+    RingAllReduce(c2, { 0, 5, 10, 15 }, 20000);
+    EXPECT_GT(Bytes(c2, "spine"), 0u);
+    EXPECT_EQ(Bytes(c2, "nvlink"), 0u); // Network policy: no GPU relaying
+}
+
+TEST_F(RailFabricTest, PlainFatTreeWithHbDomainsGroupsWholeDomainsUnderALeaf)
+{
+    RailOptimizedHelper h(4, 4);
+    h.SetRadix(8);
+    h.SetRailAligned(false);
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(c->GetFabricSpec().kind, "fattree-hb");
+    RoutePlanner planner(c);
+    planner.Compute();
+    EXPECT_EQ(planner.Hops(0, 3), 2u);  // NVLink
+    EXPECT_EQ(planner.Hops(1, 13), 4u); // same rail, different leaves: via a spine
+}
+
+TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
+{
+    auto message = [](auto&& build)
+    {
+        try
+        {
+            build();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no exception");
+    };
+    EXPECT_NE(message([] { RailOnlyHelper(4, 0).Install(); }).find("domain size is 0"),
+              std::string::npos);
+    EXPECT_NE(message([] { RailOnlyHelper(0, 8).Install(); }).find("domains is 0"),
+              std::string::npos);
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(9, 2);
+                      h.SetRadix(2); // 9 GPUs per rail > k^2/2 = 2
+                      h.Install();
+                  })
+                  .find("does not fit a 2-tier Clos of radix 2"),
+              std::string::npos);
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(4, 4);
+                      h.SetRadix(1);
+                      h.Install();
+                  })
+                  .find("too small"),
+              std::string::npos);
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOnlyHelper h(4, 4);
+                      h.SetHbRate(DataRate(0));
+                      h.Install();
+                  })
+                  .find("HB (NVLink) rate is 0"),
+              std::string::npos);
+    EXPECT_NE(message(
+                  []
+                  {
+                      RailOptimizedHelper h(8, 8);
+                      h.SetRadix(8); // 16 leaves > 8 spine ports
+                      h.Install();
+                  })
+                  .find("more than a spine of radix 8"),
+              std::string::npos);
+    EXPECT_NE(message([] { HbDomainHelper(1).Install(); }).find("at least 2 GPUs"),
+              std::string::npos);
+    EXPECT_NE(message([] { RailRoutePreference::ParsePolicy("sideways"); })
+                  .find("unknown cross-rail policy"),
+              std::string::npos);
+}
+
+} // namespace
