@@ -89,7 +89,7 @@ Ptr<Cluster> DirectConnectHelper::Install()
             std::to_string(m_portsPerServer) + " ports per server; use a plan of degree <= " +
             std::to_string(m_portsPerServer) + " or give the servers more ports");
     }
-    if (m_forwardingLatency.IsNegative())
+    if (m_forwardingLatency.IsStrictlyNegative())
     {
         throw std::invalid_argument("DirectConnectHelper: negative forwarding latency");
     }

@@ -219,7 +219,7 @@ uint32_t OpticalCircuitSwitch::GetHeldFrames(uint32_t port) const
 
 Time OpticalCircuitSwitch::GetReconfigurationDelay() const
 {
-    if (!m_reconfigurationDelay.IsNegative())
+    if (!m_reconfigurationDelay.IsStrictlyNegative())
     {
         return m_reconfigurationDelay;
     }
@@ -630,7 +630,7 @@ void OpticalCircuitSwitch::SetSchedule(const std::vector<ScheduleEntry>& entries
         throw std::invalid_argument("OpticalCircuitSwitch::SetSchedule: the schedule has no "
                                     "entries; give at least one matching");
     }
-    if (start.IsNegative())
+    if (start.IsStrictlyNegative())
     {
         throw std::invalid_argument("OpticalCircuitSwitch::SetSchedule: negative start time");
     }
@@ -659,7 +659,7 @@ void OpticalCircuitSwitch::RunScheduleSlot()
         return;
     }
     const ScheduleEntry& e = m_schedule[m_scheduleSlot];
-    Time dark = e.dark.IsNegative() ? GetReconfigurationDelay() : e.dark;
+    Time dark = e.dark.IsStrictlyNegative() ? GetReconfigurationDelay() : e.dark;
     Time live = e.live;
     Begin(PeersAfter(e.matching, false), dark,
           [this, live]()
