@@ -38,13 +38,25 @@ TypeId HostForwardingRouting::GetTypeId()
 HostForwardingRouting::HostForwardingRouting() = default;
 HostForwardingRouting::~HostForwardingRouting() = default;
 
+void HostForwardingRouting::DoDispose()
+{
+    m_forward.Nullify();
+    m_relay.Nullify();
+    FlowHashRouting::DoDispose();
+}
+
 bool HostForwardingRouting::RouteInput(Ptr<const Packet> p, const Ipv4Header& header,
                                        Ptr<const NetDevice> idev, UnicastForwardCallback ucb,
                                        MulticastForwardCallback mcb, LocalDeliverCallback lcb,
                                        ErrorCallback ecb)
 {
-    UnicastForwardCallback relay = MakeCallback(&HostForwardingRouting::Relay, this).Bind(ucb);
-    return FlowHashRouting::RouteInput(p, header, idev, relay, mcb, lcb, ecb);
+    // The stack passes the same forward callback every time: wrap it once.
+    if (m_relay.IsNull() || !m_forward.IsEqual(ucb))
+    {
+        m_forward = ucb;
+        m_relay = MakeCallback(&HostForwardingRouting::Relay, this).Bind(ucb);
+    }
+    return FlowHashRouting::RouteInput(p, header, idev, m_relay, mcb, lcb, ecb);
 }
 
 void HostForwardingRouting::Relay(UnicastForwardCallback ucb, Ptr<Ipv4Route> route,

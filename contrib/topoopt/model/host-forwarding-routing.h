@@ -46,6 +46,9 @@ public:
     /// \return transit packets relayed so far
     uint64_t GetRelayedPackets() const;
 
+protected:
+    void DoDispose() override;
+
 private:
     void Relay(UnicastForwardCallback ucb, Ptr<Ipv4Route> route, Ptr<const Packet> p,
                const Ipv4Header& header);
@@ -56,6 +59,8 @@ private:
     DataRate m_rate{ 0 };     //!< attribute ForwardingRate (0: no cap)
     Time m_engineFreeAt{ 0 }; //!< when the relay engine finishes its backlog
     uint64_t m_relayed{ 0 };
+    UnicastForwardCallback m_forward; //!< the stack's forward callback (last seen)
+    UnicastForwardCallback m_relay;   //!< it, wrapped by Relay
 
     TracedCallback<Ptr<const Packet>, Time> m_relayTrace; //!< (packet, wait before sending)
 };
