@@ -20,7 +20,7 @@ namespace
 
 class CollectiveValidationTest : public ::testing::Test
 {
-  protected:
+protected:
     void TearDown() override
     {
         Simulator::Destroy();
@@ -46,8 +46,8 @@ struct Exec
 Exec
 RunExample(const std::string& flags)
 {
-    std::string bin = std::string(MLNET_BUILD_DIR) +
-                      "/examples/collective-validation/collective-validation";
+    std::string bin =
+        std::string(MLNET_BUILD_DIR) + "/examples/collective-validation/collective-validation";
     std::string errFile = ::testing::TempDir() + "/cv-stderr.txt";
     std::string command = bin + " " + flags + " 2>" + errFile;
     Exec e{};
@@ -109,8 +109,8 @@ TEST_F(CollectiveValidationTest, RingAllReduceMatchesTwinOnIdealSwitch)
     r.bytes = "4MiB";
     CollectiveRunResult res = Run(f, r);
     EXPECT_GT(res.simulatedS, 0);
-    EXPECT_LT(std::abs(res.error), 0.02) << "sim " << res.simulatedS << " model "
-                                          << res.analyticalS;
+    EXPECT_LT(std::abs(res.error), 0.02)
+        << "sim " << res.simulatedS << " model " << res.analyticalS;
     // Lower bound 2(N-1)/N * S / B (Patarasuk & Yuan): packet-level sits above it by
     // the headers (59 B per 8943 B payload) and 2(N-1) step latencies of one frame
     // plus two hops: 2(N-1) * (9002 * 8 / R + 2 d).
@@ -186,8 +186,8 @@ TEST_F(CollectiveValidationTest, TorusVsClosAllToAllFollowsHopCountModel)
     double model = AlphaBetaModel::TorusAllToAllBound(4, 2, m, DataRate("100Gbps")) /
                    AlphaBetaModel::ClosAllToAllBound(16, m, DataRate("400Gbps"));
     double ratio = tTorus / tClos;
-    EXPECT_NEAR(ratio / model, 1.0, 0.10) << "torus " << tTorus << " clos " << tClos
-                                           << " ratio " << ratio << " model " << model;
+    EXPECT_NEAR(ratio / model, 1.0, 0.10)
+        << "torus " << tTorus << " clos " << tClos << " ratio " << ratio << " model " << model;
 }
 
 // Oversubscription 3 at the ToR slows all-to-all by max(1, r (N - n_r) / (N - 1)).
@@ -214,12 +214,19 @@ TEST(CollectiveValidationExample, WritesRowsWithDocumentedFields)
 {
     std::string json = ::testing::TempDir() + "/cv-a.json";
     Exec e = RunExample("--fabric=torus --torusDims=2x2 --collective=allreduce "
-                        "--algorithm=torus --bytes=64KiB --json=" + json);
+                        "--algorithm=torus --bytes=64KiB --json=" +
+                        json);
     ASSERT_EQ(e.status, 0) << e.err;
     nlohmann::json doc = ReadJson(json);
     ASSERT_EQ(doc["rows"].size(), 1u);
-    for (const char* k : {"fabric", "collective", "algorithm", "ranks", "bytes", "simulated_s",
-                          "analytical_s", "error"})
+    for (const char* k : {"fabric",
+                          "collective",
+                          "algorithm",
+                          "ranks",
+                          "bytes",
+                          "simulated_s",
+                          "analytical_s",
+                          "error"})
     {
         EXPECT_TRUE(doc["rows"][0].contains(k)) << k;
     }

@@ -47,8 +47,9 @@ TEST(TrainingWorkloadExample, BadWorkloadGivesOneErrorLine)
 {
     std::string bad = ::testing::TempDir() + "/tw-bad.json";
     std::ofstream(bad) << R"({"name": "x", "layers": [{"name": "a", "forward_us": -1}]})";
-    for (const std::string& flags : std::vector<std::string>{
-             "--workload=/nonexistent.json", "--workload=" + bad, "--iterations=0"})
+    for (const std::string& flags : std::vector<std::string>{"--workload=/nonexistent.json",
+                                                             "--workload=" + bad,
+                                                             "--iterations=0"})
     {
         std::string err;
         EXPECT_EQ(RunTraining(flags + " --ranks=2", &err), 1) << flags;

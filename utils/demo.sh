@@ -9,5 +9,5 @@ mkdir -p "$out"
 "$dir/examples/collective-validation/collective-validation" \
   --fabric=ideal --collective=allreduce --algorithm=ring --ranks=8 --bytes=8MiB \
   --json="$out/demo.json" "$@"
-echo
-echo "results: $out/demo.json"
+echo "demo: the results folder is $out; for the validation sweep and its plot run"
+echo "      $dir/examples/collective-validation/collective-validation --sweep --json=$out/sweep.json"

@@ -38,8 +38,8 @@ main(int argc, char* argv[])
     std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
     if (sweep)
     {
-        const char* sizes[] = {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB",
-                               "4MiB", "16MiB", "64MiB", "256MiB"};
+        const char* sizes[] =
+            {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB"};
         FabricOptions ideal = fabric;
         ideal.fabric = "ideal";
         ideal.ranks = 16;
@@ -70,8 +70,15 @@ main(int argc, char* argv[])
 
     RunReport report("collective-validation");
     report.SetCommandLine(argc, argv);
-    report.SetColumns({"fabric", "collective", "algorithm", "ranks", "bytes", "simulated_s",
-                       "analytical_s", "error", "busbw_gbps"});
+    report.SetColumns({"fabric",
+                       "collective",
+                       "algorithm",
+                       "ranks",
+                       "bytes",
+                       "simulated_s",
+                       "analytical_s",
+                       "error",
+                       "busbw_gbps"});
     try
     {
         for (size_t i = 0; i < points.size(); ++i)
@@ -108,8 +115,7 @@ main(int argc, char* argv[])
             std::string png = json.substr(0, json.rfind('.')) + ".png";
             // Debian's interpreter, where utils/setup.sh installed matplotlib.
             std::string plot = std::string("/usr/bin/python3 ") + MLNET_SOURCE_DIR +
-                               "/utils/plot.py collective-validation '" + json + "' '" + png +
-                               "'";
+                               "/utils/plot.py collective-validation '" + json + "' '" + png + "'";
             if (std::system(plot.c_str()) == 0)
             {
                 std::cout << "plot: " << png << std::endl;

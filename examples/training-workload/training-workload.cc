@@ -17,14 +17,16 @@ int
 main(int argc, char* argv[])
 {
     FabricOptions fabric;
-    std::string workload = std::string(MLNET_SOURCE_DIR) +
-                           "/contrib/mlnet/examples/workloads/mlp-small.json";
+    std::string workload =
+        std::string(MLNET_SOURCE_DIR) + "/contrib/mlnet/examples/workloads/mlp-small.json";
     std::string transport = "udp";
     uint32_t iterations = 3;
     std::string json;
     CommandLine cmd(__FILE__);
     fabric.AddToCommandLine(cmd);
-    cmd.AddValue("workload", "JSON workload file (schema: contrib/mlnet/doc/workload.md)", workload);
+    cmd.AddValue("workload",
+                 "JSON workload file (schema: contrib/mlnet/doc/workload.md)",
+                 workload);
     cmd.AddValue("transport", "udp | tcp | dctcp", transport);
     cmd.AddValue("iterations", "training iterations to simulate", iterations);
     cmd.AddValue("json", "write the results document to this file", json);

@@ -136,7 +136,8 @@ CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
     r.events = Simulator::GetEventCount() - eventsBefore;
     if (!collective->IsDone())
     {
-        throw std::runtime_error("the " + options.collective + " did not finish: traffic was "
+        throw std::runtime_error("the " + options.collective +
+                                 " did not finish: traffic was "
                                  "lost for good (see the transport's counters)");
     }
     r.record = collective->GetRecord();

@@ -26,11 +26,13 @@ namespace ns3
  */
 struct CollectiveRunOptions
 {
-    std::string collective{"allreduce"}; //!< allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv
-    std::string algorithm{"ring"};       //!< ring | hd | torus | pairwise | direct
-    std::string bytes{"8MiB"};           //!< size (see Collective: per-rank vector, or per pair for all-to-all)
-    std::string transport{"udp"};        //!< udp | tcp | dctcp
-    bool real{false};                    //!< carry real float values and check the result
+    std::string collective{
+        "allreduce"}; //!< allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv
+    std::string algorithm{"ring"}; //!< ring | hd | torus | pairwise | direct
+    std::string bytes{
+        "8MiB"}; //!< size (see Collective: per-rank vector, or per pair for all-to-all)
+    std::string transport{"udp"}; //!< udp | tcp | dctcp
+    bool real{false};             //!< carry real float values and check the result
 
     /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
     void AddToCommandLine(CommandLine& cmd);
@@ -41,17 +43,17 @@ struct CollectiveRunOptions
  */
 struct CollectiveRunResult
 {
-    CollectiveRecord record;       //!< start, end, bytes, names
-    double simulatedS{0};          //!< packet-level completion time (s)
-    double analyticalS{0};         //!< alpha-beta twin, following dependencies (s)
-    double lockStepS{0};           //!< alpha-beta twin, steps in lock-step (s)
-    double error{0};               //!< (simulated - analytical) / simulated
-    double busBandwidthGbps{0};    //!< nccl-tests bus bandwidth of the packet-level run
-    uint64_t linkBytes{0};         //!< wire bytes over all links
+    CollectiveRecord record;    //!< start, end, bytes, names
+    double simulatedS{0};       //!< packet-level completion time (s)
+    double analyticalS{0};      //!< alpha-beta twin, following dependencies (s)
+    double lockStepS{0};        //!< alpha-beta twin, steps in lock-step (s)
+    double error{0};            //!< (simulated - analytical) / simulated
+    double busBandwidthGbps{0}; //!< nccl-tests bus bandwidth of the packet-level run
+    uint64_t linkBytes{0};      //!< wire bytes over all links
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
-    uint64_t events{0};            //!< simulator events of this run
-    double wallS{0};               //!< wall seconds of this run (build excluded)
-    int realCorrect{-1};           //!< 1 exact, 0 wrong, -1 not checked
+    uint64_t events{0};                               //!< simulator events of this run
+    double wallS{0};                                  //!< wall seconds of this run (build excluded)
+    int realCorrect{-1};                              //!< 1 exact, 0 wrong, -1 not checked
 
     /// \return the result as a JSON row (wall-clock fields under "wall_s" only)
     nlohmann::json ToJson() const;
@@ -62,7 +64,7 @@ struct CollectiveRunResult
  */
 class CollectiveRunner
 {
-  public:
+public:
     /**
      * \brief Create a transport by name: udp (UdpMessageTransport), tcp (TcpMessageTransport
      * with NewReno) or dctcp (TcpMessageTransport with TcpDctcp; the fabric needs --ecn).

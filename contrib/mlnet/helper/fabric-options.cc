@@ -28,8 +28,12 @@ FabricOptions::AddToCommandLine(CommandLine& cmd)
     cmd.AddValue("queue", "switch port queue, e.g. 1000p or 10MB", queue);
     cmd.AddValue("tiers", "fat-tree switch tiers (2 or 3)", tiers);
     cmd.AddValue("radix", "fat-tree switch radix (0 = smallest that fits)", radix);
-    cmd.AddValue("oversubscription", "fat-tree ToR oversubscription ratio (>= 1)", oversubscription);
-    cmd.AddValue("failLinks", "fail this many fabric links at random (seeded by --RngRun)", failLinks);
+    cmd.AddValue("oversubscription",
+                 "fat-tree ToR oversubscription ratio (>= 1)",
+                 oversubscription);
+    cmd.AddValue("failLinks",
+                 "fail this many fabric links at random (seeded by --RngRun)",
+                 failLinks);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
 }
 
@@ -131,10 +135,9 @@ FabricOptions::Build() const
         }
         if (ranks != 0 && ranks != product)
         {
-            throw std::invalid_argument("--ranks=" + std::to_string(ranks) +
-                                        " does not match --torusDims=" + torusDims + " (" +
-                                        std::to_string(product) +
-                                        " ranks); drop --ranks or change the dimensions");
+            throw std::invalid_argument(
+                "--ranks=" + std::to_string(ranks) + " does not match --torusDims=" + torusDims +
+                " (" + std::to_string(product) + " ranks); drop --ranks or change the dimensions");
         }
         auto torus = std::make_unique<TorusHelper>(dims);
         torus->SetWrap(fabric == "torus");

@@ -20,19 +20,19 @@ namespace ns3
  */
 struct FabricOptions
 {
-    std::string fabric{"ideal"};    //!< ideal | fattree | torus | mesh | graph
-    uint32_t ranks{0};              //!< ranks; 0 = default (8, or the torus dims' product)
-    std::string torusDims{"4x4"};   //!< torus/mesh dimensions, e.g. 4x4x4
-    std::string graphFile;          //!< JSON edge list for fabric=graph
-    std::string rate{"100Gbps"};    //!< link rate
-    std::string delay{"1us"};       //!< link propagation delay
-    uint32_t mtu{9000};             //!< device MTU (bytes)
-    std::string queue{"1000p"};     //!< switch device queue
-    uint32_t tiers{2};              //!< fat-tree tiers
-    uint32_t radix{0};              //!< fat-tree radix (0 = smallest that fits)
-    double oversubscription{1.0};   //!< fat-tree ToR oversubscription
-    uint32_t failLinks{0};          //!< links to fail at random (seeded by --RngRun)
-    bool ecn{false};                //!< RED-ECN marking on switches (for DCTCP)
+    std::string fabric{"ideal"};  //!< ideal | fattree | torus | mesh | graph
+    uint32_t ranks{0};            //!< ranks; 0 = default (8, or the torus dims' product)
+    std::string torusDims{"4x4"}; //!< torus/mesh dimensions, e.g. 4x4x4
+    std::string graphFile;        //!< JSON edge list for fabric=graph
+    std::string rate{"100Gbps"};  //!< link rate
+    std::string delay{"1us"};     //!< link propagation delay
+    uint32_t mtu{9000};           //!< device MTU (bytes)
+    std::string queue{"1000p"};   //!< switch device queue
+    uint32_t tiers{2};            //!< fat-tree tiers
+    uint32_t radix{0};            //!< fat-tree radix (0 = smallest that fits)
+    double oversubscription{1.0}; //!< fat-tree ToR oversubscription
+    uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
+    bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ...) on a CommandLine.
     void AddToCommandLine(CommandLine& cmd);

@@ -24,7 +24,7 @@ namespace ns3
  */
 class FatTreeHelper : public FabricHelper
 {
-  public:
+public:
     /// \param ranks number of ranks (>= 2)
     explicit FatTreeHelper(uint32_t ranks);
     /// \brief Switch tiers: 2 (leaf-spine) or 3 (ToR-agg-core). Default 2.
@@ -38,7 +38,7 @@ class FatTreeHelper : public FabricHelper
     /// \return hosts per ToR for radix k and ratio r (0 if k does not split)
     static uint32_t HostsPerTor(uint32_t radix, double ratio);
 
-  private:
+private:
     bool Fits(uint32_t radix) const;
     uint32_t m_ranks;
     uint32_t m_tiers{2};

@@ -17,7 +17,7 @@ namespace ns3
  */
 class FlowHashRoutingHelper : public Ipv4RoutingHelper
 {
-  public:
+public:
     FlowHashRoutingHelper();
     FlowHashRoutingHelper* Copy() const override;
     Ptr<Ipv4RoutingProtocol> Create(Ptr<Node> node) const override;

@@ -130,7 +130,8 @@ GraphFabricHelper::Install()
             }
             if (link.contains("delay"))
             {
-                std::string text = link["delay"].is_string() ? link["delay"].get<std::string>() : "";
+                std::string text =
+                    link["delay"].is_string() ? link["delay"].get<std::string>() : "";
                 // Time's parser aborts on unknown units: check the form first.
                 size_t unit = text.find_first_not_of("0123456789.");
                 static const char* units[] = {"s", "ms", "us", "ns", "ps"};
@@ -152,8 +153,8 @@ GraphFabricHelper::Install()
         }
         if (a == b)
         {
-            throw std::invalid_argument("graph: link " + std::to_string(index) +
-                                        " joins '" + a + "' to itself");
+            throw std::invalid_argument("graph: link " + std::to_string(index) + " joins '" + a +
+                                        "' to itself");
         }
         Connect(cluster, node(a), node(b), cls, rate, delay);
         ++index;

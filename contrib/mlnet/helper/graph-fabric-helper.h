@@ -27,7 +27,7 @@ namespace ns3
  */
 class GraphFabricHelper : public FabricHelper
 {
-  public:
+public:
     GraphFabricHelper();
     /// \brief Use this JSON text (throws std::invalid_argument if it does not parse).
     void SetJson(const std::string& text);
@@ -35,7 +35,7 @@ class GraphFabricHelper : public FabricHelper
     void ReadFile(const std::string& path);
     Ptr<Cluster> Install() override;
 
-  private:
+private:
     std::string m_text;
 };
 

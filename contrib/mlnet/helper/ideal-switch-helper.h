@@ -17,12 +17,12 @@ namespace ns3
  */
 class IdealSwitchHelper : public FabricHelper
 {
-  public:
+public:
     /// \param ranks number of ranks (>= 2)
     explicit IdealSwitchHelper(uint32_t ranks);
     Ptr<Cluster> Install() override;
 
-  private:
+private:
     uint32_t m_ranks;
 };
 

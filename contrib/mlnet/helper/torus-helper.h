@@ -22,7 +22,7 @@ namespace ns3
  */
 class TorusHelper : public FabricHelper
 {
-  public:
+public:
     /// \param dims size of each dimension (each >= 2)
     explicit TorusHelper(const std::vector<uint32_t>& dims);
     /// \brief Wraparound links (torus, default) or not (mesh).
@@ -35,7 +35,7 @@ class TorusHelper : public FabricHelper
      */
     static std::vector<uint32_t> ParseDims(const std::string& text);
 
-  private:
+private:
     std::vector<uint32_t> m_dims;
     bool m_wrap{true};
 };

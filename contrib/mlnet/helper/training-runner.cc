@@ -55,9 +55,9 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     };
     TrainingRunResult result;
     result.analyticalIterationS =
-        group.size() > 1 ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
-                         : workload.EstimateIterationTime(n, [](uint64_t) { return Time(0); })
-                               .GetSeconds();
+        group.size() > 1
+            ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
+            : workload.EstimateIterationTime(n, [](uint64_t) { return Time(0); }).GetSeconds();
 
     Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
     driver->SetAttribute("Iterations", UintegerValue(iterations));

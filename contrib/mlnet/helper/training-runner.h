@@ -24,8 +24,8 @@ namespace ns3
  */
 struct TrainingRunResult
 {
-    std::vector<IterationRecord> iterations; //!< packet-level iterations
-    double analyticalIterationS{0};          //!< analytical iteration time (s)
+    std::vector<IterationRecord> iterations;          //!< packet-level iterations
+    double analyticalIterationS{0};                   //!< analytical iteration time (s)
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
 
     /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s, error)
@@ -37,7 +37,7 @@ struct TrainingRunResult
  */
 class TrainingRunner
 {
-  public:
+public:
     /**
      * \brief Run `iterations` iterations until done (the caller destroys the simulator).
      * \param transport udp | tcp | dctcp (see CollectiveRunner::CreateTransport)

@@ -22,7 +22,7 @@ namespace ns3
  */
 class AllToAll : public StepwiseCollective
 {
-  public:
+public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -34,7 +34,7 @@ class AllToAll : public StepwiseCollective
 
     std::string GetCollectiveName() const override;
 
-  protected:
+protected:
     uint64_t GetInputLength(uint32_t member) const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
     void FinishMember(uint32_t member) override;

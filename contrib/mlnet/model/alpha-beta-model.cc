@@ -14,11 +14,12 @@
  */
 #include "alpha-beta-model.h"
 
+#include "route-planner.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/uinteger.h"
-#include "route-planner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +37,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetAlphaBetaModel");
 NS_OBJECT_ENSURE_REGISTERED(AlphaBetaModel);
 
-TypeId AlphaBetaModel::GetTypeId()
+TypeId
+AlphaBetaModel::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::AlphaBetaModel")
@@ -46,13 +48,15 @@ TypeId AlphaBetaModel::GetTypeId()
             .AddAttribute("MaxPayload",
                           "Application bytes carried by one packet (P, bytes); take it from "
                           "the transport's GetMaxPayload.",
-                          UintegerValue(8972), MakeUintegerAccessor(&AlphaBetaModel::m_maxPayload),
+                          UintegerValue(8972),
+                          MakeUintegerAccessor(&AlphaBetaModel::m_maxPayload),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("PerPacketOverhead",
                           "Wire bytes added to every packet: transport, L4, IPv4 and PPP "
                           "headers (O, bytes); take it from the transport's "
                           "GetPerPacketOverhead.",
-                          UintegerValue(30), MakeUintegerAccessor(&AlphaBetaModel::m_overhead),
+                          UintegerValue(30),
+                          MakeUintegerAccessor(&AlphaBetaModel::m_overhead),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("NicBacklogPackets",
                           "Packets a sender's NIC holds in its FIFO (the UDP transport's "
@@ -92,7 +96,8 @@ TypeId AlphaBetaModel::GetTypeId()
 AlphaBetaModel::AlphaBetaModel() = default;
 AlphaBetaModel::~AlphaBetaModel() = default;
 
-void AlphaBetaModel::DoDispose()
+void
+AlphaBetaModel::DoDispose()
 {
     m_planner.reset();
     m_links.clear();
@@ -102,7 +107,8 @@ void AlphaBetaModel::DoDispose()
 
 // ---- Binding ------------------------------------------------------------------
 
-void AlphaBetaModel::SetCluster(Ptr<Cluster> cluster)
+void
+AlphaBetaModel::SetCluster(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
     if (!cluster)
@@ -114,12 +120,14 @@ void AlphaBetaModel::SetCluster(Ptr<Cluster> cluster)
     Refresh();
 }
 
-Ptr<Cluster> AlphaBetaModel::GetCluster() const
+Ptr<Cluster>
+AlphaBetaModel::GetCluster() const
 {
     return m_cluster;
 }
 
-void AlphaBetaModel::Refresh()
+void
+AlphaBetaModel::Refresh()
 {
     NS_LOG_FUNCTION(this);
     CheckBound();
@@ -144,7 +152,8 @@ void AlphaBetaModel::Refresh()
     }
 }
 
-void AlphaBetaModel::RefreshIfLinksFailed() const
+void
+AlphaBetaModel::RefreshIfLinksFailed() const
 {
     uint32_t failed = 0;
     for (const auto& l : m_cluster->GetLinks())
@@ -158,7 +167,8 @@ void AlphaBetaModel::RefreshIfLinksFailed() const
     }
 }
 
-void AlphaBetaModel::CheckBound() const
+void
+AlphaBetaModel::CheckBound() const
 {
     if (!m_cluster)
     {
@@ -167,7 +177,8 @@ void AlphaBetaModel::CheckBound() const
     }
 }
 
-void AlphaBetaModel::SetPacketization(uint32_t maxPayload, uint32_t overhead)
+void
+AlphaBetaModel::SetPacketization(uint32_t maxPayload, uint32_t overhead)
 {
     if (maxPayload == 0)
     {
@@ -178,7 +189,8 @@ void AlphaBetaModel::SetPacketization(uint32_t maxPayload, uint32_t overhead)
     m_overhead = overhead;
 }
 
-void AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
+void
+AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
 {
     if (!transport)
     {
@@ -192,29 +204,34 @@ void AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
     }
 }
 
-uint32_t AlphaBetaModel::GetMaxPayload() const
+uint32_t
+AlphaBetaModel::GetMaxPayload() const
 {
     return m_maxPayload;
 }
 
-uint32_t AlphaBetaModel::GetPerPacketOverhead() const
+uint32_t
+AlphaBetaModel::GetPerPacketOverhead() const
 {
     return m_overhead;
 }
 
 // ---- Packetization --------------------------------------------------------------
 
-uint64_t AlphaBetaModel::GetPacketCount(uint64_t bytes) const
+uint64_t
+AlphaBetaModel::GetPacketCount(uint64_t bytes) const
 {
     return (bytes + m_maxPayload - 1) / m_maxPayload;
 }
 
-uint64_t AlphaBetaModel::GetWireBytes(uint64_t bytes) const
+uint64_t
+AlphaBetaModel::GetWireBytes(uint64_t bytes) const
 {
     return bytes + GetPacketCount(bytes) * m_overhead;
 }
 
-uint64_t AlphaBetaModel::GetFirstFrameBytes(uint64_t bytes) const
+uint64_t
+AlphaBetaModel::GetFirstFrameBytes(uint64_t bytes) const
 {
     if (bytes == 0)
     {
@@ -225,7 +242,8 @@ uint64_t AlphaBetaModel::GetFirstFrameBytes(uint64_t bytes) const
 
 // ---- Predictions ----------------------------------------------------------------
 
-Time AlphaBetaModel::PredictMessage(uint64_t bytes, uint32_t hops, DataRate rate, Time delay) const
+Time
+AlphaBetaModel::PredictMessage(uint64_t bytes, uint32_t hops, DataRate rate, Time delay) const
 {
     if (bytes == 0 || hops == 0)
     {
@@ -237,7 +255,8 @@ Time AlphaBetaModel::PredictMessage(uint64_t bytes, uint32_t hops, DataRate rate
     return Seconds((w + (hops - 1) * f1) * spb + hops * delay.GetSeconds());
 }
 
-double AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const
+double
+AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const
 {
     // Longest route of the routing DAG towards dst, counting d + F1*8/R per hop; the
     // slowest link's frame is part of the bandwidth term, so it is taken off once.
@@ -245,8 +264,7 @@ double AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double
     std::unordered_map<uint32_t, double> memo;
     double slowest = 0;
     const auto& links = m_cluster->GetLinks();
-    std::function<double(uint32_t)> longest = [&](uint32_t node) -> double
-    {
+    std::function<double(uint32_t)> longest = [&](uint32_t node) -> double {
         if (node == dstNode)
         {
             return 0.0;
@@ -273,12 +291,14 @@ double AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double
     return total - f1 * slowest;
 }
 
-StepPrediction AlphaBetaModel::PredictStep(const CollectiveStep& step) const
+StepPrediction
+AlphaBetaModel::PredictStep(const CollectiveStep& step) const
 {
     return PredictStepWith(step, m_reduceTimePerByte.GetSeconds());
 }
 
-StepPrediction AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
+StepPrediction
+AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
 {
     CheckBound();
     RefreshIfLinksFailed();
@@ -359,8 +379,8 @@ StepPrediction AlphaBetaModel::PredictStepWith(const CollectiveStep& step, doubl
     return p;
 }
 
-std::vector<StepPrediction> AlphaBetaModel::PredictStepsWith(
-    const std::vector<CollectiveStep>& schedule, double gamma) const
+std::vector<StepPrediction>
+AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, double gamma) const
 {
     std::vector<StepPrediction> out;
     out.reserve(schedule.size());
@@ -376,13 +396,14 @@ std::vector<StepPrediction> AlphaBetaModel::PredictStepsWith(
     return out;
 }
 
-std::vector<StepPrediction> AlphaBetaModel::PredictSteps(
-    const std::vector<CollectiveStep>& schedule) const
+std::vector<StepPrediction>
+AlphaBetaModel::PredictSteps(const std::vector<CollectiveStep>& schedule) const
 {
     return PredictStepsWith(schedule, m_reduceTimePerByte.GetSeconds());
 }
 
-Time AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule) const
+Time
+AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule) const
 {
     Time total(0);
     for (const auto& s : PredictSteps(schedule))
@@ -392,12 +413,14 @@ Time AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule
     return total;
 }
 
-Time AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
+Time
+AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
 {
     return PredictTimeline(schedule).total;
 }
 
-std::vector<StepPrediction> AlphaBetaModel::PredictSteps(Ptr<const Collective> collective) const
+std::vector<StepPrediction>
+AlphaBetaModel::PredictSteps(Ptr<const Collective> collective) const
 {
     if (!collective)
     {
@@ -407,7 +430,8 @@ std::vector<StepPrediction> AlphaBetaModel::PredictSteps(Ptr<const Collective> c
                             collective->GetReductionTimePerByte().GetSeconds());
 }
 
-Time AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
+Time
+AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
 {
     Time total(0);
     for (const auto& s : PredictSteps(collective))
@@ -417,18 +441,20 @@ Time AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
     return total;
 }
 
-Time AlphaBetaModel::Predict(Ptr<const Collective> collective) const
+Time
+AlphaBetaModel::Predict(Ptr<const Collective> collective) const
 {
     return PredictTimeline(collective).total;
 }
 
-TimelinePrediction AlphaBetaModel::PredictTimeline(
-    const std::vector<CollectiveStep>& schedule) const
+TimelinePrediction
+AlphaBetaModel::PredictTimeline(const std::vector<CollectiveStep>& schedule) const
 {
     return PredictTimelineWith(schedule, m_reduceTimePerByte.GetSeconds());
 }
 
-TimelinePrediction AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
+TimelinePrediction
+AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
 {
     if (!collective)
     {
@@ -473,31 +499,31 @@ namespace
 struct FluidMessage
 {
     ScheduledMessage msg;
-    uint32_t scheduleStep{ 0 };
-    uint32_t hops{ 0 };
-    uint64_t packets{ 0 };    //!< n
-    double wire{ 0 };         //!< W, wire bytes per link
-    double delivery{ 0 };     //!< L + PerMessageOverhead, after the fluid transfer
-    double latency{ 0 };      //!< L
-    uint32_t shareBegin{ 0 }; //!< first-hop (NIC) shares: [shareBegin, nicEnd)
-    uint32_t nicEnd{ 0 };     //!< downstream shares: [nicEnd, shareEnd)
-    uint32_t shareEnd{ 0 };
-    uint32_t nic{ UINT32_MAX }; //!< its only first-hop link key (UINT32_MAX when split)
-    double head{ 0 };           //!< wire bytes of its head still in the NIC FIFO
-    double rest{ 0 };           //!< wire bytes still to send round-robin
-    double rate{ 0 };           //!< current NIC rate (wire bytes per second)
-    double start{ -1 };
-    double transferEnd{ -1 };
-    double arrival{ -1 };
+    uint32_t scheduleStep{0};
+    uint32_t hops{0};
+    uint64_t packets{0};    //!< n
+    double wire{0};         //!< W, wire bytes per link
+    double delivery{0};     //!< L + PerMessageOverhead, after the fluid transfer
+    double latency{0};      //!< L
+    uint32_t shareBegin{0}; //!< first-hop (NIC) shares: [shareBegin, nicEnd)
+    uint32_t nicEnd{0};     //!< downstream shares: [nicEnd, shareEnd)
+    uint32_t shareEnd{0};
+    uint32_t nic{UINT32_MAX}; //!< its only first-hop link key (UINT32_MAX when split)
+    double head{0};           //!< wire bytes of its head still in the NIC FIFO
+    double rest{0};           //!< wire bytes still to send round-robin
+    double rate{0};           //!< current NIC rate (wire bytes per second)
+    double start{-1};
+    double transferEnd{-1};
+    double arrival{-1};
 };
 
 /// One step of one chain of one rank.
 struct RankStep
 {
     std::vector<uint32_t> sends; //!< messages issued on entry
-    uint32_t recvsLeft{ 0 };     //!< awaited messages not yet arrived
-    double reduceBytes{ 0 };     //!< bytes reduced when the step completes
-    bool entered{ false };
+    uint32_t recvsLeft{0};       //!< awaited messages not yet arrived
+    double reduceBytes{0};       //!< bytes reduced when the step completes
+    bool entered{false};
 };
 
 /// One chain of one rank: its steps in order and where it is.
@@ -505,8 +531,8 @@ struct RankChain
 {
     std::map<uint32_t, RankStep> steps;
     std::map<uint32_t, RankStep>::iterator cursor;
-    bool computing{ false };
-    bool done{ false };
+    bool computing{false};
+    bool done{false};
 };
 
 /// A timed event: a message arrives, or a rank's reduction ends.
@@ -526,8 +552,8 @@ struct TimelineEvent
 
 } // namespace
 
-TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
-                                                       double gamma) const
+TimelinePrediction
+AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule, double gamma) const
 {
     CheckBound();
     RefreshIfLinksFailed();
@@ -586,8 +612,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
                 // First hops (the sender's NIC) first, then the downstream links.
                 const uint32_t srcNode = m_cluster->GetRankNode(sm.src)->GetId();
                 auto routeShares = m_planner->LinkShares(sm.src, sm.dst);
-                auto leavesSource = [&](const std::pair<uint32_t, double>& ks)
-                {
+                auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
                     const ClusterLink& l = m_cluster->GetLinks()[ks.first / 2];
                     return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
                 };
@@ -641,8 +666,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
     std::vector<double> finish(nRanks, 0.0);
     std::vector<double> computeFree(nRanks, 0.0);
     const size_t nKeys = 2 * m_links.size();
-    auto spbOf = [this](uint32_t key)
-    {
+    auto spbOf = [this](uint32_t key) {
         const LinkCache& lc = m_links[key / 2];
         return key % 2 == 0 ? lc.secondsPerByteAtoB : lc.secondsPerByteBtoA;
     };
@@ -654,8 +678,9 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
     std::vector<char> isLive(nKeys, 0);
     std::vector<uint32_t> live; // downstream keys with offered load or backlog
     // Backlog of a downstream link at time t (offered load constant since qTime).
-    auto backlog = [&](uint32_t key, double t)
-    { return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key])); };
+    auto backlog = [&](uint32_t key, double t) {
+        return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
+    };
     std::vector<uint32_t> active;
     bool dirty = false;
     double now = 0;
@@ -663,8 +688,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> events;
     const double fifoPackets = static_cast<double>(m_nicBacklogPackets);
 
-    auto startMessage = [&](uint32_t id)
-    {
+    auto startMessage = [&](uint32_t id) {
         FluidMessage& f = msgs[id];
         f.start = now;
         if (f.wire <= 0)
@@ -672,7 +696,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
             // To itself or empty: delivered at once.
             f.transferEnd = now;
             f.arrival = now;
-            events.push({ now, seq++, true, id, 0 });
+            events.push({now, seq++, true, id, 0});
             return;
         }
         f.head = 0;
@@ -726,8 +750,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
         active.push_back(id);
         dirty = true;
     };
-    auto advance = [&](uint32_t r, uint32_t c)
-    {
+    auto advance = [&](uint32_t r, uint32_t c) {
         RankChain& ch = ranks[r][c];
         while (true)
         {
@@ -759,13 +782,12 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
                 // One compute resource per rank: reductions one after the other.
                 computeFree[r] = std::max(now, computeFree[r]) + gamma * st.reduceBytes;
                 ch.computing = true;
-                events.push({ computeFree[r], seq++, false, r, c });
+                events.push({computeFree[r], seq++, false, r, c});
                 return;
             }
         }
     };
-    auto recomputeRates = [&]()
-    {
+    auto recomputeRates = [&]() {
         for (uint32_t key : live)
         {
             queue[key] = backlog(key, now);
@@ -918,7 +940,7 @@ TimelinePrediction AlphaBetaModel::PredictTimelineWith(const std::vector<Collect
                 }
                 f.transferEnd = tNext + wait;
                 f.arrival = f.transferEnd + f.delivery;
-                events.push({ f.arrival, seq++, true, id, 0 });
+                events.push({f.arrival, seq++, true, id, 0});
                 continue;
             }
             left -= f.rate * dt;
@@ -992,12 +1014,14 @@ namespace
 {
 
 /// lg p as a step count: ceil(log2 p); exact for powers of two.
-double Lg(uint32_t p)
+double
+Lg(uint32_t p)
 {
     return std::ceil(std::log2(static_cast<double>(p)));
 }
 
-void CheckRanks(uint32_t p, const char* who)
+void
+CheckRanks(uint32_t p, const char* who)
 {
     if (p < 1)
     {
@@ -1005,80 +1029,94 @@ void CheckRanks(uint32_t p, const char* who)
     }
 }
 
-double BytesPerSecond(DataRate rate)
+double
+BytesPerSecond(DataRate rate)
 {
     return static_cast<double>(rate.GetBitRate()) / 8.0;
 }
 
 } // namespace
 
-double AlphaBetaModel::RingAllGatherTime(uint32_t p, double n, double alpha, double beta)
+double
+AlphaBetaModel::RingAllGatherTime(uint32_t p, double n, double alpha, double beta)
 {
     CheckRanks(p, "RingAllGatherTime");
     return (p - 1) * alpha + n * (p - 1) / p * beta;
 }
 
-double AlphaBetaModel::RecursiveDoublingAllGatherTime(uint32_t p, double n, double alpha,
-                                                      double beta)
+double
+AlphaBetaModel::RecursiveDoublingAllGatherTime(uint32_t p, double n, double alpha, double beta)
 {
     CheckRanks(p, "RecursiveDoublingAllGatherTime");
     return Lg(p) * alpha + n * (p - 1) / p * beta;
 }
 
-double AlphaBetaModel::RingReduceScatterTime(uint32_t p, double n, double alpha, double beta,
-                                             double gamma)
+double
+AlphaBetaModel::RingReduceScatterTime(uint32_t p, double n, double alpha, double beta, double gamma)
 {
     CheckRanks(p, "RingReduceScatterTime");
     return (p - 1) * alpha + n * (p - 1) / p * (beta + gamma);
 }
 
-double AlphaBetaModel::RecursiveHalvingReduceScatterTime(uint32_t p, double n, double alpha,
-                                                         double beta, double gamma)
+double
+AlphaBetaModel::RecursiveHalvingReduceScatterTime(uint32_t p,
+                                                  double n,
+                                                  double alpha,
+                                                  double beta,
+                                                  double gamma)
 {
     CheckRanks(p, "RecursiveHalvingReduceScatterTime");
     return Lg(p) * alpha + n * (p - 1) / p * (beta + gamma);
 }
 
-double AlphaBetaModel::RingAllReduceTime(uint32_t p, double n, double alpha, double beta,
-                                         double gamma)
+double
+AlphaBetaModel::RingAllReduceTime(uint32_t p, double n, double alpha, double beta, double gamma)
 {
     CheckRanks(p, "RingAllReduceTime");
     return 2.0 * (p - 1) * alpha + 2.0 * n * (p - 1) / p * beta + n * (p - 1) / p * gamma;
 }
 
-double AlphaBetaModel::RabenseifnerAllReduceTime(uint32_t p, double n, double alpha, double beta,
-                                                 double gamma)
+double
+AlphaBetaModel::RabenseifnerAllReduceTime(uint32_t p,
+                                          double n,
+                                          double alpha,
+                                          double beta,
+                                          double gamma)
 {
     CheckRanks(p, "RabenseifnerAllReduceTime");
     return 2.0 * Lg(p) * alpha + 2.0 * n * (p - 1) / p * beta + n * (p - 1) / p * gamma;
 }
 
-double AlphaBetaModel::ScatterAllGatherBroadcastTime(uint32_t p, double n, double alpha,
-                                                     double beta)
+double
+AlphaBetaModel::ScatterAllGatherBroadcastTime(uint32_t p, double n, double alpha, double beta)
 {
     CheckRanks(p, "ScatterAllGatherBroadcastTime");
     return (Lg(p) + p - 1) * alpha + 2.0 * n * (p - 1) / p * beta;
 }
 
-double AlphaBetaModel::BruckAllToAllTime(uint32_t p, double n, double alpha, double beta)
+double
+AlphaBetaModel::BruckAllToAllTime(uint32_t p, double n, double alpha, double beta)
 {
     CheckRanks(p, "BruckAllToAllTime");
     return Lg(p) * alpha + n / 2.0 * Lg(p) * beta;
 }
 
-double AlphaBetaModel::PairwiseAllToAllTime(uint32_t p, double n, double alpha, double beta)
+double
+AlphaBetaModel::PairwiseAllToAllTime(uint32_t p, double n, double alpha, double beta)
 {
     CheckRanks(p, "PairwiseAllToAllTime");
     return (p - 1) * alpha + n * beta;
 }
 
-double AlphaBetaModel::AllReduceLowerBound(uint32_t n, double bytes, DataRate injection)
+double
+AlphaBetaModel::AllReduceLowerBound(uint32_t n, double bytes, DataRate injection)
 {
     CheckRanks(n, "AllReduceLowerBound");
     return 2.0 * (n - 1) / n * bytes / BytesPerSecond(injection);
 }
 
-double AlphaBetaModel::TorusAllToAllBound(uint32_t k, uint32_t n, double m, DataRate link)
+double
+AlphaBetaModel::TorusAllToAllBound(uint32_t k, uint32_t n, double m, DataRate link)
 {
     if (k < 2 || n < 1)
     {
@@ -1088,13 +1126,15 @@ double AlphaBetaModel::TorusAllToAllBound(uint32_t k, uint32_t n, double m, Data
     return ranks * k * m / (8.0 * BytesPerSecond(link));
 }
 
-double AlphaBetaModel::ClosAllToAllBound(uint32_t ranks, double m, DataRate injection)
+double
+AlphaBetaModel::ClosAllToAllBound(uint32_t ranks, double m, DataRate injection)
 {
     CheckRanks(ranks, "ClosAllToAllBound");
     return (ranks - 1) * m / BytesPerSecond(injection);
 }
 
-double AlphaBetaModel::TorusHopRatio(uint32_t k, uint32_t n)
+double
+AlphaBetaModel::TorusHopRatio(uint32_t k, uint32_t n)
 {
     if (k < 2 || n < 1)
     {
@@ -1107,8 +1147,12 @@ double AlphaBetaModel::TorusHopRatio(uint32_t k, uint32_t n)
     return n * (static_cast<double>(k) * k - 1.0) / (4.0 * k);
 }
 
-double AlphaBetaModel::OversubscribedClosAllToAllTime(uint32_t ranks, uint32_t ranksPerRack,
-                                                      double r, double m, DataRate injection)
+double
+AlphaBetaModel::OversubscribedClosAllToAllTime(uint32_t ranks,
+                                               uint32_t ranksPerRack,
+                                               double r,
+                                               double m,
+                                               DataRate injection)
 {
     if (ranks < 2 || ranksPerRack < 1 || ranksPerRack > ranks || r <= 0)
     {
@@ -1120,15 +1164,26 @@ double AlphaBetaModel::OversubscribedClosAllToAllTime(uint32_t ranks, uint32_t r
     return bigM / BytesPerSecond(injection) * std::max(1.0, r * f);
 }
 
-double AlphaBetaModel::TorusAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link,
-                                          double alpha)
+double
+AlphaBetaModel::TorusAllReduceTime(uint32_t k,
+                                   uint32_t n,
+                                   double bytes,
+                                   DataRate link,
+                                   double alpha)
 {
-    return TorusBucketAllReduceTime(std::vector<uint32_t>(n, k), std::vector<bool>(n, false), bytes,
-                                    link, alpha);
+    return TorusBucketAllReduceTime(std::vector<uint32_t>(n, k),
+                                    std::vector<bool>(n, false),
+                                    bytes,
+                                    link,
+                                    alpha);
 }
 
-double AlphaBetaModel::TorusPipelinedAllReduceTime(uint32_t k, uint32_t n, double bytes,
-                                                   DataRate link, double alpha)
+double
+AlphaBetaModel::TorusPipelinedAllReduceTime(uint32_t k,
+                                            uint32_t n,
+                                            double bytes,
+                                            DataRate link,
+                                            double alpha)
 {
     if (k < 2 || n < 1)
     {
@@ -1139,9 +1194,12 @@ double AlphaBetaModel::TorusPipelinedAllReduceTime(uint32_t k, uint32_t n, doubl
            2.0 * n * (k - 1) * alpha;
 }
 
-double AlphaBetaModel::TorusBucketAllReduceTime(const std::vector<uint32_t>& dims,
-                                                const std::vector<bool>& degraded, double bytes,
-                                                DataRate link, double alpha)
+double
+AlphaBetaModel::TorusBucketAllReduceTime(const std::vector<uint32_t>& dims,
+                                         const std::vector<bool>& degraded,
+                                         double bytes,
+                                         DataRate link,
+                                         double alpha)
 {
     if (dims.empty() || degraded.size() != dims.size())
     {
@@ -1168,15 +1226,21 @@ double AlphaBetaModel::TorusBucketAllReduceTime(const std::vector<uint32_t>& dim
     return t;
 }
 
-double AlphaBetaModel::MeshAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link,
-                                         double alpha)
+double
+AlphaBetaModel::MeshAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link, double alpha)
 {
-    return TorusBucketAllReduceTime(std::vector<uint32_t>(n, k), std::vector<bool>(n, true), bytes,
-                                    link, alpha);
+    return TorusBucketAllReduceTime(std::vector<uint32_t>(n, k),
+                                    std::vector<bool>(n, true),
+                                    bytes,
+                                    link,
+                                    alpha);
 }
 
-double AlphaBetaModel::BusBandwidth(const std::string& collective, uint32_t n, uint64_t bytes,
-                                    double seconds)
+double
+AlphaBetaModel::BusBandwidth(const std::string& collective,
+                             uint32_t n,
+                             uint64_t bytes,
+                             double seconds)
 {
     if (n < 1 || seconds <= 0)
     {

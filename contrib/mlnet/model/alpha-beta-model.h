@@ -57,6 +57,7 @@
 #include "cluster.h"
 #include "collective.h"
 #include "message-transport.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -77,16 +78,16 @@ class RoutePlanner;
  */
 struct StepPrediction
 {
-    Time bandwidthTime;                    //!< max over directed links of load*8/rate
-    Time latency;                          //!< max over messages of (h-1)*F1*8/R + h*d
-    Time reduction;                        //!< gamma * reduceBytes
-    Time overhead;                         //!< PerMessageOverhead (software alpha)
-    Time total;                            //!< sum of the four terms above
-    uint32_t bottleneckLink{ UINT32_MAX }; //!< link id of the most loaded directed link
-    bool bottleneckAtoB{ true };           //!< its direction (true: A -> B)
-    double bottleneckBytes{ 0 };           //!< wire bytes carried by it in this step
-    uint32_t maxHops{ 0 };                 //!< longest route of the step (hops)
-    uint32_t messages{ 0 };                //!< messages timed (src != dst, bytes > 0)
+    Time bandwidthTime;                  //!< max over directed links of load*8/rate
+    Time latency;                        //!< max over messages of (h-1)*F1*8/R + h*d
+    Time reduction;                      //!< gamma * reduceBytes
+    Time overhead;                       //!< PerMessageOverhead (software alpha)
+    Time total;                          //!< sum of the four terms above
+    uint32_t bottleneckLink{UINT32_MAX}; //!< link id of the most loaded directed link
+    bool bottleneckAtoB{true};           //!< its direction (true: A -> B)
+    double bottleneckBytes{0};           //!< wire bytes carried by it in this step
+    uint32_t maxHops{0};                 //!< longest route of the step (hops)
+    uint32_t messages{0};                //!< messages timed (src != dst, bytes > 0)
 };
 
 /**
@@ -94,13 +95,13 @@ struct StepPrediction
  */
 struct MessageTiming
 {
-    ScheduledMessage message;   //!< the message (step resolved: never kStepOfSchedule)
-    uint32_t scheduleStep{ 0 }; //!< index of its CollectiveStep in the schedule
-    Time start;                 //!< its sender issued it (prerequisites arrived and reduced)
-    Time transferEnd;           //!< its last wire byte left its NIC and the downstream backlogs
-    Time arrival;               //!< its last byte reached the receiver (+ latency + overhead)
-    Time latency;               //!< its pipeline latency (h-1)*F1*8/R + h*d
-    uint32_t hops{ 0 };         //!< hops of its route
+    ScheduledMessage message; //!< the message (step resolved: never kStepOfSchedule)
+    uint32_t scheduleStep{0}; //!< index of its CollectiveStep in the schedule
+    Time start;               //!< its sender issued it (prerequisites arrived and reduced)
+    Time transferEnd;         //!< its last wire byte left its NIC and the downstream backlogs
+    Time arrival;             //!< its last byte reached the receiver (+ latency + overhead)
+    Time latency;             //!< its pipeline latency (h-1)*F1*8/R + h*d
+    uint32_t hops{0};         //!< hops of its route
 };
 
 /**
@@ -111,7 +112,7 @@ struct TimelinePrediction
     Time total;                          //!< time the last rank finished (from 0)
     std::vector<MessageTiming> messages; //!< per message, in schedule order
     std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains
-    uint64_t rateUpdates{ 0 };           //!< fluid events (rate recomputations)
+    uint64_t rateUpdates{0};             //!< fluid events (rate recomputations)
 };
 
 /**
@@ -225,15 +226,24 @@ public:
     /// Recursive-doubling all-gather: lg p alpha + n(p-1)/p beta  [Thakur et al. 2005]
     static double RecursiveDoublingAllGatherTime(uint32_t p, double n, double alpha, double beta);
     /// Ring/pairwise reduce-scatter: (p-1)alpha + n(p-1)/p (beta+gamma)  [Thakur et al. 2005]
-    static double RingReduceScatterTime(uint32_t p, double n, double alpha, double beta,
+    static double RingReduceScatterTime(uint32_t p,
+                                        double n,
+                                        double alpha,
+                                        double beta,
                                         double gamma);
     /// Recursive-halving reduce-scatter: lg p alpha + n(p-1)/p (beta+gamma)  [Thakur 2005]
-    static double RecursiveHalvingReduceScatterTime(uint32_t p, double n, double alpha, double beta,
+    static double RecursiveHalvingReduceScatterTime(uint32_t p,
+                                                    double n,
+                                                    double alpha,
+                                                    double beta,
                                                     double gamma);
     /// Ring all-reduce: 2(p-1)alpha + 2n(p-1)/p beta + n(p-1)/p gamma  [Thakur et al. 2005]
     static double RingAllReduceTime(uint32_t p, double n, double alpha, double beta, double gamma);
     /// Rabenseifner all-reduce: 2 lg p alpha + 2n(p-1)/p beta + n(p-1)/p gamma  [Thakur 2005]
-    static double RabenseifnerAllReduceTime(uint32_t p, double n, double alpha, double beta,
+    static double RabenseifnerAllReduceTime(uint32_t p,
+                                            double n,
+                                            double alpha,
+                                            double beta,
                                             double gamma);
     /// Scatter + ring all-gather broadcast: (lg p + p-1)alpha + 2n(p-1)/p beta  [Thakur 2005]
     static double ScatterAllGatherBroadcastTime(uint32_t p, double n, double alpha, double beta);
@@ -267,19 +277,28 @@ public:
      * \param ranks N \param ranksPerRack n_r \param r oversubscription (1 = non-blocking)
      * \param m bytes per pair \param injection B per node
      */
-    static double OversubscribedClosAllToAllTime(uint32_t ranks, uint32_t ranksPerRack, double r,
-                                                 double m, DataRate injection);
+    static double OversubscribedClosAllToAllTime(uint32_t ranks,
+                                                 uint32_t ranksPerRack,
+                                                 double r,
+                                                 double m,
+                                                 DataRate injection);
     /**
      * \brief Torus all-reduce, one bidirectional ring per dimension, dimension by
      * dimension (bucket; Jain & Sabharwal, ICS 2010): 2(N-1)/N S/(2b) + 2n(k-1) alpha.
      */
-    static double TorusAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link,
+    static double TorusAllReduceTime(uint32_t k,
+                                     uint32_t n,
+                                     double bytes,
+                                     DataRate link,
                                      double alpha);
     /**
      * \brief Torus all-reduce as n concurrent pipelines on S/n each with rotated
      * dimension orders (derived): 2(N-1)/N S/(2nb) + 2n(k-1) alpha.
      */
-    static double TorusPipelinedAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link,
+    static double TorusPipelinedAllReduceTime(uint32_t k,
+                                              uint32_t n,
+                                              double bytes,
+                                              DataRate link,
                                               double alpha);
     /**
      * \brief Bucket all-reduce on a torus whose dimensions may be degraded (derived).
@@ -293,10 +312,15 @@ public:
      * \param degraded per dimension: true if that dimension is a line, not a ring
      */
     static double TorusBucketAllReduceTime(const std::vector<uint32_t>& dims,
-                                           const std::vector<bool>& degraded, double bytes,
-                                           DataRate link, double alpha);
+                                           const std::vector<bool>& degraded,
+                                           double bytes,
+                                           DataRate link,
+                                           double alpha);
     /// Mesh (no wraparound) all-reduce: every dimension's beta term doubles (derived).
-    static double MeshAllReduceTime(uint32_t k, uint32_t n, double bytes, DataRate link,
+    static double MeshAllReduceTime(uint32_t k,
+                                    uint32_t n,
+                                    double bytes,
+                                    DataRate link,
                                     double alpha);
 
     /**
@@ -305,7 +329,9 @@ public:
      * ((n-1)/n), "broadcast", "reduce" (1)
      * \return bytes per second
      */
-    static double BusBandwidth(const std::string& collective, uint32_t n, uint64_t bytes,
+    static double BusBandwidth(const std::string& collective,
+                               uint32_t n,
+                               uint64_t bytes,
                                double seconds);
 
 protected:
@@ -315,9 +341,9 @@ private:
     /// Rate and delay of one direction of a link.
     struct LinkCache
     {
-        double secondsPerByteAtoB{ 0 };
-        double secondsPerByteBtoA{ 0 };
-        double delay{ 0 };
+        double secondsPerByteAtoB{0};
+        double secondsPerByteBtoA{0};
+        double delay{0};
     };
 
     StepPrediction PredictStepWith(const CollectiveStep& step, double gamma) const;
@@ -330,16 +356,16 @@ private:
     void RefreshIfLinksFailed() const;
     void CheckBound() const;
 
-    uint32_t m_maxPayload{ 8972 };
-    uint32_t m_nicBacklogPackets{ 8 };
-    uint32_t m_overhead{ 30 };
+    uint32_t m_maxPayload{8972};
+    uint32_t m_nicBacklogPackets{8};
+    uint32_t m_overhead{30};
     Time m_reduceTimePerByte;
     Time m_perMessageOverhead;
 
     Ptr<Cluster> m_cluster;
     mutable std::unique_ptr<RoutePlanner> m_planner;
     mutable std::vector<LinkCache> m_links;
-    mutable uint32_t m_failedSeen{ 0 };
+    mutable uint32_t m_failedSeen{0};
 
     /// A step was timed: step index, its prediction.
     mutable TracedCallback<uint32_t, const StepPrediction&> m_stepTrace;

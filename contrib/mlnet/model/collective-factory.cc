@@ -26,26 +26,27 @@ struct Entry
     std::function<Ptr<Collective>()> create;
 };
 
-const std::vector<Entry>& Registry()
+const std::vector<Entry>&
+Registry()
 {
     static const std::vector<Entry> entries{
-        { "allreduce", "ring", [] { return CreateObject<RingAllReduce>(); } },
-        { "allreduce", "hd", [] { return CreateObject<HalvingDoublingAllReduce>(); } },
-        { "allreduce", "torus", [] { return CreateObject<TorusAllReduce>(); } },
-        { "allgather", "ring", [] { return CreateObject<RingAllGather>(); } },
-        { "reducescatter", "ring", [] { return CreateObject<RingReduceScatter>(); } },
-        { "alltoall", "pairwise", [] { return CreateObject<PairwiseAllToAll>(); } },
-        { "alltoall", "direct", [] { return CreateObject<DirectAllToAll>(); } },
-        { "broadcast", "ring", [] { return CreateObject<RingBroadcast>(); } },
-        { "sendrecv", "direct", [] { return CreateObject<SendRecv>(); } },
+        {"allreduce", "ring", [] { return CreateObject<RingAllReduce>(); }},
+        {"allreduce", "hd", [] { return CreateObject<HalvingDoublingAllReduce>(); }},
+        {"allreduce", "torus", [] { return CreateObject<TorusAllReduce>(); }},
+        {"allgather", "ring", [] { return CreateObject<RingAllGather>(); }},
+        {"reducescatter", "ring", [] { return CreateObject<RingReduceScatter>(); }},
+        {"alltoall", "pairwise", [] { return CreateObject<PairwiseAllToAll>(); }},
+        {"alltoall", "direct", [] { return CreateObject<DirectAllToAll>(); }},
+        {"broadcast", "ring", [] { return CreateObject<RingBroadcast>(); }},
+        {"sendrecv", "direct", [] { return CreateObject<SendRecv>(); }},
     };
     return entries;
 }
 
 } // namespace
 
-Ptr<Collective> CollectiveFactory::Create(const std::string& collective,
-                                          const std::string& algorithm)
+Ptr<Collective>
+CollectiveFactory::Create(const std::string& collective, const std::string& algorithm)
 {
     std::string algorithms;
     std::string collectives;
@@ -75,7 +76,8 @@ Ptr<Collective> CollectiveFactory::Create(const std::string& collective,
                                 "; valid: " + algorithms);
 }
 
-std::vector<std::pair<std::string, std::string>> CollectiveFactory::List()
+std::vector<std::pair<std::string, std::string>>
+CollectiveFactory::List()
 {
     std::vector<std::pair<std::string, std::string>> out;
     for (const auto& e : Registry())

@@ -189,8 +189,8 @@ Collective::MemberDone(uint32_t member)
     {
         m_done = true;
         m_end = Simulator::Now();
-        NS_LOG_INFO(GetCollectiveName() << "/" << GetAlgorithmName() << " done in "
-                                        << (m_end - m_start).As(Time::US));
+        NS_LOG_INFO(GetCollectiveName()
+                    << "/" << GetAlgorithmName() << " done in " << (m_end - m_start).As(Time::US));
         m_doneTrace(this);
         if (!m_doneCb.IsNull())
         {

@@ -66,12 +66,12 @@ struct ScheduledMessage
     /// Value of `step` meaning "the index of the CollectiveStep holding the message".
     static constexpr uint32_t kStepOfSchedule = 0xffffffffu;
 
-    uint32_t src{0};    //!< sending rank
-    uint32_t dst{0};    //!< receiving rank
-    uint64_t bytes{0};  //!< application bytes
-    uint32_t chain{0};  //!< chain of the sender's (and receiver's) program it belongs to
+    uint32_t src{0};   //!< sending rank
+    uint32_t dst{0};   //!< receiving rank
+    uint64_t bytes{0}; //!< application bytes
+    uint32_t chain{0}; //!< chain of the sender's (and receiver's) program it belongs to
     uint32_t step{kStepOfSchedule}; //!< step of that chain (see the struct comment)
-    bool reduce{false}; //!< the receiver adds it into its buffer (costs gamma x bytes)
+    bool reduce{false};             //!< the receiver adds it into its buffer (costs gamma x bytes)
 };
 
 /**
@@ -92,7 +92,7 @@ struct CollectiveStep
  */
 class Collective : public Object
 {
-  public:
+public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -150,7 +150,7 @@ class Collective : public Object
     /// \return the communicator (member i is rank i of the vector)
     const std::vector<uint32_t>& GetRanks() const;
 
-  protected:
+protected:
     void DoDispose() override;
     /// Subclass hook: send the first messages of every member.
     virtual void DoStart() = 0;
@@ -168,14 +168,14 @@ class Collective : public Object
     /// Mark one member finished; the collective ends when all are.
     void MemberDone(uint32_t member);
 
-    Ptr<MessageTransport> m_transport;   //!< transport in use
-    std::vector<uint32_t> m_ranks;       //!< communicator
-    uint64_t m_bytes{0};                 //!< size (see file comment)
-    std::vector<Eigen::VectorXf> m_in;   //!< real inputs (empty when virtual)
-    std::vector<Eigen::VectorXf> m_out;  //!< real outputs
-    Time m_reduceTimePerByte;            //!< attribute ReductionTimePerByte (gamma)
+    Ptr<MessageTransport> m_transport;  //!< transport in use
+    std::vector<uint32_t> m_ranks;      //!< communicator
+    uint64_t m_bytes{0};                //!< size (see file comment)
+    std::vector<Eigen::VectorXf> m_in;  //!< real inputs (empty when virtual)
+    std::vector<Eigen::VectorXf> m_out; //!< real outputs
+    Time m_reduceTimePerByte;           //!< attribute ReductionTimePerByte (gamma)
 
-  private:
+private:
     void Receive(const Message& msg);
 
     uint32_t m_channel{0};
@@ -186,9 +186,9 @@ class Collective : public Object
     bool m_started{false};
     bool m_done{false};
     DoneCallback m_doneCb;
-    TracedCallback<Ptr<const Collective>> m_startTrace;  //!< collective started
-    TracedCallback<Ptr<const Collective>> m_doneTrace;   //!< collective finished
-    TracedCallback<uint32_t, Time> m_memberDoneTrace;    //!< member, time
+    TracedCallback<Ptr<const Collective>> m_startTrace; //!< collective started
+    TracedCallback<Ptr<const Collective>> m_doneTrace;  //!< collective finished
+    TracedCallback<uint32_t, Time> m_memberDoneTrace;   //!< member, time
 };
 
 } // namespace ns3

@@ -8,7 +8,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetDirectAllToAll");
 NS_OBJECT_ENSURE_REGISTERED(DirectAllToAll);
 
-TypeId DirectAllToAll::GetTypeId()
+TypeId
+DirectAllToAll::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::DirectAllToAll")
                             .SetParent<AllToAll>()
@@ -20,12 +21,14 @@ TypeId DirectAllToAll::GetTypeId()
 DirectAllToAll::DirectAllToAll() = default;
 DirectAllToAll::~DirectAllToAll() = default;
 
-std::string DirectAllToAll::GetAlgorithmName() const
+std::string
+DirectAllToAll::GetAlgorithmName() const
 {
     return "direct";
 }
 
-StepwiseCollective::Program DirectAllToAll::BuildProgram() const
+StepwiseCollective::Program
+DirectAllToAll::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     Program p(n, MemberProgram(1));
@@ -35,12 +38,12 @@ StepwiseCollective::Program DirectAllToAll::BuildProgram() const
         for (uint32_t s = 1; s < n; ++s)
         {
             uint32_t to = (i + s) % n;
-            step.sends.push_back({ to, SendBlock(to) });
+            step.sends.push_back({to, SendBlock(to)});
         }
         for (uint32_t s = 1; s < n; ++s)
         {
             uint32_t from = (i + n - s) % n;
-            step.recvs.push_back({ from, ReceiveBlock(from), false });
+            step.recvs.push_back({from, ReceiveBlock(from), false});
         }
         p[i][0].push_back(step);
     }

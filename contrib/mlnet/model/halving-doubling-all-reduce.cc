@@ -10,7 +10,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetHalvingDoublingAllReduce");
 NS_OBJECT_ENSURE_REGISTERED(HalvingDoublingAllReduce);
 
-TypeId HalvingDoublingAllReduce::GetTypeId()
+TypeId
+HalvingDoublingAllReduce::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::HalvingDoublingAllReduce")
                             .SetParent<StepwiseCollective>()
@@ -22,17 +23,20 @@ TypeId HalvingDoublingAllReduce::GetTypeId()
 HalvingDoublingAllReduce::HalvingDoublingAllReduce() = default;
 HalvingDoublingAllReduce::~HalvingDoublingAllReduce() = default;
 
-std::string HalvingDoublingAllReduce::GetCollectiveName() const
+std::string
+HalvingDoublingAllReduce::GetCollectiveName() const
 {
     return "allreduce";
 }
 
-std::string HalvingDoublingAllReduce::GetAlgorithmName() const
+std::string
+HalvingDoublingAllReduce::GetAlgorithmName() const
 {
     return "hd";
 }
 
-void HalvingDoublingAllReduce::ValidateConfig() const
+void
+HalvingDoublingAllReduce::ValidateConfig() const
 {
     size_t n = m_ranks.size();
     if ((n & (n - 1)) != 0)
@@ -42,14 +46,14 @@ void HalvingDoublingAllReduce::ValidateConfig() const
     }
 }
 
-StepwiseCollective::Program HalvingDoublingAllReduce::BuildProgram() const
+StepwiseCollective::Program
+HalvingDoublingAllReduce::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto blocks = Split({ 0, GetUnits() }, n);
+    auto blocks = Split({0, GetUnits()}, n);
     // Blocks [first, first + count) as one contiguous segment.
-    auto range = [&blocks](uint32_t first, uint32_t count)
-    {
-        Segment s{ blocks[first].offset, 0 };
+    auto range = [&blocks](uint32_t first, uint32_t count) {
+        Segment s{blocks[first].offset, 0};
         for (uint32_t b = first; b < first + count; ++b)
         {
             s.length += blocks[b].length;
@@ -68,8 +72,8 @@ StepwiseCollective::Program HalvingDoublingAllReduce::BuildProgram() const
             uint32_t keep = (i & mask) ? lo + mask : lo;
             uint32_t give = (i & mask) ? lo : lo + mask;
             Step step;
-            step.sends.push_back({ partner, range(give, mask) });
-            step.recvs.push_back({ partner, range(keep, mask), true });
+            step.sends.push_back({partner, range(give, mask)});
+            step.recvs.push_back({partner, range(keep, mask), true});
             chain.push_back(step);
         }
         // All-gather by recursive doubling, nearest partner first.
@@ -77,8 +81,8 @@ StepwiseCollective::Program HalvingDoublingAllReduce::BuildProgram() const
         {
             uint32_t partner = i ^ mask;
             Step step;
-            step.sends.push_back({ partner, range(i & ~(mask - 1), mask) });
-            step.recvs.push_back({ partner, range(partner & ~(mask - 1), mask), false });
+            step.sends.push_back({partner, range(i & ~(mask - 1), mask)});
+            step.recvs.push_back({partner, range(partner & ~(mask - 1), mask), false});
             chain.push_back(step);
         }
     }

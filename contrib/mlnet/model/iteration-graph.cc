@@ -22,7 +22,8 @@ namespace
 using DependencyGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
 
 /// Edges go from a dependency to the task that waits for it.
-DependencyGraph MakeBoostGraph(const std::vector<IterationTask>& tasks)
+DependencyGraph
+MakeBoostGraph(const std::vector<IterationTask>& tasks)
 {
     DependencyGraph g(tasks.size());
     for (const auto& t : tasks)
@@ -39,13 +40,13 @@ DependencyGraph MakeBoostGraph(const std::vector<IterationTask>& tasks)
 struct CycleFinder : public boost::default_dfs_visitor
 {
     CycleFinder(bool& found, uint32_t& from, uint32_t& to)
-        : m_found(found)
-        , m_from(from)
-        , m_to(to)
+        : m_found(found),
+          m_from(from),
+          m_to(to)
     {
     }
 
-    template<typename Edge, typename Graph>
+    template <typename Edge, typename Graph>
     void back_edge(Edge e, const Graph& g)
     {
         if (!m_found)
@@ -63,23 +64,25 @@ struct CycleFinder : public boost::default_dfs_visitor
 
 } // namespace
 
-std::string TaskKindToString(TaskKind kind)
+std::string
+TaskKindToString(TaskKind kind)
 {
     switch (kind)
     {
-        case TaskKind::COMPUTE:
-            return "compute";
-        case TaskKind::COLLECTIVE:
-            return "collective";
-        case TaskKind::SEND:
-            return "send";
-        case TaskKind::DELAY:
-            return "delay";
+    case TaskKind::COMPUTE:
+        return "compute";
+    case TaskKind::COLLECTIVE:
+        return "collective";
+    case TaskKind::SEND:
+        return "send";
+    case TaskKind::DELAY:
+        return "delay";
     }
     return "unknown";
 }
 
-void IterationGraph::CheckId(TaskId id, const std::string& what) const
+void
+IterationGraph::CheckId(TaskId id, const std::string& what) const
 {
     if (id >= m_tasks.size())
     {
@@ -90,7 +93,8 @@ void IterationGraph::CheckId(TaskId id, const std::string& what) const
     }
 }
 
-IterationGraph::TaskId IterationGraph::AddTask(IterationTask task, const std::vector<TaskId>& deps)
+IterationGraph::TaskId
+IterationGraph::AddTask(IterationTask task, const std::vector<TaskId>& deps)
 {
     task.id = static_cast<TaskId>(m_tasks.size());
     if (task.name.empty())
@@ -109,8 +113,11 @@ IterationGraph::TaskId IterationGraph::AddTask(IterationTask task, const std::ve
     return m_tasks.back().id;
 }
 
-IterationGraph::TaskId IterationGraph::AddCompute(const std::string& name, uint32_t rank,
-                                                  Time duration, const std::vector<TaskId>& deps)
+IterationGraph::TaskId
+IterationGraph::AddCompute(const std::string& name,
+                           uint32_t rank,
+                           Time duration,
+                           const std::vector<TaskId>& deps)
 {
     if (duration.IsStrictlyNegative())
     {
@@ -129,9 +136,13 @@ IterationGraph::TaskId IterationGraph::AddCompute(const std::string& name, uint3
     return AddTask(std::move(t), deps);
 }
 
-IterationGraph::TaskId IterationGraph::AddCollective(
-    const std::string& name, const std::string& collective, const std::string& algorithm,
-    const std::vector<uint32_t>& ranks, uint64_t bytes, const std::vector<TaskId>& deps)
+IterationGraph::TaskId
+IterationGraph::AddCollective(const std::string& name,
+                              const std::string& collective,
+                              const std::string& algorithm,
+                              const std::vector<uint32_t>& ranks,
+                              uint64_t bytes,
+                              const std::vector<TaskId>& deps)
 {
     if (ranks.size() < 2)
     {
@@ -151,12 +162,16 @@ IterationGraph::TaskId IterationGraph::AddCollective(
     t.kind = TaskKind::COLLECTIVE;
     t.name = name;
     t.bytes = bytes;
-    t.collective = CollectiveDescription{ collective, algorithm, ranks, bytes };
+    t.collective = CollectiveDescription{collective, algorithm, ranks, bytes};
     return AddTask(std::move(t), deps);
 }
 
-IterationGraph::TaskId IterationGraph::AddSend(const std::string& name, uint32_t src, uint32_t dst,
-                                               uint64_t bytes, const std::vector<TaskId>& deps)
+IterationGraph::TaskId
+IterationGraph::AddSend(const std::string& name,
+                        uint32_t src,
+                        uint32_t dst,
+                        uint64_t bytes,
+                        const std::vector<TaskId>& deps)
 {
     if (src == dst)
     {
@@ -177,8 +192,8 @@ IterationGraph::TaskId IterationGraph::AddSend(const std::string& name, uint32_t
     return AddTask(std::move(t), deps);
 }
 
-IterationGraph::TaskId IterationGraph::AddDelay(const std::string& name, Time duration,
-                                                const std::vector<TaskId>& deps)
+IterationGraph::TaskId
+IterationGraph::AddDelay(const std::string& name, Time duration, const std::vector<TaskId>& deps)
 {
     if (duration.IsStrictlyNegative())
     {
@@ -192,7 +207,8 @@ IterationGraph::TaskId IterationGraph::AddDelay(const std::string& name, Time du
     return AddTask(std::move(t), deps);
 }
 
-void IterationGraph::AddDependency(TaskId task, TaskId dependsOn)
+void
+IterationGraph::AddDependency(TaskId task, TaskId dependsOn)
 {
     CheckId(task, "AddDependency");
     CheckId(dependsOn, "AddDependency on task '" + m_tasks[task].name + "'");
@@ -203,23 +219,27 @@ void IterationGraph::AddDependency(TaskId task, TaskId dependsOn)
     }
 }
 
-uint32_t IterationGraph::GetNTasks() const
+uint32_t
+IterationGraph::GetNTasks() const
 {
     return static_cast<uint32_t>(m_tasks.size());
 }
 
-const IterationTask& IterationGraph::GetTask(TaskId id) const
+const IterationTask&
+IterationGraph::GetTask(TaskId id) const
 {
     NS_ASSERT_MSG(id < m_tasks.size(), "task id " << id << " out of range");
     return m_tasks[id];
 }
 
-const std::vector<IterationTask>& IterationGraph::GetTasks() const
+const std::vector<IterationTask>&
+IterationGraph::GetTasks() const
 {
     return m_tasks;
 }
 
-std::vector<std::vector<IterationGraph::TaskId>> IterationGraph::GetDependents() const
+std::vector<std::vector<IterationGraph::TaskId>>
+IterationGraph::GetDependents() const
 {
     std::vector<std::vector<TaskId>> out(m_tasks.size());
     for (const auto& t : m_tasks)
@@ -232,11 +252,11 @@ std::vector<std::vector<IterationGraph::TaskId>> IterationGraph::GetDependents()
     return out;
 }
 
-uint32_t IterationGraph::GetMaxRank() const
+uint32_t
+IterationGraph::GetMaxRank() const
 {
     uint32_t maxRank = NO_RANK;
-    auto note = [&maxRank](uint32_t r)
-    {
+    auto note = [&maxRank](uint32_t r) {
         if (r != NO_RANK && (maxRank == NO_RANK || r > maxRank))
         {
             maxRank = r;
@@ -254,7 +274,8 @@ uint32_t IterationGraph::GetMaxRank() const
     return maxRank;
 }
 
-void IterationGraph::Validate() const
+void
+IterationGraph::Validate() const
 {
     if (m_tasks.empty())
     {
@@ -286,7 +307,8 @@ void IterationGraph::Validate() const
     }
 }
 
-std::vector<IterationGraph::TaskId> IterationGraph::GetTopologicalOrder() const
+std::vector<IterationGraph::TaskId>
+IterationGraph::GetTopologicalOrder() const
 {
     Validate();
     DependencyGraph g = MakeBoostGraph(m_tasks);
@@ -295,7 +317,8 @@ std::vector<IterationGraph::TaskId> IterationGraph::GetTopologicalOrder() const
     return std::vector<TaskId>(reversed.rbegin(), reversed.rend());
 }
 
-std::vector<TaskTiming> IterationGraph::Estimate(const CommunicationTime& commTime) const
+std::vector<TaskTiming>
+IterationGraph::Estimate(const CommunicationTime& commTime) const
 {
     Validate();
     const uint32_t n = GetNTasks();
@@ -315,32 +338,30 @@ std::vector<TaskTiming> IterationGraph::Estimate(const CommunicationTime& commTi
     std::map<uint32_t, std::set<std::pair<Time, TaskId>>> queued;
     std::map<uint32_t, bool> busy;
 
-    auto makeReady = [&](TaskId id, Time now)
-    {
+    auto makeReady = [&](TaskId id, Time now) {
         const IterationTask& t = m_tasks[id];
         timing[id].ready = now;
         switch (t.kind)
         {
-            case TaskKind::COMPUTE:
-                queued[t.rank].insert({ now, id });
-                return;
-            case TaskKind::DELAY:
-                timing[id].start = now;
-                timing[id].end = now + t.duration;
-                break;
-            case TaskKind::COLLECTIVE:
-            case TaskKind::SEND:
+        case TaskKind::COMPUTE:
+            queued[t.rank].insert({now, id});
+            return;
+        case TaskKind::DELAY:
+            timing[id].start = now;
+            timing[id].end = now + t.duration;
+            break;
+        case TaskKind::COLLECTIVE:
+        case TaskKind::SEND: {
+            Time d = commTime(t);
+            if (d.IsStrictlyNegative())
             {
-                Time d = commTime(t);
-                if (d.IsStrictlyNegative())
-                {
-                    throw std::invalid_argument("the communication time of task '" + t.name +
-                                                "' is negative; the time model must return >= 0");
-                }
-                timing[id].start = now;
-                timing[id].end = now + d;
-                break;
+                throw std::invalid_argument("the communication time of task '" + t.name +
+                                            "' is negative; the time model must return >= 0");
             }
+            timing[id].start = now;
+            timing[id].end = now + d;
+            break;
+        }
         }
         events.emplace(timing[id].end, seq++, id);
     };
@@ -396,7 +417,8 @@ std::vector<TaskTiming> IterationGraph::Estimate(const CommunicationTime& commTi
     return timing;
 }
 
-Time IterationGraph::EstimateIterationTime(const CommunicationTime& commTime) const
+Time
+IterationGraph::EstimateIterationTime(const CommunicationTime& commTime) const
 {
     Time end(0);
     for (const auto& t : Estimate(commTime))

@@ -67,7 +67,7 @@ struct CollectiveDescription
     std::string collective;      //!< e.g. "allreduce", "allgather"
     std::string algorithm;       //!< e.g. "ring", "hd"
     std::vector<uint32_t> ranks; //!< communicator: member i is ranks[i]
-    uint64_t bytes{ 0 };         //!< size as Collective::Setup defines it
+    uint64_t bytes{0};           //!< size as Collective::Setup defines it
 };
 
 /**
@@ -75,15 +75,15 @@ struct CollectiveDescription
  */
 struct IterationTask
 {
-    uint32_t id{ 0 };                   //!< index in the graph
-    TaskKind kind{ TaskKind::COMPUTE }; //!< what the task does
-    std::string name;                   //!< label for records and error messages
-    uint32_t rank{ NO_RANK };           //!< compute: its rank; send: the source rank
-    uint32_t dst{ NO_RANK };            //!< send: the destination rank
-    uint64_t bytes{ 0 };                //!< send: message bytes; collective: its bytes
-    Time duration;                      //!< compute and delay: how long
-    CollectiveDescription collective;   //!< collective: what to run
-    std::vector<uint32_t> deps;         //!< tasks that must finish before this one starts
+    uint32_t id{0};                   //!< index in the graph
+    TaskKind kind{TaskKind::COMPUTE}; //!< what the task does
+    std::string name;                 //!< label for records and error messages
+    uint32_t rank{NO_RANK};           //!< compute: its rank; send: the source rank
+    uint32_t dst{NO_RANK};            //!< send: the destination rank
+    uint64_t bytes{0};                //!< send: message bytes; collective: its bytes
+    Time duration;                    //!< compute and delay: how long
+    CollectiveDescription collective; //!< collective: what to run
+    std::vector<uint32_t> deps;       //!< tasks that must finish before this one starts
 };
 
 /**
@@ -115,7 +115,9 @@ public:
      * \param deps tasks that must finish first (existing ids)
      * \return the new task's id
      */
-    TaskId AddCompute(const std::string& name, uint32_t rank, Time duration,
+    TaskId AddCompute(const std::string& name,
+                      uint32_t rank,
+                      Time duration,
                       const std::vector<TaskId>& deps = {});
     /**
      * \brief Add a collective task; it finishes when every member finished.
@@ -127,9 +129,12 @@ public:
      * \param deps tasks that must finish first
      * \return the new task's id
      */
-    TaskId AddCollective(const std::string& name, const std::string& collective,
-                         const std::string& algorithm, const std::vector<uint32_t>& ranks,
-                         uint64_t bytes, const std::vector<TaskId>& deps = {});
+    TaskId AddCollective(const std::string& name,
+                         const std::string& collective,
+                         const std::string& algorithm,
+                         const std::vector<uint32_t>& ranks,
+                         uint64_t bytes,
+                         const std::vector<TaskId>& deps = {});
     /**
      * \brief Add a point-to-point message; it finishes when the receiver has it whole.
      * \param name label
@@ -139,7 +144,10 @@ public:
      * \param deps tasks that must finish first
      * \return the new task's id
      */
-    TaskId AddSend(const std::string& name, uint32_t src, uint32_t dst, uint64_t bytes,
+    TaskId AddSend(const std::string& name,
+                   uint32_t src,
+                   uint32_t dst,
+                   uint64_t bytes,
                    const std::vector<TaskId>& deps = {});
     /**
      * \brief Add a fixed delay that occupies no rank (e.g. a data-loader wait).

@@ -35,14 +35,14 @@ using MessageBytes = std::shared_ptr<const std::vector<uint8_t>>;
  */
 struct Message
 {
-    uint32_t src{0};       //!< sending rank
-    uint32_t dst{0};       //!< receiving rank
-    uint32_t channel{0};   //!< owner's channel (e.g. a collective instance)
-    uint32_t tag{0};       //!< owner's tag within the channel
-    uint64_t bytes{0};     //!< application bytes of the message
-    MessageBytes data;     //!< real contents (size == bytes) or null for virtual bytes
-    Time sent;             //!< when Send was called
-    Time delivered;        //!< when the last byte was delivered
+    uint32_t src{0};     //!< sending rank
+    uint32_t dst{0};     //!< receiving rank
+    uint32_t channel{0}; //!< owner's channel (e.g. a collective instance)
+    uint32_t tag{0};     //!< owner's tag within the channel
+    uint64_t bytes{0};   //!< application bytes of the message
+    MessageBytes data;   //!< real contents (size == bytes) or null for virtual bytes
+    Time sent;           //!< when Send was called
+    Time delivered;      //!< when the last byte was delivered
 };
 
 /**
@@ -50,7 +50,7 @@ struct Message
  */
 class MessageTransport : public Object
 {
-  public:
+public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -110,7 +110,7 @@ class MessageTransport : public Object
     /// \return messages delivered so far
     uint64_t GetMessagesDelivered() const;
 
-  protected:
+protected:
     void DoDispose() override;
     /// Subclasses call this when a message is complete at its receiver.
     void Deliver(const Message& msg);
@@ -119,13 +119,13 @@ class MessageTransport : public Object
 
     Ptr<Cluster> m_cluster; //!< set by Install
 
-  private:
+private:
     std::vector<ReceiveCallback> m_channels;
     uint64_t m_bytesSent{0};
     uint64_t m_bytesDelivered{0};
     uint64_t m_messagesDelivered{0};
-    TracedCallback<uint32_t, uint32_t, uint64_t> m_sendTrace;  //!< src, dst, bytes
-    TracedCallback<const Message&> m_deliverTrace;              //!< whole message
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_sendTrace; //!< src, dst, bytes
+    TracedCallback<const Message&> m_deliverTrace;            //!< whole message
 };
 
 } // namespace ns3

@@ -9,7 +9,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetFrameHeader");
 NS_OBJECT_ENSURE_REGISTERED(MlnetFrameHeader);
 
-TypeId MlnetFrameHeader::GetTypeId()
+TypeId
+MlnetFrameHeader::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::MlnetFrameHeader")
                             .SetParent<Header>()
@@ -18,17 +19,20 @@ TypeId MlnetFrameHeader::GetTypeId()
     return tid;
 }
 
-TypeId MlnetFrameHeader::GetInstanceTypeId() const
+TypeId
+MlnetFrameHeader::GetInstanceTypeId() const
 {
     return GetTypeId();
 }
 
-uint32_t MlnetFrameHeader::GetSerializedSize() const
+uint32_t
+MlnetFrameHeader::GetSerializedSize() const
 {
     return SIZE;
 }
 
-void MlnetFrameHeader::Serialize(Buffer::Iterator start) const
+void
+MlnetFrameHeader::Serialize(Buffer::Iterator start) const
 {
     start.WriteHtonU32(src);
     start.WriteHtonU32(channel);
@@ -37,7 +41,8 @@ void MlnetFrameHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU64(bytes);
 }
 
-uint32_t MlnetFrameHeader::Deserialize(Buffer::Iterator start)
+uint32_t
+MlnetFrameHeader::Deserialize(Buffer::Iterator start)
 {
     src = start.ReadNtohU32();
     channel = start.ReadNtohU32();
@@ -47,13 +52,15 @@ uint32_t MlnetFrameHeader::Deserialize(Buffer::Iterator start)
     return SIZE;
 }
 
-void MlnetFrameHeader::Print(std::ostream& os) const
+void
+MlnetFrameHeader::Print(std::ostream& os) const
 {
     os << "src=" << src << " ch=" << channel << " tag=" << tag << " flags=" << flags
        << " bytes=" << bytes;
 }
 
-MlnetFrameHeader MlnetFrameHeader::FromBytes(const uint8_t* data)
+MlnetFrameHeader
+MlnetFrameHeader::FromBytes(const uint8_t* data)
 {
     Buffer b;
     b.AddAtStart(SIZE);

@@ -43,11 +43,11 @@ public:
      */
     static MlnetFrameHeader FromBytes(const uint8_t* bytes);
 
-    uint32_t src{ 0 };     //!< sending rank
-    uint32_t channel{ 0 }; //!< message channel
-    uint32_t tag{ 0 };     //!< message tag
-    uint32_t flags{ 0 };   //!< REAL_PAYLOAD if real bytes follow
-    uint64_t bytes{ 0 };   //!< message bytes that follow the header
+    uint32_t src{0};     //!< sending rank
+    uint32_t channel{0}; //!< message channel
+    uint32_t tag{0};     //!< message tag
+    uint32_t flags{0};   //!< REAL_PAYLOAD if real bytes follow
+    uint64_t bytes{0};   //!< message bytes that follow the header
 
     static constexpr uint32_t REAL_PAYLOAD = 1; //!< flag: the message bytes are real
 };

@@ -8,7 +8,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetTransportHeader");
 NS_OBJECT_ENSURE_REGISTERED(MlnetTransportHeader);
 
-TypeId MlnetTransportHeader::GetTypeId()
+TypeId
+MlnetTransportHeader::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::MlnetTransportHeader")
                             .SetParent<Header>()
@@ -17,17 +18,20 @@ TypeId MlnetTransportHeader::GetTypeId()
     return tid;
 }
 
-TypeId MlnetTransportHeader::GetInstanceTypeId() const
+TypeId
+MlnetTransportHeader::GetInstanceTypeId() const
 {
     return GetTypeId();
 }
 
-uint32_t MlnetTransportHeader::GetSerializedSize() const
+uint32_t
+MlnetTransportHeader::GetSerializedSize() const
 {
     return SIZE;
 }
 
-void MlnetTransportHeader::Serialize(Buffer::Iterator start) const
+void
+MlnetTransportHeader::Serialize(Buffer::Iterator start) const
 {
     start.WriteU8(m_type);
     start.WriteHtonU32(m_channel);
@@ -38,7 +42,8 @@ void MlnetTransportHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU64(m_messageBytes);
 }
 
-uint32_t MlnetTransportHeader::Deserialize(Buffer::Iterator start)
+uint32_t
+MlnetTransportHeader::Deserialize(Buffer::Iterator start)
 {
     m_type = start.ReadU8();
     m_channel = start.ReadNtohU32();
@@ -50,90 +55,107 @@ uint32_t MlnetTransportHeader::Deserialize(Buffer::Iterator start)
     return SIZE;
 }
 
-void MlnetTransportHeader::Print(std::ostream& os) const
+void
+MlnetTransportHeader::Print(std::ostream& os) const
 {
-    static const char* names[] = { "data", "nack", "ack", "?" };
+    static const char* names[] = {"data", "nack", "ack", "?"};
     os << names[GetType() & 3] << (HasRealPayload() ? " real" : "") << " ch=" << m_channel
        << " tag=" << m_tag << " id=" << m_messageId << " seq=" << m_sequence << "/" << m_packetCount
        << " bytes=" << m_messageBytes;
 }
 
-void MlnetTransportHeader::SetType(PacketType type)
+void
+MlnetTransportHeader::SetType(PacketType type)
 {
     m_type = (m_type & REAL_FLAG) | static_cast<uint8_t>(type);
 }
 
-MlnetTransportHeader::PacketType MlnetTransportHeader::GetType() const
+MlnetTransportHeader::PacketType
+MlnetTransportHeader::GetType() const
 {
     return static_cast<PacketType>(m_type & ~REAL_FLAG);
 }
 
-void MlnetTransportHeader::SetRealPayload(bool real)
+void
+MlnetTransportHeader::SetRealPayload(bool real)
 {
     m_type = real ? (m_type | REAL_FLAG) : (m_type & ~REAL_FLAG);
 }
 
-bool MlnetTransportHeader::HasRealPayload() const
+bool
+MlnetTransportHeader::HasRealPayload() const
 {
     return (m_type & REAL_FLAG) != 0;
 }
 
-void MlnetTransportHeader::SetChannel(uint32_t channel)
+void
+MlnetTransportHeader::SetChannel(uint32_t channel)
 {
     m_channel = channel;
 }
 
-uint32_t MlnetTransportHeader::GetChannel() const
+uint32_t
+MlnetTransportHeader::GetChannel() const
 {
     return m_channel;
 }
 
-void MlnetTransportHeader::SetTag(uint32_t tag)
+void
+MlnetTransportHeader::SetTag(uint32_t tag)
 {
     m_tag = tag;
 }
 
-uint32_t MlnetTransportHeader::GetTag() const
+uint32_t
+MlnetTransportHeader::GetTag() const
 {
     return m_tag;
 }
 
-void MlnetTransportHeader::SetMessageId(uint32_t id)
+void
+MlnetTransportHeader::SetMessageId(uint32_t id)
 {
     m_messageId = id;
 }
 
-uint32_t MlnetTransportHeader::GetMessageId() const
+uint32_t
+MlnetTransportHeader::GetMessageId() const
 {
     return m_messageId;
 }
 
-void MlnetTransportHeader::SetSequence(uint32_t seq)
+void
+MlnetTransportHeader::SetSequence(uint32_t seq)
 {
     m_sequence = seq;
 }
 
-uint32_t MlnetTransportHeader::GetSequence() const
+uint32_t
+MlnetTransportHeader::GetSequence() const
 {
     return m_sequence;
 }
 
-void MlnetTransportHeader::SetPacketCount(uint32_t count)
+void
+MlnetTransportHeader::SetPacketCount(uint32_t count)
 {
     m_packetCount = count;
 }
 
-uint32_t MlnetTransportHeader::GetPacketCount() const
+uint32_t
+MlnetTransportHeader::GetPacketCount() const
 {
     return m_packetCount;
 }
 
-void MlnetTransportHeader::SetMessageBytes(uint64_t bytes)
+void
+MlnetTransportHeader::SetMessageBytes(uint64_t bytes)
 {
     m_messageBytes = bytes;
 }
 
-uint64_t MlnetTransportHeader::GetMessageBytes() const
+uint64_t
+MlnetTransportHeader::GetMessageBytes() const
 {
     return m_messageBytes;
 }

@@ -82,13 +82,13 @@ public:
 
 private:
     static constexpr uint8_t REAL_FLAG = 0x80; //!< bit of m_type: real payload
-    uint8_t m_type{ DATA };                    //!< PacketType in the low bits, REAL_FLAG
-    uint32_t m_channel{ 0 };                   //!< channel
-    uint32_t m_tag{ 0 };                       //!< tag
-    uint32_t m_messageId{ 0 };                 //!< message id
-    uint32_t m_sequence{ 0 };                  //!< sequence number
-    uint32_t m_packetCount{ 0 };               //!< packets in the message
-    uint64_t m_messageBytes{ 0 };              //!< bytes in the message
+    uint8_t m_type{DATA};                      //!< PacketType in the low bits, REAL_FLAG
+    uint32_t m_channel{0};                     //!< channel
+    uint32_t m_tag{0};                         //!< tag
+    uint32_t m_messageId{0};                   //!< message id
+    uint32_t m_sequence{0};                    //!< sequence number
+    uint32_t m_packetCount{0};                 //!< packets in the message
+    uint64_t m_messageBytes{0};                //!< bytes in the message
 };
 
 } // namespace ns3

@@ -8,7 +8,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetPairwiseAllToAll");
 NS_OBJECT_ENSURE_REGISTERED(PairwiseAllToAll);
 
-TypeId PairwiseAllToAll::GetTypeId()
+TypeId
+PairwiseAllToAll::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::PairwiseAllToAll")
                             .SetParent<AllToAll>()
@@ -20,12 +21,14 @@ TypeId PairwiseAllToAll::GetTypeId()
 PairwiseAllToAll::PairwiseAllToAll() = default;
 PairwiseAllToAll::~PairwiseAllToAll() = default;
 
-std::string PairwiseAllToAll::GetAlgorithmName() const
+std::string
+PairwiseAllToAll::GetAlgorithmName() const
 {
     return "pairwise";
 }
 
-StepwiseCollective::Program PairwiseAllToAll::BuildProgram() const
+StepwiseCollective::Program
+PairwiseAllToAll::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     Program p(n, MemberProgram(1));
@@ -36,8 +39,8 @@ StepwiseCollective::Program PairwiseAllToAll::BuildProgram() const
             Step step;
             uint32_t to = (i + s) % n;
             uint32_t from = (i + n - s) % n;
-            step.sends.push_back({ to, SendBlock(to) });
-            step.recvs.push_back({ from, ReceiveBlock(from), false });
+            step.sends.push_back({to, SendBlock(to)});
+            step.recvs.push_back({from, ReceiveBlock(from), false});
             p[i][0].push_back(step);
         }
     }

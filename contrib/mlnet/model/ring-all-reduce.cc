@@ -12,7 +12,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetRingAllReduce");
 NS_OBJECT_ENSURE_REGISTERED(RingAllReduce);
 
-TypeId RingAllReduce::GetTypeId()
+TypeId
+RingAllReduce::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RingAllReduce")
@@ -22,7 +23,8 @@ TypeId RingAllReduce::GetTypeId()
             .AddAttribute("Slices",
                           "Pipelining: each chunk is cut into this many slices that travel the "
                           "ring independently (count, >= 1).",
-                          UintegerValue(1), MakeUintegerAccessor(&RingAllReduce::m_slices),
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RingAllReduce::m_slices),
                           MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
@@ -30,12 +32,14 @@ TypeId RingAllReduce::GetTypeId()
 RingAllReduce::RingAllReduce() = default;
 RingAllReduce::~RingAllReduce() = default;
 
-void RingAllReduce::SetRings(const std::vector<std::vector<uint32_t>>& orders)
+void
+RingAllReduce::SetRings(const std::vector<std::vector<uint32_t>>& orders)
 {
     m_rings = orders;
 }
 
-std::vector<std::vector<uint32_t>> RingAllReduce::GetRings() const
+std::vector<std::vector<uint32_t>>
+RingAllReduce::GetRings() const
 {
     if (!m_rings.empty())
     {
@@ -43,20 +47,23 @@ std::vector<std::vector<uint32_t>> RingAllReduce::GetRings() const
     }
     std::vector<uint32_t> order(m_ranks.size());
     std::iota(order.begin(), order.end(), 0);
-    return { order };
+    return {order};
 }
 
-std::string RingAllReduce::GetCollectiveName() const
+std::string
+RingAllReduce::GetCollectiveName() const
 {
     return "allreduce";
 }
 
-std::string RingAllReduce::GetAlgorithmName() const
+std::string
+RingAllReduce::GetAlgorithmName() const
 {
     return "ring";
 }
 
-void RingAllReduce::ValidateConfig() const
+void
+RingAllReduce::ValidateConfig() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     for (size_t r = 0; r < m_rings.size(); ++r)
@@ -80,14 +87,15 @@ void RingAllReduce::ValidateConfig() const
     }
 }
 
-StepwiseCollective::Program RingAllReduce::BuildProgram() const
+StepwiseCollective::Program
+RingAllReduce::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     auto rings = GetRings();
     uint32_t nRings = static_cast<uint32_t>(rings.size());
     uint32_t slices = m_slices;
     Program p(n, MemberProgram(nRings * slices));
-    auto ringShare = Split({ 0, GetUnits() }, nRings);
+    auto ringShare = Split({0, GetUnits()}, nRings);
     for (uint32_t r = 0; r < nRings; ++r)
     {
         // seg[chunk][slice]
@@ -112,8 +120,8 @@ StepwiseCollective::Program RingAllReduce::BuildProgram() const
                 {
                     uint32_t sendChunk = (pos + 2 * n - t - 1) % n;
                     uint32_t recvChunk = (pos + 2 * n - t - 2) % n;
-                    chain[t].sends.push_back({ right, seg[sendChunk][l] });
-                    chain[t].recvs.push_back({ left, seg[recvChunk][l], t < n - 1 });
+                    chain[t].sends.push_back({right, seg[sendChunk][l]});
+                    chain[t].recvs.push_back({left, seg[recvChunk][l], t < n - 1});
                 }
             }
         }

@@ -54,7 +54,7 @@ protected:
 
 private:
     std::vector<std::vector<uint32_t>> m_rings; //!< ring orders (empty: member order)
-    uint32_t m_slices{ 1 };                     //!< attribute Slices
+    uint32_t m_slices{1};                       //!< attribute Slices
 };
 
 } // namespace ns3

@@ -11,33 +11,38 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetRingBroadcast");
 NS_OBJECT_ENSURE_REGISTERED(RingBroadcast);
 
-TypeId RingBroadcast::GetTypeId()
+TypeId
+RingBroadcast::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::RingBroadcast")
-            .SetParent<StepwiseCollective>()
-            .SetGroupName("Mlnet")
-            .AddConstructor<RingBroadcast>()
-            .AddAttribute("Root", "Member index (not rank) that holds the data.", UintegerValue(0),
-                          MakeUintegerAccessor(&RingBroadcast::m_root),
-                          MakeUintegerChecker<uint32_t>());
+    static TypeId tid = TypeId("ns3::RingBroadcast")
+                            .SetParent<StepwiseCollective>()
+                            .SetGroupName("Mlnet")
+                            .AddConstructor<RingBroadcast>()
+                            .AddAttribute("Root",
+                                          "Member index (not rank) that holds the data.",
+                                          UintegerValue(0),
+                                          MakeUintegerAccessor(&RingBroadcast::m_root),
+                                          MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
 RingBroadcast::RingBroadcast() = default;
 RingBroadcast::~RingBroadcast() = default;
 
-std::string RingBroadcast::GetCollectiveName() const
+std::string
+RingBroadcast::GetCollectiveName() const
 {
     return "broadcast";
 }
 
-std::string RingBroadcast::GetAlgorithmName() const
+std::string
+RingBroadcast::GetAlgorithmName() const
 {
     return "ring";
 }
 
-void RingBroadcast::ValidateConfig() const
+void
+RingBroadcast::ValidateConfig() const
 {
     if (m_root >= m_ranks.size())
     {
@@ -47,7 +52,8 @@ void RingBroadcast::ValidateConfig() const
     }
 }
 
-Eigen::VectorXf RingBroadcast::MakeWorkBuffer(uint32_t member) const
+Eigen::VectorXf
+RingBroadcast::MakeWorkBuffer(uint32_t member) const
 {
     if (member == m_root)
     {
@@ -56,13 +62,13 @@ Eigen::VectorXf RingBroadcast::MakeWorkBuffer(uint32_t member) const
     return Eigen::VectorXf::Zero(static_cast<Eigen::Index>(GetUnits()));
 }
 
-StepwiseCollective::Program RingBroadcast::BuildProgram() const
+StepwiseCollective::Program
+RingBroadcast::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto chunks = Split({ 0, GetUnits() }, n); // chunk r: relative rank r
-    auto range = [&chunks](uint32_t first, uint32_t count)
-    {
-        Segment s{ chunks[first].offset, 0 };
+    auto chunks = Split({0, GetUnits()}, n); // chunk r: relative rank r
+    auto range = [&chunks](uint32_t first, uint32_t count) {
+        Segment s{chunks[first].offset, 0};
         for (uint32_t c = first; c < first + count; ++c)
         {
             s.length += chunks[c].length;
@@ -82,11 +88,11 @@ StepwiseCollective::Program RingBroadcast::BuildProgram() const
                 Step step;
                 if (r % (2 * mask) == 0)
                 {
-                    step.sends.push_back({ member(r + mask), range(r + mask, mask) });
+                    step.sends.push_back({member(r + mask), range(r + mask, mask)});
                 }
                 else if (r % (2 * mask) == mask)
                 {
-                    step.recvs.push_back({ member(r - mask), range(r, mask), false });
+                    step.recvs.push_back({member(r - mask), range(r, mask), false});
                 }
                 chain.push_back(step);
             }
@@ -98,20 +104,20 @@ StepwiseCollective::Program RingBroadcast::BuildProgram() const
             {
                 for (uint32_t dst = 1; dst < n; ++dst)
                 {
-                    step.sends.push_back({ member(dst), chunks[dst] });
+                    step.sends.push_back({member(dst), chunks[dst]});
                 }
             }
             else
             {
-                step.recvs.push_back({ member(0), chunks[r], false });
+                step.recvs.push_back({member(0), chunks[r], false});
             }
             chain.push_back(step);
         }
         for (uint32_t t = 0; t + 1 < n; ++t)
         {
             Step step;
-            step.sends.push_back({ member(r + 1), chunks[(r + n - t) % n] });
-            step.recvs.push_back({ member(r + n - 1), chunks[(r + 2 * n - t - 1) % n], false });
+            step.sends.push_back({member(r + 1), chunks[(r + n - t) % n]});
+            step.recvs.push_back({member(r + n - 1), chunks[(r + 2 * n - t - 1) % n], false});
             chain.push_back(step);
         }
     }

@@ -50,7 +50,7 @@ protected:
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
 
 private:
-    uint32_t m_root{ 0 }; //!< attribute Root (member index)
+    uint32_t m_root{0}; //!< attribute Root (member index)
 };
 
 } // namespace ns3

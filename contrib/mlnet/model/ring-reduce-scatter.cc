@@ -8,7 +8,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetRingReduceScatter");
 NS_OBJECT_ENSURE_REGISTERED(RingReduceScatter);
 
-TypeId RingReduceScatter::GetTypeId()
+TypeId
+RingReduceScatter::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RingReduceScatter")
                             .SetParent<StepwiseCollective>()
@@ -20,38 +21,42 @@ TypeId RingReduceScatter::GetTypeId()
 RingReduceScatter::RingReduceScatter() = default;
 RingReduceScatter::~RingReduceScatter() = default;
 
-std::string RingReduceScatter::GetCollectiveName() const
+std::string
+RingReduceScatter::GetCollectiveName() const
 {
     return "reducescatter";
 }
 
-std::string RingReduceScatter::GetAlgorithmName() const
+std::string
+RingReduceScatter::GetAlgorithmName() const
 {
     return "ring";
 }
 
-void RingReduceScatter::FinishMember(uint32_t member)
+void
+RingReduceScatter::FinishMember(uint32_t member)
 {
     if (HasRealPayload())
     {
-        auto chunk = Split({ 0, GetUnits() }, static_cast<uint32_t>(m_ranks.size()))[member];
+        auto chunk = Split({0, GetUnits()}, static_cast<uint32_t>(m_ranks.size()))[member];
         Eigen::VectorXf mine = m_out[member].segment(chunk.offset, chunk.length);
         m_out[member] = mine;
     }
 }
 
-StepwiseCollective::Program RingReduceScatter::BuildProgram() const
+StepwiseCollective::Program
+RingReduceScatter::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto chunks = Split({ 0, GetUnits() }, n);
+    auto chunks = Split({0, GetUnits()}, n);
     Program p(n, MemberProgram(1));
     for (uint32_t i = 0; i < n; ++i)
     {
         for (uint32_t t = 0; t + 1 < n; ++t)
         {
             Step step;
-            step.sends.push_back({ (i + 1) % n, chunks[(i + 2 * n - t - 1) % n] });
-            step.recvs.push_back({ (i + n - 1) % n, chunks[(i + 2 * n - t - 2) % n], true });
+            step.sends.push_back({(i + 1) % n, chunks[(i + 2 * n - t - 1) % n]});
+            step.recvs.push_back({(i + n - 1) % n, chunks[(i + 2 * n - t - 2) % n], true});
             p[i][0].push_back(step);
         }
     }

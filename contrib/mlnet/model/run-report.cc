@@ -25,11 +25,12 @@ NS_LOG_COMPONENT_DEFINE("MlnetRunReport");
 namespace
 {
 
-const std::set<std::string> kReserved = { "name",        "meta",   "rows",        "wall_s",
-                                          "simulated_s", "events", "events_per_s" };
+const std::set<std::string> kReserved =
+    {"name", "meta", "rows", "wall_s", "simulated_s", "events", "events_per_s"};
 
 /// Write text to path through a temporary file in the same directory and a rename.
-void WriteAtomically(const std::string& path, const std::string& text)
+void
+WriteAtomically(const std::string& path, const std::string& text)
 {
     if (path.empty())
     {
@@ -79,7 +80,8 @@ void WriteAtomically(const std::string& path, const std::string& text)
     }
 }
 
-void FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohmann::json& out)
+void
+FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohmann::json& out)
 {
     for (const auto& [key, v] : value.items())
     {
@@ -96,7 +98,8 @@ void FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohman
 }
 
 /// A cell as text: strings bare, numbers as JSON prints them, null empty, arrays as JSON.
-std::string CellText(const nlohmann::json& v, bool forPrint)
+std::string
+CellText(const nlohmann::json& v, bool forPrint)
 {
     if (v.is_null())
     {
@@ -115,7 +118,8 @@ std::string CellText(const nlohmann::json& v, bool forPrint)
     return v.dump();
 }
 
-std::string CsvQuote(const std::string& s)
+std::string
+CsvQuote(const std::string& s)
 {
     if (s.find_first_of(",\"\n\r") == std::string::npos)
     {
@@ -129,7 +133,8 @@ std::string CsvQuote(const std::string& s)
     return out + "\"";
 }
 
-double Microseconds(Time t)
+double
+Microseconds(Time t)
 {
     return t.ToDouble(Time::US);
 }
@@ -137,19 +142,21 @@ double Microseconds(Time t)
 } // namespace
 
 RunReport::RunReport(const std::string& name)
-    : m_name(name)
-    , m_wallStart(std::chrono::steady_clock::now())
+    : m_name(name),
+      m_wallStart(std::chrono::steady_clock::now())
 {
 }
 
-void RunReport::Start()
+void
+RunReport::Start()
 {
     m_wallStart = std::chrono::steady_clock::now();
     m_eventBaseline = Simulator::GetEventCount();
     m_stopped = false;
 }
 
-RunReport::Cost RunReport::MeasureCost() const
+RunReport::Cost
+RunReport::MeasureCost() const
 {
     if (m_stopped)
     {
@@ -164,7 +171,8 @@ RunReport::Cost RunReport::MeasureCost() const
     return c;
 }
 
-void RunReport::CloseSimulation()
+void
+RunReport::CloseSimulation()
 {
     m_closedSimulated += Simulator::Now().GetSeconds();
     uint64_t events = Simulator::GetEventCount();
@@ -172,13 +180,15 @@ void RunReport::CloseSimulation()
     m_eventBaseline = 0; // the next simulator counts from zero
 }
 
-void RunReport::Stop()
+void
+RunReport::Stop()
 {
     m_frozen = MeasureCost();
     m_stopped = true;
 }
 
-void RunReport::Add(const nlohmann::json& row)
+void
+RunReport::Add(const nlohmann::json& row)
 {
     if (!row.is_object())
     {
@@ -188,7 +198,8 @@ void RunReport::Add(const nlohmann::json& row)
     m_rows.push_back(row);
 }
 
-void RunReport::Add(const std::string& label, const nlohmann::json& row)
+void
+RunReport::Add(const std::string& label, const nlohmann::json& row)
 {
     if (!row.is_object())
     {
@@ -204,17 +215,20 @@ void RunReport::Add(const std::string& label, const nlohmann::json& row)
     m_rows.push_back(labelled);
 }
 
-const nlohmann::json& RunReport::GetRows() const
+const nlohmann::json&
+RunReport::GetRows() const
 {
     return m_rows;
 }
 
-void RunReport::SetMeta(const std::string& key, const nlohmann::json& value)
+void
+RunReport::SetMeta(const std::string& key, const nlohmann::json& value)
 {
     m_meta[key] = value;
 }
 
-void RunReport::SetCommandLine(int argc, char** argv)
+void
+RunReport::SetCommandLine(int argc, char** argv)
 {
     std::string line;
     for (int i = 0; i < argc; ++i)
@@ -224,12 +238,14 @@ void RunReport::SetCommandLine(int argc, char** argv)
     m_meta["command_line"] = line;
 }
 
-void RunReport::SetFabricSpec(const FabricSpec& spec)
+void
+RunReport::SetFabricSpec(const FabricSpec& spec)
 {
     m_meta["fabric"] = ToJson(spec);
 }
 
-void RunReport::Set(const std::string& key, const nlohmann::json& value)
+void
+RunReport::Set(const std::string& key, const nlohmann::json& value)
 {
     if (kReserved.count(key))
     {
@@ -240,12 +256,14 @@ void RunReport::Set(const std::string& key, const nlohmann::json& value)
     m_sections[key] = value;
 }
 
-void RunReport::SetColumns(const std::vector<std::string>& columns)
+void
+RunReport::SetColumns(const std::vector<std::string>& columns)
 {
     m_columns = columns;
 }
 
-nlohmann::json RunReport::ToJson() const
+nlohmann::json
+RunReport::ToJson() const
 {
     Cost c = MeasureCost();
     nlohmann::json doc = nlohmann::json::object();
@@ -268,13 +286,15 @@ nlohmann::json RunReport::ToJson() const
     return doc;
 }
 
-void RunReport::WriteJson(const std::string& path) const
+void
+RunReport::WriteJson(const std::string& path) const
 {
     NS_LOG_FUNCTION(this << path);
     WriteAtomically(path, ToJson().dump(2) + "\n");
 }
 
-nlohmann::json RunReport::Flatten(const nlohmann::json& row)
+nlohmann::json
+RunReport::Flatten(const nlohmann::json& row)
 {
     nlohmann::json out = nlohmann::json::object();
     if (row.is_object())
@@ -284,7 +304,8 @@ nlohmann::json RunReport::Flatten(const nlohmann::json& row)
     return out;
 }
 
-std::vector<std::string> RunReport::CsvColumns() const
+std::vector<std::string>
+RunReport::CsvColumns() const
 {
     std::vector<std::string> columns;
     std::set<std::string> seen;
@@ -294,21 +315,20 @@ std::vector<std::string> RunReport::CsvColumns() const
         // a "case" label (Add(label, row)) is put first.
         std::vector<std::string> keys;
         std::function<void(const nlohmann::json&, const std::string&)> walk =
-            [&](const nlohmann::json& v, const std::string& prefix)
-        {
-            for (const auto& [key, sub] : v.items())
-            {
-                std::string k = prefix.empty() ? key : prefix + "." + key;
-                if (sub.is_object())
+            [&](const nlohmann::json& v, const std::string& prefix) {
+                for (const auto& [key, sub] : v.items())
                 {
-                    walk(sub, k);
+                    std::string k = prefix.empty() ? key : prefix + "." + key;
+                    if (sub.is_object())
+                    {
+                        walk(sub, k);
+                    }
+                    else
+                    {
+                        keys.push_back(k);
+                    }
                 }
-                else
-                {
-                    keys.push_back(k);
-                }
-            }
-        };
+            };
         walk(row, "");
         auto label = std::find(keys.begin(), keys.end(), "case");
         if (label != keys.end())
@@ -326,7 +346,8 @@ std::vector<std::string> RunReport::CsvColumns() const
     return columns;
 }
 
-void RunReport::WriteCsv(const std::string& path) const
+void
+RunReport::WriteCsv(const std::string& path) const
 {
     NS_LOG_FUNCTION(this << path);
     auto columns = CsvColumns();
@@ -353,7 +374,8 @@ void RunReport::WriteCsv(const std::string& path) const
     WriteAtomically(path, ss.str());
 }
 
-void RunReport::Print(std::ostream& os) const
+void
+RunReport::Print(std::ostream& os) const
 {
     auto columns = m_columns.empty() ? CsvColumns() : m_columns;
     if (columns.empty())
@@ -384,8 +406,7 @@ void RunReport::Print(std::ostream& os) const
         cells.push_back(line);
         numeric.push_back(isNumber);
     }
-    auto emit = [&](const std::vector<std::string>& line, const std::vector<bool>& right)
-    {
+    auto emit = [&](const std::vector<std::string>& line, const std::vector<bool>& right) {
         for (size_t i = 0; i < line.size(); ++i)
         {
             os << (i ? "  " : "");
@@ -416,23 +437,25 @@ void RunReport::Print(std::ostream& os) const
         emit(cells[r], numeric[r]);
     }
     Cost c = MeasureCost();
-    os << "wall " << c.wallSeconds << " s, simulated " << c.simulatedSeconds << " s, "
-       << c.events << " events, "
-       << (c.wallSeconds > 0 ? c.events / c.wallSeconds : 0.0) << " events per wall second\n";
+    os << "wall " << c.wallSeconds << " s, simulated " << c.simulatedSeconds << " s, " << c.events
+       << " events, " << (c.wallSeconds > 0 ? c.events / c.wallSeconds : 0.0)
+       << " events per wall second\n";
 }
 
-nlohmann::json RunReport::ToJson(const CollectiveRecord& record)
+nlohmann::json
+RunReport::ToJson(const CollectiveRecord& record)
 {
-    return { { "collective", record.collective },
-             { "algorithm", record.algorithm },
-             { "ranks", record.ranks },
-             { "bytes", record.bytes },
-             { "start_us", Microseconds(record.start) },
-             { "end_us", Microseconds(record.end) },
-             { "duration_us", Microseconds(record.end - record.start) } };
+    return {{"collective", record.collective},
+            {"algorithm", record.algorithm},
+            {"ranks", record.ranks},
+            {"bytes", record.bytes},
+            {"start_us", Microseconds(record.start)},
+            {"end_us", Microseconds(record.end)},
+            {"duration_us", Microseconds(record.end - record.start)}};
 }
 
-nlohmann::json RunReport::ToJson(const CollectiveTaskRecord& record)
+nlohmann::json
+RunReport::ToJson(const CollectiveTaskRecord& record)
 {
     nlohmann::json j = ToJson(record.record);
     j["iteration"] = record.iteration;
@@ -440,23 +463,25 @@ nlohmann::json RunReport::ToJson(const CollectiveTaskRecord& record)
     return j;
 }
 
-nlohmann::json RunReport::ToJson(const IterationRecord& record)
+nlohmann::json
+RunReport::ToJson(const IterationRecord& record)
 {
-    return { { "iteration", record.iteration },
-             { "start_us", Microseconds(record.start) },
-             { "end_us", Microseconds(record.end) },
-             { "duration_us", Microseconds(record.GetDuration()) } };
+    return {{"iteration", record.iteration},
+            {"start_us", Microseconds(record.start)},
+            {"end_us", Microseconds(record.end)},
+            {"duration_us", Microseconds(record.GetDuration())}};
 }
 
-nlohmann::json RunReport::ToJson(const TaskRecord& record)
+nlohmann::json
+RunReport::ToJson(const TaskRecord& record)
 {
-    nlohmann::json j = { { "iteration", record.iteration },
-                         { "task", record.task },
-                         { "name", record.name },
-                         { "kind", TaskKindToString(record.kind) },
-                         { "ready_us", Microseconds(record.ready) },
-                         { "start_us", Microseconds(record.start) },
-                         { "end_us", Microseconds(record.end) } };
+    nlohmann::json j = {{"iteration", record.iteration},
+                        {"task", record.task},
+                        {"name", record.name},
+                        {"kind", TaskKindToString(record.kind)},
+                        {"ready_us", Microseconds(record.ready)},
+                        {"start_us", Microseconds(record.start)},
+                        {"end_us", Microseconds(record.end)}};
     if (record.rank != NO_RANK)
     {
         j["rank"] = record.rank;
@@ -464,7 +489,8 @@ nlohmann::json RunReport::ToJson(const TaskRecord& record)
     return j;
 }
 
-nlohmann::json RunReport::ToJson(const std::vector<IterationRecord>& records)
+nlohmann::json
+RunReport::ToJson(const std::vector<IterationRecord>& records)
 {
     nlohmann::json a = nlohmann::json::array();
     for (const auto& r : records)
@@ -474,7 +500,8 @@ nlohmann::json RunReport::ToJson(const std::vector<IterationRecord>& records)
     return a;
 }
 
-nlohmann::json RunReport::ToJson(const std::map<std::string, uint64_t>& bytesByLinkClass)
+nlohmann::json
+RunReport::ToJson(const std::map<std::string, uint64_t>& bytesByLinkClass)
 {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [linkClass, bytes] : bytesByLinkClass)
@@ -484,13 +511,14 @@ nlohmann::json RunReport::ToJson(const std::map<std::string, uint64_t>& bytesByL
     return j;
 }
 
-nlohmann::json RunReport::ToJson(const FabricSpec& spec)
+nlohmann::json
+RunReport::ToJson(const FabricSpec& spec)
 {
-    nlohmann::json j = { { "kind", spec.kind },
-                         { "ranks", spec.ranks },
-                         { "link_rate_bps", spec.linkRate.GetBitRate() },
-                         { "link_delay_us", Microseconds(spec.linkDelay) },
-                         { "mtu", spec.mtu } };
+    nlohmann::json j = {{"kind", spec.kind},
+                        {"ranks", spec.ranks},
+                        {"link_rate_bps", spec.linkRate.GetBitRate()},
+                        {"link_delay_us", Microseconds(spec.linkDelay)},
+                        {"mtu", spec.mtu}};
     if (spec.tiers)
     {
         j["tiers"] = spec.tiers;

@@ -121,9 +121,9 @@ public:
 private:
     struct Cost
     {
-        double wallSeconds{ 0 };
-        double simulatedSeconds{ 0 };
-        uint64_t events{ 0 };
+        double wallSeconds{0};
+        double simulatedSeconds{0};
+        uint64_t events{0};
     };
 
     Cost MeasureCost() const;
@@ -135,10 +135,10 @@ private:
     nlohmann::json m_sections = nlohmann::json::object();
     std::vector<std::string> m_columns;
     std::chrono::steady_clock::time_point m_wallStart;
-    uint64_t m_eventBaseline{ 0 };
-    double m_closedSimulated{ 0 };  //!< simulated seconds of closed simulations
-    uint64_t m_closedEvents{ 0 };   //!< events of closed simulations
-    bool m_stopped{ false };
+    uint64_t m_eventBaseline{0};
+    double m_closedSimulated{0}; //!< simulated seconds of closed simulations
+    uint64_t m_closedEvents{0};  //!< events of closed simulations
+    bool m_stopped{false};
     Cost m_frozen;
 };
 

@@ -10,7 +10,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetSendRecv");
 NS_OBJECT_ENSURE_REGISTERED(SendRecv);
 
-TypeId SendRecv::GetTypeId()
+TypeId
+SendRecv::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::SendRecv")
                             .SetParent<StepwiseCollective>()
@@ -22,22 +23,26 @@ TypeId SendRecv::GetTypeId()
 SendRecv::SendRecv() = default;
 SendRecv::~SendRecv() = default;
 
-void SendRecv::SetPairs(const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
+void
+SendRecv::SetPairs(const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
 {
     m_pairs = pairs;
 }
 
-std::string SendRecv::GetCollectiveName() const
+std::string
+SendRecv::GetCollectiveName() const
 {
     return "sendrecv";
 }
 
-std::string SendRecv::GetAlgorithmName() const
+std::string
+SendRecv::GetAlgorithmName() const
 {
     return "direct";
 }
 
-void SendRecv::ValidateConfig() const
+void
+SendRecv::ValidateConfig() const
 {
     if (m_pairs.empty())
     {
@@ -55,7 +60,8 @@ void SendRecv::ValidateConfig() const
     }
 }
 
-uint32_t SendRecv::CountReceives(uint32_t member) const
+uint32_t
+SendRecv::CountReceives(uint32_t member) const
 {
     uint32_t k = 0;
     for (const auto& pr : m_pairs)
@@ -65,7 +71,8 @@ uint32_t SendRecv::CountReceives(uint32_t member) const
     return k;
 }
 
-Eigen::VectorXf SendRecv::MakeWorkBuffer(uint32_t member) const
+Eigen::VectorXf
+SendRecv::MakeWorkBuffer(uint32_t member) const
 {
     // [ what I send | what I receive, one slot per pair to me ]
     Eigen::Index len = static_cast<Eigen::Index>(GetUnits());
@@ -74,7 +81,8 @@ Eigen::VectorXf SendRecv::MakeWorkBuffer(uint32_t member) const
     return work;
 }
 
-void SendRecv::FinishMember(uint32_t member)
+void
+SendRecv::FinishMember(uint32_t member)
 {
     if (HasRealPayload() && CountReceives(member) > 0)
     {
@@ -84,7 +92,8 @@ void SendRecv::FinishMember(uint32_t member)
     }
 }
 
-StepwiseCollective::Program SendRecv::BuildProgram() const
+StepwiseCollective::Program
+SendRecv::BuildProgram() const
 {
     // One chain per pair, so two messages between the same members stay distinct.
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
@@ -95,10 +104,10 @@ StepwiseCollective::Program SendRecv::BuildProgram() const
     {
         auto [from, to] = m_pairs[k];
         Step send;
-        send.sends.push_back({ to, { 0, units } });
+        send.sends.push_back({to, {0, units}});
         p[from][k].push_back(send);
         Step recv;
-        recv.recvs.push_back({ from, { slot[to]++ * units, units }, false });
+        recv.recvs.push_back({from, {slot[to]++ * units, units}, false});
         p[to][k].push_back(recv);
     }
     return p;

@@ -56,7 +56,7 @@ protected:
 private:
     uint32_t CountReceives(uint32_t member) const;
 
-    std::vector<std::pair<uint32_t, uint32_t>> m_pairs{ { 0, 1 } }; //!< (from, to) members
+    std::vector<std::pair<uint32_t, uint32_t>> m_pairs{{0, 1}}; //!< (from, to) members
 };
 
 } // namespace ns3

@@ -13,7 +13,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetStepwiseCollective");
 NS_OBJECT_ENSURE_REGISTERED(StepwiseCollective);
 
-TypeId StepwiseCollective::GetTypeId()
+TypeId
+StepwiseCollective::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::StepwiseCollective")
@@ -30,34 +31,43 @@ TypeId StepwiseCollective::GetTypeId()
 StepwiseCollective::StepwiseCollective() = default;
 StepwiseCollective::~StepwiseCollective() = default;
 
-void StepwiseCollective::DoDispose()
+void
+StepwiseCollective::DoDispose()
 {
     m_program.clear();
     m_arrived.clear();
     Collective::DoDispose();
 }
 
-void StepwiseCollective::Setup(Ptr<MessageTransport> transport, const std::vector<uint32_t>& ranks,
-                               uint64_t bytes)
+void
+StepwiseCollective::Setup(Ptr<MessageTransport> transport,
+                          const std::vector<uint32_t>& ranks,
+                          uint64_t bytes)
 {
     Collective::Setup(transport, ranks, bytes);
     ValidateConfig();
     CheckedProgram(); // throws when a message would be empty
 }
 
-void StepwiseCollective::ValidateConfig() const {}
+void
+StepwiseCollective::ValidateConfig() const
+{
+}
 
-uint32_t StepwiseCollective::GetUnit() const
+uint32_t
+StepwiseCollective::GetUnit() const
 {
     return m_bytes % 4 == 0 ? 4 : 1;
 }
 
-uint64_t StepwiseCollective::GetUnits() const
+uint64_t
+StepwiseCollective::GetUnits() const
 {
     return m_bytes / GetUnit();
 }
 
-std::vector<StepwiseCollective::Segment> StepwiseCollective::Split(Segment range, uint32_t parts)
+std::vector<StepwiseCollective::Segment>
+StepwiseCollective::Split(Segment range, uint32_t parts)
 {
     NS_ASSERT(parts > 0);
     std::vector<Segment> out(parts);
@@ -73,7 +83,8 @@ std::vector<StepwiseCollective::Segment> StepwiseCollective::Split(Segment range
     return out;
 }
 
-StepwiseCollective::Program StepwiseCollective::CheckedProgram() const
+StepwiseCollective::Program
+StepwiseCollective::CheckedProgram() const
 {
     Program p = BuildProgram();
     NS_ASSERT_MSG(p.size() == m_ranks.size(), "one program per member");
@@ -102,7 +113,8 @@ StepwiseCollective::Program StepwiseCollective::CheckedProgram() const
     return p;
 }
 
-std::vector<CollectiveStep> StepwiseCollective::GetSchedule() const
+std::vector<CollectiveStep>
+StepwiseCollective::GetSchedule() const
 {
     NS_ASSERT_MSG(m_transport, "GetSchedule is valid after Setup");
     Program p = BuildProgram();
@@ -168,24 +180,31 @@ std::vector<CollectiveStep> StepwiseCollective::GetSchedule() const
     return schedule;
 }
 
-uint64_t StepwiseCollective::GetInputLength(uint32_t /* member */) const
+uint64_t
+StepwiseCollective::GetInputLength(uint32_t /* member */) const
 {
     return m_bytes / 4;
 }
 
-Eigen::VectorXf StepwiseCollective::MakeWorkBuffer(uint32_t member) const
+Eigen::VectorXf
+StepwiseCollective::MakeWorkBuffer(uint32_t member) const
 {
     return m_in[member];
 }
 
-void StepwiseCollective::FinishMember(uint32_t /* member */) {}
+void
+StepwiseCollective::FinishMember(uint32_t /* member */)
+{
+}
 
-uint64_t StepwiseCollective::Key(uint32_t tag, uint32_t fromMember)
+uint64_t
+StepwiseCollective::Key(uint32_t tag, uint32_t fromMember)
 {
     return (static_cast<uint64_t>(tag) << 32) | fromMember;
 }
 
-void StepwiseCollective::DoStart()
+void
+StepwiseCollective::DoStart()
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     if (HasRealPayload())
@@ -274,7 +293,8 @@ void StepwiseCollective::DoStart()
     }
 }
 
-void StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
+void
+StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
 {
     const Step& step = m_program[m][c][m_cursor[m][c]];
     uint32_t tag = c * m_stride + m_cursor[m][c];
@@ -292,7 +312,8 @@ void StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
     }
 }
 
-void StepwiseCollective::HandleMessage(const Message& msg)
+void
+StepwiseCollective::HandleMessage(const Message& msg)
 {
     auto it = m_memberOfRank.find(msg.dst);
     auto from = m_memberOfRank.find(msg.src);
@@ -316,7 +337,8 @@ void StepwiseCollective::HandleMessage(const Message& msg)
     }
 }
 
-void StepwiseCollective::Advance(uint32_t m, uint32_t c)
+void
+StepwiseCollective::Advance(uint32_t m, uint32_t c)
 {
     const auto& chain = m_program[m][c];
     auto& arrived = m_arrived[m];
@@ -384,7 +406,8 @@ void StepwiseCollective::Advance(uint32_t m, uint32_t c)
     }
 }
 
-void StepwiseCollective::Resume(uint32_t m, uint32_t c)
+void
+StepwiseCollective::Resume(uint32_t m, uint32_t c)
 {
     m_computing[m][c] = false;
     if (m_cursor[m][c] == m_program[m][c].size())
@@ -396,7 +419,8 @@ void StepwiseCollective::Resume(uint32_t m, uint32_t c)
     Advance(m, c);
 }
 
-void StepwiseCollective::ChainFinished(uint32_t m)
+void
+StepwiseCollective::ChainFinished(uint32_t m)
 {
     NS_ASSERT(m_chainsLeft[m] > 0);
     if (--m_chainsLeft[m] == 0)

@@ -63,7 +63,8 @@ public:
      * \brief Bind to a transport and a communicator, validate the algorithm's configuration.
      * Configure the algorithm (attributes, SetRings, SetDims, ...) before Setup.
      */
-    void Setup(Ptr<MessageTransport> transport, const std::vector<uint32_t>& ranks,
+    void Setup(Ptr<MessageTransport> transport,
+               const std::vector<uint32_t>& ranks,
                uint64_t bytes) override;
 
     std::vector<CollectiveStep> GetSchedule() const override;
@@ -71,23 +72,23 @@ public:
     /// A contiguous range of the member's buffer, in units (see GetUnit()).
     struct Segment
     {
-        uint64_t offset{ 0 }; //!< first unit
-        uint64_t length{ 0 }; //!< units
+        uint64_t offset{0}; //!< first unit
+        uint64_t length{0}; //!< units
     };
 
     /// One message a step sends.
     struct SendOp
     {
-        uint32_t to{ 0 }; //!< receiving member
-        Segment seg;      //!< sent part of the sender's buffer
+        uint32_t to{0}; //!< receiving member
+        Segment seg;    //!< sent part of the sender's buffer
     };
 
     /// One message a step waits for.
     struct RecvOp
     {
-        uint32_t from{ 0 };   //!< sending member
-        Segment seg;          //!< part of the receiver's buffer it lands in
-        bool reduce{ false }; //!< add into the buffer (true) or overwrite it (false)
+        uint32_t from{0};   //!< sending member
+        Segment seg;        //!< part of the receiver's buffer it lands in
+        bool reduce{false}; //!< add into the buffer (true) or overwrite it (false)
     };
 
     /// One step of one chain of one member: issue the sends, then wait for the receives.
@@ -140,7 +141,7 @@ private:
     static uint64_t Key(uint32_t tag, uint32_t fromMember);
 
     Program m_program;                           //!< program being run
-    uint32_t m_stride{ 1 };                      //!< tag = chain * stride + step
+    uint32_t m_stride{1};                        //!< tag = chain * stride + step
     std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
     std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
     std::vector<uint32_t> m_chainsLeft;          //!< per member

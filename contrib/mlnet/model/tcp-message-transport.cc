@@ -32,14 +32,17 @@ constexpr uint32_t kIpv4Header = 20;
 constexpr uint32_t kPppHeader = 2;
 } // namespace
 
-TypeId TcpMessageTransport::GetTypeId()
+TypeId
+TcpMessageTransport::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TcpMessageTransport")
             .SetParent<MessageTransport>()
             .SetGroupName("Mlnet")
             .AddConstructor<TcpMessageTransport>()
-            .AddAttribute("Port", "TCP port every rank listens on.", UintegerValue(9001),
+            .AddAttribute("Port",
+                          "TCP port every rank listens on.",
+                          UintegerValue(9001),
                           MakeUintegerAccessor(&TcpMessageTransport::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("SocketType",
@@ -50,7 +53,8 @@ TypeId TcpMessageTransport::GetTypeId()
                           MakeTypeIdChecker())
             .AddAttribute("UseEcn",
                           "Negotiate ECN on every socket (TcpDctcp turns it on by itself).",
-                          BooleanValue(false), MakeBooleanAccessor(&TcpMessageTransport::m_useEcn),
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TcpMessageTransport::m_useEcn),
                           MakeBooleanChecker())
             .AddAttribute("SegmentSize",
                           "TCP maximum segment size (bytes); 0 = device MTU - 52 (IPv4 20, "
@@ -58,22 +62,29 @@ TypeId TcpMessageTransport::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&TcpMessageTransport::m_segmentSizeAttr),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("SndBufSize", "Send buffer of every socket (bytes); keep above 2 x BDP.",
+            .AddAttribute("SndBufSize",
+                          "Send buffer of every socket (bytes); keep above 2 x BDP.",
                           UintegerValue(16u << 20),
                           MakeUintegerAccessor(&TcpMessageTransport::m_sndBufSize),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute(
-                "RcvBufSize", "Receive buffer of every socket (bytes); keep above 2 x BDP.",
-                UintegerValue(16u << 20), MakeUintegerAccessor(&TcpMessageTransport::m_rcvBufSize),
-                MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("MinRto", "Minimum retransmission timeout (s).",
+            .AddAttribute("RcvBufSize",
+                          "Receive buffer of every socket (bytes); keep above 2 x BDP.",
+                          UintegerValue(16u << 20),
+                          MakeUintegerAccessor(&TcpMessageTransport::m_rcvBufSize),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MinRto",
+                          "Minimum retransmission timeout (s).",
                           TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&TcpMessageTransport::m_minRto), MakeTimeChecker())
-            .AddAttribute("ClockGranularity", "Clock granularity of the RTO computation (s).",
+                          MakeTimeAccessor(&TcpMessageTransport::m_minRto),
+                          MakeTimeChecker())
+            .AddAttribute("ClockGranularity",
+                          "Clock granularity of the RTO computation (s).",
                           TimeValue(MicroSeconds(1)),
                           MakeTimeAccessor(&TcpMessageTransport::m_clockGranularity),
                           MakeTimeChecker())
-            .AddAttribute("InitialCwnd", "Initial congestion window (segments).", UintegerValue(10),
+            .AddAttribute("InitialCwnd",
+                          "Initial congestion window (segments).",
+                          UintegerValue(10),
                           MakeUintegerAccessor(&TcpMessageTransport::m_initialCwnd),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("DelAckTimeout",
@@ -82,7 +93,8 @@ TypeId TcpMessageTransport::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&TcpMessageTransport::m_delAckTimeout),
                           MakeTimeChecker())
-            .AddTraceSource("ConnectionOpened", "A connection was established: src rank, dst rank.",
+            .AddTraceSource("ConnectionOpened",
+                            "A connection was established: src rank, dst rank.",
                             MakeTraceSourceAccessor(&TcpMessageTransport::m_connectionTrace),
                             "ns3::TcpMessageTransport::ConnectionTracedCallback");
     return tid;
@@ -95,11 +107,11 @@ TcpMessageTransport::TcpMessageTransport()
 
 TcpMessageTransport::~TcpMessageTransport() = default;
 
-void TcpMessageTransport::DoDispose()
+void
+TcpMessageTransport::DoDispose()
 {
     NS_LOG_FUNCTION(this);
-    auto quiet = [](Ptr<Socket> s)
-    {
+    auto quiet = [](Ptr<Socket> s) {
         s->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
         s->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
         s->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
@@ -129,12 +141,14 @@ void TcpMessageTransport::DoDispose()
     MessageTransport::DoDispose();
 }
 
-uint32_t TcpMessageTransport::GetPerPacketOverhead() const
+uint32_t
+TcpMessageTransport::GetPerPacketOverhead() const
 {
     return kTcpHeaderWithTimestamps + kIpv4Header + kPppHeader;
 }
 
-uint32_t TcpMessageTransport::GetMaxPayload() const
+uint32_t
+TcpMessageTransport::GetMaxPayload() const
 {
     if (m_segmentSize == 0)
     {
@@ -145,23 +159,27 @@ uint32_t TcpMessageTransport::GetMaxPayload() const
     return m_segmentSize;
 }
 
-uint32_t TcpMessageTransport::GetConnections() const
+uint32_t
+TcpMessageTransport::GetConnections() const
 {
     return static_cast<uint32_t>(m_connections.size());
 }
 
-Ptr<Socket> TcpMessageTransport::GetSocket(uint32_t src, uint32_t dst) const
+Ptr<Socket>
+TcpMessageTransport::GetSocket(uint32_t src, uint32_t dst) const
 {
     auto it = m_connections.find(Key(src, dst));
     return it == m_connections.end() ? nullptr : it->second.socket;
 }
 
-uint64_t TcpMessageTransport::Key(uint32_t src, uint32_t dst)
+uint64_t
+TcpMessageTransport::Key(uint32_t src, uint32_t dst)
 {
     return (static_cast<uint64_t>(src) << 32) | dst;
 }
 
-void TcpMessageTransport::Install(Ptr<Cluster> cluster)
+void
+TcpMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
     if (!cluster)
@@ -229,7 +247,8 @@ void TcpMessageTransport::Install(Ptr<Cluster> cluster)
     }
 }
 
-Ptr<Socket> TcpMessageTransport::CreateConfiguredSocket(uint32_t rank)
+Ptr<Socket>
+TcpMessageTransport::CreateConfiguredSocket(uint32_t rank)
 {
     Ptr<TcpL4Protocol> tcp = m_cluster->GetRankNode(rank)->GetObject<TcpL4Protocol>();
     Ptr<Socket> s = tcp->CreateSocket(m_socketType);
@@ -247,8 +266,13 @@ Ptr<Socket> TcpMessageTransport::CreateConfiguredSocket(uint32_t rank)
     return s;
 }
 
-void TcpMessageTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag,
-                               uint64_t bytes, MessageBytes data)
+void
+TcpMessageTransport::Send(uint32_t src,
+                          uint32_t dst,
+                          uint32_t channel,
+                          uint32_t tag,
+                          uint64_t bytes,
+                          MessageBytes data)
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     if (!m_cluster)
@@ -303,7 +327,8 @@ void TcpMessageTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uin
     Pump(key);
 }
 
-void TcpMessageTransport::Open(uint64_t key)
+void
+TcpMessageTransport::Open(uint64_t key)
 {
     auto it = m_connections.find(key);
     if (it == m_connections.end())
@@ -320,7 +345,8 @@ void TcpMessageTransport::Open(uint64_t key)
     c.socket->Connect(InetSocketAddress(m_cluster->GetRankAddress(c.dst), m_port));
 }
 
-void TcpMessageTransport::OnConnected(uint64_t key, Ptr<Socket> socket)
+void
+TcpMessageTransport::OnConnected(uint64_t key, Ptr<Socket> socket)
 {
     Connection& c = m_connections.at(key);
     NS_LOG_INFO("connection " << c.src << " -> " << c.dst << " established");
@@ -329,19 +355,22 @@ void TcpMessageTransport::OnConnected(uint64_t key, Ptr<Socket> socket)
     Pump(key);
 }
 
-void TcpMessageTransport::OnConnectFailed(uint64_t key, Ptr<Socket> socket)
+void
+TcpMessageTransport::OnConnectFailed(uint64_t key, Ptr<Socket> socket)
 {
     const Connection& c = m_connections.at(key);
     NS_LOG_ERROR("connection " << c.src << " -> " << c.dst << " failed; its " << c.frames.size()
                                << " queued messages are lost");
 }
 
-void TcpMessageTransport::OnSendSpace(uint64_t key, Ptr<Socket> socket, uint32_t available)
+void
+TcpMessageTransport::OnSendSpace(uint64_t key, Ptr<Socket> socket, uint32_t available)
 {
     Pump(key);
 }
 
-void TcpMessageTransport::Pump(uint64_t key)
+void
+TcpMessageTransport::Pump(uint64_t key)
 {
     Connection& c = m_connections.at(key);
     if (!c.connected)
@@ -382,7 +411,8 @@ void TcpMessageTransport::Pump(uint64_t key)
     }
 }
 
-void TcpMessageTransport::HandleAccept(uint32_t rank, Ptr<Socket> socket, const Address& from)
+void
+TcpMessageTransport::HandleAccept(uint32_t rank, Ptr<Socket> socket, const Address& from)
 {
     NS_LOG_INFO("rank " << rank << " accepted a connection from "
                         << InetSocketAddress::ConvertFrom(from).GetIpv4());
@@ -392,7 +422,8 @@ void TcpMessageTransport::HandleAccept(uint32_t rank, Ptr<Socket> socket, const 
     socket->SetRecvCallback(MakeCallback(&TcpMessageTransport::HandleRead, this));
 }
 
-void TcpMessageTransport::HandleRead(Ptr<Socket> socket)
+void
+TcpMessageTransport::HandleRead(Ptr<Socket> socket)
 {
     auto it = m_streams.find(PeekPointer(socket));
     NS_ASSERT_MSG(it != m_streams.end(), "data on a socket that was not accepted");
@@ -438,7 +469,8 @@ void TcpMessageTransport::HandleRead(Ptr<Socket> socket)
     }
 }
 
-void TcpMessageTransport::FinishMessage(Stream& s)
+void
+TcpMessageTransport::FinishMessage(Stream& s)
 {
     Message msg;
     msg.src = s.frame.src;

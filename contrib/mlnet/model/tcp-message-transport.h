@@ -26,6 +26,7 @@
 
 #include "message-transport.h"
 #include "mlnet-frame-header.h"
+
 #include "ns3/socket.h"
 
 #include <deque>
@@ -56,7 +57,11 @@ public:
      * Call after addresses and routing tables are in place.
      */
     void Install(Ptr<Cluster> cluster) override;
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag, uint64_t bytes,
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint32_t channel,
+              uint32_t tag,
+              uint64_t bytes,
               MessageBytes data = nullptr) override;
     /// \return TCP header with timestamps (32) + IPv4 (20) + PPP (2) = 54 bytes
     uint32_t GetPerPacketOverhead() const override;
@@ -77,17 +82,17 @@ private:
     {
         MlnetFrameHeader header;
         MessageBytes data;
-        uint64_t offset{ 0 }; //!< message bytes already handed to the socket
-        bool headerSent{ false };
+        uint64_t offset{0}; //!< message bytes already handed to the socket
+        bool headerSent{false};
     };
 
     /// Sender side of one connection src -> dst.
     struct Connection
     {
-        uint32_t src{ 0 };
-        uint32_t dst{ 0 };
+        uint32_t src{0};
+        uint32_t dst{0};
         Ptr<Socket> socket;
-        bool connected{ false };
+        bool connected{false};
         std::deque<OutFrame> frames;
         std::deque<Time> sentTimes; //!< Send times of frames not yet delivered
     };
@@ -95,12 +100,12 @@ private:
     /// Receiver side: parse state of one accepted socket.
     struct Stream
     {
-        uint32_t rank{ 0 }; //!< receiving rank
+        uint32_t rank{0}; //!< receiving rank
         uint8_t header[MlnetFrameHeader::SIZE];
-        uint32_t headerHave{ 0 };
-        bool inBody{ false };
+        uint32_t headerHave{0};
+        bool inBody{false};
         MlnetFrameHeader frame;
-        uint64_t have{ 0 };
+        uint64_t have{0};
         std::shared_ptr<std::vector<uint8_t>> buffer;
     };
 
@@ -127,7 +132,7 @@ private:
     uint32_t m_initialCwnd;
     Time m_delAckTimeout;
 
-    uint32_t m_segmentSize{ 0 }; //!< effective segment size
+    uint32_t m_segmentSize{0}; //!< effective segment size
     std::vector<Ptr<Socket>> m_listeners;
     std::map<uint64_t, Connection> m_connections;
     std::unordered_map<Socket*, Stream> m_streams;

@@ -13,7 +13,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetTorusAllReduce");
 NS_OBJECT_ENSURE_REGISTERED(TorusAllReduce);
 
-TypeId TorusAllReduce::GetTypeId()
+TypeId
+TorusAllReduce::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TorusAllReduce")
@@ -23,7 +24,8 @@ TypeId TorusAllReduce::GetTypeId()
             .AddAttribute("Dims",
                           "Torus dims as k0xk1x... (ranks per dimension, dimension 0 fastest); "
                           "empty: the cluster's torus FabricSpec. SetDims overrides it.",
-                          StringValue(""), MakeStringAccessor(&TorusAllReduce::m_dimsAttr),
+                          StringValue(""),
+                          MakeStringAccessor(&TorusAllReduce::m_dimsAttr),
                           MakeStringChecker());
     return tid;
 }
@@ -31,27 +33,32 @@ TypeId TorusAllReduce::GetTypeId()
 TorusAllReduce::TorusAllReduce() = default;
 TorusAllReduce::~TorusAllReduce() = default;
 
-void TorusAllReduce::SetDims(const std::vector<uint32_t>& dims)
+void
+TorusAllReduce::SetDims(const std::vector<uint32_t>& dims)
 {
     m_dims = dims;
 }
 
-std::string TorusAllReduce::GetCollectiveName() const
+std::string
+TorusAllReduce::GetCollectiveName() const
 {
     return "allreduce";
 }
 
-std::string TorusAllReduce::GetAlgorithmName() const
+std::string
+TorusAllReduce::GetAlgorithmName() const
 {
     return "torus";
 }
 
-std::vector<uint32_t> TorusAllReduce::GetDims() const
+std::vector<uint32_t>
+TorusAllReduce::GetDims() const
 {
     return ResolveDims();
 }
 
-std::vector<uint32_t> TorusAllReduce::ResolveDims() const
+std::vector<uint32_t>
+TorusAllReduce::ResolveDims() const
 {
     if (!m_dims.empty())
     {
@@ -92,13 +99,15 @@ std::vector<uint32_t> TorusAllReduce::ResolveDims() const
     return spec.dims;
 }
 
-bool TorusAllReduce::Wraps() const
+bool
+TorusAllReduce::Wraps() const
 {
     const FabricSpec& spec = m_transport->GetCluster()->GetFabricSpec();
     return spec.kind != "torus" || spec.wrap;
 }
 
-void TorusAllReduce::ValidateConfig() const
+void
+TorusAllReduce::ValidateConfig() const
 {
     auto dims = ResolveDims();
     uint64_t product = 1;
@@ -121,8 +130,11 @@ void TorusAllReduce::ValidateConfig() const
     }
 }
 
-uint32_t TorusAllReduce::Neighbour(uint32_t member, const std::vector<uint32_t>& dims, uint32_t dim,
-                                   int32_t delta) const
+uint32_t
+TorusAllReduce::Neighbour(uint32_t member,
+                          const std::vector<uint32_t>& dims,
+                          uint32_t dim,
+                          int32_t delta) const
 {
     uint32_t stride = 1;
     for (uint32_t d = 0; d < dim; ++d)
@@ -135,7 +147,8 @@ uint32_t TorusAllReduce::Neighbour(uint32_t member, const std::vector<uint32_t>&
     return member - x * stride + y * stride;
 }
 
-bool TorusAllReduce::HopFailed(uint32_t memberA, uint32_t memberB) const
+bool
+TorusAllReduce::HopFailed(uint32_t memberA, uint32_t memberB) const
 {
     Ptr<Cluster> cluster = m_transport->GetCluster();
     uint32_t a = cluster->GetRankNode(m_ranks[memberA])->GetId();
@@ -154,7 +167,8 @@ bool TorusAllReduce::HopFailed(uint32_t memberA, uint32_t memberB) const
     return any && allFailed;
 }
 
-bool TorusAllReduce::IsRingDegraded(uint32_t member, uint32_t dim) const
+bool
+TorusAllReduce::IsRingDegraded(uint32_t member, uint32_t dim) const
 {
     auto dims = ResolveDims();
     NS_ASSERT(dim < dims.size() && member < m_ranks.size());
@@ -175,7 +189,8 @@ bool TorusAllReduce::IsRingDegraded(uint32_t member, uint32_t dim) const
     return false;
 }
 
-StepwiseCollective::Program TorusAllReduce::BuildProgram() const
+StepwiseCollective::Program
+TorusAllReduce::BuildProgram() const
 {
     uint32_t n = static_cast<uint32_t>(m_ranks.size());
     auto dims = ResolveDims();
@@ -189,14 +204,14 @@ StepwiseCollective::Program TorusAllReduce::BuildProgram() const
             degraded[m][d] = dims[d] > 1 && IsRingDegraded(m, d);
         }
     }
-    auto halves = Split({ 0, GetUnits() }, 2);
+    auto halves = Split({0, GetUnits()}, 2);
     Program p(n, MemberProgram(2));
     for (uint32_t m = 0; m < n; ++m)
     {
         for (uint32_t h = 0; h < 2; ++h)
         {
             auto& chain = p[m][h];
-            std::vector<Segment> levels{ halves[h] }; // piece before each dimension
+            std::vector<Segment> levels{halves[h]}; // piece before each dimension
             std::vector<uint32_t> coord(nd);
             uint32_t rest = m;
             for (uint32_t d = 0; d < nd; ++d)
@@ -222,8 +237,8 @@ StepwiseCollective::Program TorusAllReduce::BuildProgram() const
                     uint32_t recvChunk =
                         static_cast<uint32_t>(((x - dir * int64_t(t + 2)) % k + k) % k);
                     Step step;
-                    step.sends.push_back({ next, chunks[sendChunk] });
-                    step.recvs.push_back({ prev, chunks[recvChunk], true });
+                    step.sends.push_back({next, chunks[sendChunk]});
+                    step.recvs.push_back({prev, chunks[recvChunk], true});
                     chain.push_back(step);
                 }
                 levels.push_back(chunks[coord[d]]);
@@ -244,8 +259,8 @@ StepwiseCollective::Program TorusAllReduce::BuildProgram() const
                     uint32_t recvChunk =
                         static_cast<uint32_t>(((x - dir * int64_t(t + 1)) % k + k) % k);
                     Step step;
-                    step.sends.push_back({ next, chunks[sendChunk] });
-                    step.recvs.push_back({ prev, chunks[recvChunk], false });
+                    step.sends.push_back({next, chunks[sendChunk]});
+                    step.recvs.push_back({prev, chunks[recvChunk], false});
                     chain.push_back(step);
                 }
             }

@@ -72,7 +72,9 @@ private:
     std::vector<uint32_t> ResolveDims() const;
     bool Wraps() const;
     bool HopFailed(uint32_t memberA, uint32_t memberB) const;
-    uint32_t Neighbour(uint32_t member, const std::vector<uint32_t>& dims, uint32_t dim,
+    uint32_t Neighbour(uint32_t member,
+                       const std::vector<uint32_t>& dims,
+                       uint32_t dim,
                        int32_t delta) const;
 
     std::vector<uint32_t> m_dims; //!< SetDims

@@ -12,7 +12,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetTrainingDriver");
 NS_OBJECT_ENSURE_REGISTERED(TrainingDriver);
 
-TypeId TrainingDriver::GetTypeId()
+TypeId
+TrainingDriver::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TrainingDriver")
@@ -22,9 +23,11 @@ TypeId TrainingDriver::GetTypeId()
             .AddAttribute("Iterations",
                           "Number of iterations run back to back (each starts when every task "
                           "of the previous one finished).",
-                          UintegerValue(1), MakeUintegerAccessor(&TrainingDriver::m_iterations),
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingDriver::m_iterations),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddTraceSource("IterationStarted", "An iteration started: iteration index.",
+            .AddTraceSource("IterationStarted",
+                            "An iteration started: iteration index.",
                             MakeTraceSourceAccessor(&TrainingDriver::m_iterationStartedTrace),
                             "ns3::TrainingDriver::IterationStartedTracedCallback")
             .AddTraceSource("IterationFinished",
@@ -41,7 +44,8 @@ TypeId TrainingDriver::GetTypeId()
 TrainingDriver::TrainingDriver() = default;
 TrainingDriver::~TrainingDriver() = default;
 
-void TrainingDriver::DoDispose()
+void
+TrainingDriver::DoDispose()
 {
     for (auto& c : m_collectives)
     {
@@ -70,7 +74,8 @@ void TrainingDriver::DoDispose()
     Object::DoDispose();
 }
 
-void TrainingDriver::SetGraph(const IterationGraph& graph)
+void
+TrainingDriver::SetGraph(const IterationGraph& graph)
 {
     NS_LOG_FUNCTION(this << graph.GetNTasks());
     graph.Validate();
@@ -78,33 +83,39 @@ void TrainingDriver::SetGraph(const IterationGraph& graph)
     m_dependents = m_graph.GetDependents();
 }
 
-const IterationGraph& TrainingDriver::GetGraph() const
+const IterationGraph&
+TrainingDriver::GetGraph() const
 {
     return m_graph;
 }
 
-void TrainingDriver::SetTransport(Ptr<MessageTransport> transport)
+void
+TrainingDriver::SetTransport(Ptr<MessageTransport> transport)
 {
     m_transport = transport;
 }
 
-void TrainingDriver::SetCollectiveCreator(CollectiveCreator creator)
+void
+TrainingDriver::SetCollectiveCreator(CollectiveCreator creator)
 {
     m_creator = std::move(creator);
 }
 
-void TrainingDriver::SetCollectiveConfigurator(
+void
+TrainingDriver::SetCollectiveConfigurator(
     std::function<void(uint32_t task, Ptr<Collective>)> configure)
 {
     m_configure = std::move(configure);
 }
 
-void TrainingDriver::SetDoneCallback(DoneCallback cb)
+void
+TrainingDriver::SetDoneCallback(DoneCallback cb)
 {
     m_doneCb = cb;
 }
 
-void TrainingDriver::CheckRanks() const
+void
+TrainingDriver::CheckRanks() const
 {
     bool needsTransport = false;
     bool needsCreator = false;
@@ -153,7 +164,8 @@ void TrainingDriver::CheckRanks() const
     }
 }
 
-std::vector<Ptr<Collective>> TrainingDriver::CreateCollectives() const
+std::vector<Ptr<Collective>>
+TrainingDriver::CreateCollectives() const
 {
     std::vector<Ptr<Collective>> out(m_graph.GetNTasks());
     for (const auto& t : m_graph.GetTasks())
@@ -182,7 +194,8 @@ std::vector<Ptr<Collective>> TrainingDriver::CreateCollectives() const
     return out;
 }
 
-void TrainingDriver::Start()
+void
+TrainingDriver::Start()
 {
     NS_LOG_FUNCTION(this);
     if (m_started)
@@ -213,7 +226,8 @@ void TrainingDriver::Start()
     Simulator::ScheduleNow(&TrainingDriver::StartIteration, this);
 }
 
-void TrainingDriver::StartIteration()
+void
+TrainingDriver::StartIteration()
 {
     NS_LOG_FUNCTION(this << m_iteration);
     const uint32_t n = m_graph.GetNTasks();
@@ -247,7 +261,8 @@ void TrainingDriver::StartIteration()
     }
 }
 
-void TrainingDriver::MakeReady(uint32_t task)
+void
+TrainingDriver::MakeReady(uint32_t task)
 {
     const IterationTask& t = m_graph.GetTask(task);
     m_timing[task].ready = Simulator::Now();
@@ -256,7 +271,7 @@ void TrainingDriver::MakeReady(uint32_t task)
         BeginTask(task);
         return;
     }
-    m_queued[t.rank].insert({ Simulator::Now(), task });
+    m_queued[t.rank].insert({Simulator::Now(), task});
     // Dispatch after the events of this instant, so that tasks becoming ready at
     // the same time are taken in id order (as IterationGraph::Estimate does).
     if (!m_busy[t.rank] && m_dispatchPending.insert(t.rank).second)
@@ -265,7 +280,8 @@ void TrainingDriver::MakeReady(uint32_t task)
     }
 }
 
-void TrainingDriver::Dispatch(uint32_t rank)
+void
+TrainingDriver::Dispatch(uint32_t rank)
 {
     m_dispatchPending.erase(rank);
     auto& q = m_queued[rank];
@@ -279,34 +295,35 @@ void TrainingDriver::Dispatch(uint32_t rank)
     BeginTask(task);
 }
 
-void TrainingDriver::BeginTask(uint32_t task)
+void
+TrainingDriver::BeginTask(uint32_t task)
 {
     const IterationTask& t = m_graph.GetTask(task);
     NS_LOG_LOGIC("iteration " << m_iteration << " begins '" << t.name << "'");
     m_timing[task].start = Simulator::Now();
     switch (t.kind)
     {
-        case TaskKind::COMPUTE:
-            Simulator::Schedule(t.duration, &TrainingDriver::ComputeDone, this, task);
-            break;
-        case TaskKind::DELAY:
-            Simulator::Schedule(t.duration, &TrainingDriver::FinishTask, this, task);
-            break;
-        case TaskKind::SEND:
-            m_transport->Send(t.rank, t.dst, m_sendChannel, task, t.bytes);
-            break;
-        case TaskKind::COLLECTIVE:
-        {
-            Ptr<Collective> c = m_collectives[task];
-            NS_ASSERT(c);
-            c->SetDoneCallback(MakeCallback(&TrainingDriver::CollectiveDone, this).Bind(task));
-            c->Start();
-            break;
-        }
+    case TaskKind::COMPUTE:
+        Simulator::Schedule(t.duration, &TrainingDriver::ComputeDone, this, task);
+        break;
+    case TaskKind::DELAY:
+        Simulator::Schedule(t.duration, &TrainingDriver::FinishTask, this, task);
+        break;
+    case TaskKind::SEND:
+        m_transport->Send(t.rank, t.dst, m_sendChannel, task, t.bytes);
+        break;
+    case TaskKind::COLLECTIVE: {
+        Ptr<Collective> c = m_collectives[task];
+        NS_ASSERT(c);
+        c->SetDoneCallback(MakeCallback(&TrainingDriver::CollectiveDone, this).Bind(task));
+        c->Start();
+        break;
+    }
     }
 }
 
-void TrainingDriver::ComputeDone(uint32_t task)
+void
+TrainingDriver::ComputeDone(uint32_t task)
 {
     uint32_t rank = m_graph.GetTask(task).rank;
     m_busy[rank] = false;
@@ -317,7 +334,8 @@ void TrainingDriver::ComputeDone(uint32_t task)
     }
 }
 
-void TrainingDriver::CollectiveDone(uint32_t task, Ptr<Collective> collective)
+void
+TrainingDriver::CollectiveDone(uint32_t task, Ptr<Collective> collective)
 {
     CollectiveTaskRecord r;
     r.iteration = m_iteration;
@@ -327,14 +345,16 @@ void TrainingDriver::CollectiveDone(uint32_t task, Ptr<Collective> collective)
     FinishTask(task);
 }
 
-void TrainingDriver::ReceiveSend(const Message& msg)
+void
+TrainingDriver::ReceiveSend(const Message& msg)
 {
     NS_ASSERT_MSG(msg.tag < m_graph.GetNTasks() && m_graph.GetTask(msg.tag).kind == TaskKind::SEND,
                   "unexpected message on the driver's channel, tag " << msg.tag);
     FinishTask(msg.tag);
 }
 
-void TrainingDriver::FinishTask(uint32_t task)
+void
+TrainingDriver::FinishTask(uint32_t task)
 {
     const IterationTask& t = m_graph.GetTask(task);
     m_timing[task].end = Simulator::Now();
@@ -364,7 +384,8 @@ void TrainingDriver::FinishTask(uint32_t task)
     }
 }
 
-void TrainingDriver::EndIteration()
+void
+TrainingDriver::EndIteration()
 {
     IterationRecord rec;
     rec.iteration = m_iteration;
@@ -394,27 +415,32 @@ void TrainingDriver::EndIteration()
     }
 }
 
-bool TrainingDriver::IsDone() const
+bool
+TrainingDriver::IsDone() const
 {
     return m_done;
 }
 
-const std::vector<IterationRecord>& TrainingDriver::GetIterationRecords() const
+const std::vector<IterationRecord>&
+TrainingDriver::GetIterationRecords() const
 {
     return m_iterationRecords;
 }
 
-const std::vector<TaskRecord>& TrainingDriver::GetTaskRecords() const
+const std::vector<TaskRecord>&
+TrainingDriver::GetTaskRecords() const
 {
     return m_taskRecords;
 }
 
-const std::vector<CollectiveTaskRecord>& TrainingDriver::GetCollectiveRecords() const
+const std::vector<CollectiveTaskRecord>&
+TrainingDriver::GetCollectiveRecords() const
 {
     return m_collectiveRecords;
 }
 
-Time TrainingDriver::GetMeanIterationTime() const
+Time
+TrainingDriver::GetMeanIterationTime() const
 {
     if (m_iterationRecords.empty())
     {

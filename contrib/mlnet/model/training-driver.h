@@ -22,6 +22,7 @@
 #include "collective.h"
 #include "iteration-graph.h"
 #include "message-transport.h"
+
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -41,9 +42,9 @@ namespace ns3
  */
 struct IterationRecord
 {
-    uint32_t iteration{ 0 }; //!< index, from 0
-    Time start;              //!< first task could start
-    Time end;                //!< last task finished
+    uint32_t iteration{0}; //!< index, from 0
+    Time start;            //!< first task could start
+    Time end;              //!< last task finished
 
     /// \return end - start
     Time GetDuration() const
@@ -57,14 +58,14 @@ struct IterationRecord
  */
 struct TaskRecord
 {
-    uint32_t iteration{ 0 };            //!< iteration index
-    uint32_t task{ 0 };                 //!< task id in the graph
-    std::string name;                   //!< task name
-    TaskKind kind{ TaskKind::COMPUTE }; //!< task kind
-    uint32_t rank{ NO_RANK };           //!< compute: rank; send: source rank
-    Time ready;                         //!< all dependencies finished
-    Time start;                         //!< started
-    Time end;                           //!< finished
+    uint32_t iteration{0};            //!< iteration index
+    uint32_t task{0};                 //!< task id in the graph
+    std::string name;                 //!< task name
+    TaskKind kind{TaskKind::COMPUTE}; //!< task kind
+    uint32_t rank{NO_RANK};           //!< compute: rank; send: source rank
+    Time ready;                       //!< all dependencies finished
+    Time start;                       //!< started
+    Time end;                         //!< finished
 };
 
 /**
@@ -72,8 +73,8 @@ struct TaskRecord
  */
 struct CollectiveTaskRecord
 {
-    uint32_t iteration{ 0 }; //!< iteration index
-    uint32_t task{ 0 };      //!< task id in the graph
+    uint32_t iteration{0};   //!< iteration index
+    uint32_t task{0};        //!< task id in the graph
     CollectiveRecord record; //!< the collective's own record
 };
 
@@ -158,22 +159,22 @@ private:
     void ReceiveSend(const Message& msg);
     void CheckRanks() const;
 
-    uint32_t m_iterations{ 1 };
+    uint32_t m_iterations{1};
     IterationGraph m_graph;
     std::vector<std::vector<uint32_t>> m_dependents;
     Ptr<MessageTransport> m_transport;
     CollectiveCreator m_creator;
     std::function<void(uint32_t, Ptr<Collective>)> m_configure;
     DoneCallback m_doneCb;
-    uint32_t m_sendChannel{ 0 };
-    bool m_channelRegistered{ false };
+    uint32_t m_sendChannel{0};
+    bool m_channelRegistered{false};
 
     // State of the running iteration.
-    bool m_started{ false };
-    bool m_done{ false };
-    uint32_t m_iteration{ 0 };
+    bool m_started{false};
+    bool m_done{false};
+    uint32_t m_iteration{0};
     Time m_iterationStart;
-    uint32_t m_finishedTasks{ 0 };
+    uint32_t m_finishedTasks{0};
     std::vector<uint32_t> m_missing;
     std::vector<TaskTiming> m_timing;
     std::vector<Ptr<Collective>> m_collectives; //!< by task id (null for other kinds)

@@ -18,12 +18,14 @@ namespace
 /// Every message starts with this, so that a user knows which input is wrong.
 const std::string kPrefix = "workload: ";
 
-[[noreturn]] void Fail(const std::string& what)
+[[noreturn]] void
+Fail(const std::string& what)
 {
     throw std::invalid_argument(kPrefix + what);
 }
 
-std::string Join(const std::set<std::string>& names)
+std::string
+Join(const std::set<std::string>& names)
 {
     std::string out;
     for (const auto& n : names)
@@ -33,8 +35,8 @@ std::string Join(const std::set<std::string>& names)
     return out;
 }
 
-void CheckKeys(const nlohmann::json& obj, const std::set<std::string>& allowed,
-               const std::string& where)
+void
+CheckKeys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& where)
 {
     for (const auto& [key, value] : obj.items())
     {
@@ -47,8 +49,11 @@ void CheckKeys(const nlohmann::json& obj, const std::set<std::string>& allowed,
 }
 
 /// A number of microseconds; required unless a default is given; > 0 or >= 0.
-Time ReadMicroseconds(const nlohmann::json& obj, const std::string& key, const std::string& field,
-                      bool allowZero)
+Time
+ReadMicroseconds(const nlohmann::json& obj,
+                 const std::string& key,
+                 const std::string& field,
+                 bool allowZero)
 {
     const std::string bound = allowZero ? ">= 0" : "> 0";
     if (!obj.contains(key))
@@ -69,8 +74,12 @@ Time ReadMicroseconds(const nlohmann::json& obj, const std::string& key, const s
 }
 
 /// A whole number of bytes (or ranks); > 0 or >= 0.
-uint64_t ReadCount(const nlohmann::json& obj, const std::string& key, const std::string& field,
-                   const std::string& unit, bool allowZero)
+uint64_t
+ReadCount(const nlohmann::json& obj,
+          const std::string& key,
+          const std::string& field,
+          const std::string& unit,
+          bool allowZero)
 {
     const std::string bound = allowZero ? ">= 0" : "> 0";
     if (!obj.contains(key))
@@ -95,7 +104,8 @@ uint64_t ReadCount(const nlohmann::json& obj, const std::string& key, const std:
     Fail(field + " must be a whole number of " + unit + " " + bound + ", got " + v.dump());
 }
 
-std::string ReadString(const nlohmann::json& obj, const std::string& key, const std::string& field)
+std::string
+ReadString(const nlohmann::json& obj, const std::string& key, const std::string& field)
 {
     if (!obj.contains(key))
     {
@@ -113,7 +123,8 @@ std::string ReadString(const nlohmann::json& obj, const std::string& key, const 
 
 TrainingWorkload::TrainingWorkload() = default;
 
-TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
+TrainingWorkload
+TrainingWorkload::FromJson(const nlohmann::json& doc)
 {
     if (!doc.is_object())
     {
@@ -121,8 +132,13 @@ TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
              std::string(doc.type_name()));
     }
     CheckKeys(doc,
-              { "name", "description", "layers", "bucket_bytes", "optimizer_us", "parallelism",
-                "collective" },
+              {"name",
+               "description",
+               "layers",
+               "bucket_bytes",
+               "optimizer_us",
+               "parallelism",
+               "collective"},
               "the workload");
     TrainingWorkload w;
     w.m_name = ReadString(doc, "name", "name");
@@ -150,7 +166,7 @@ TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
         {
             Fail(where + " must be an object {name, forward_us, backward_us, param_bytes}");
         }
-        CheckKeys(l, { "name", "forward_us", "backward_us", "param_bytes" }, where);
+        CheckKeys(l, {"name", "forward_us", "backward_us", "param_bytes"}, where);
         WorkloadLayer layer;
         layer.name = ReadString(l, "name", where + ".name");
         if (!names.insert(layer.name).second)
@@ -178,7 +194,7 @@ TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
         {
             Fail("parallelism must be an object like {\"data\": 8}");
         }
-        CheckKeys(p, { "data" }, "parallelism");
+        CheckKeys(p, {"data"}, "parallelism");
         if (p.contains("data"))
         {
             uint64_t data = ReadCount(p, "data", "parallelism.data", "ranks", false);
@@ -196,7 +212,7 @@ TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
         {
             Fail("collective must be an object like {\"algorithm\": \"ring\"}");
         }
-        CheckKeys(c, { "algorithm" }, "collective");
+        CheckKeys(c, {"algorithm"}, "collective");
         if (c.contains("algorithm"))
         {
             w.m_algorithm = ReadString(c, "algorithm", "collective.algorithm");
@@ -207,7 +223,8 @@ TrainingWorkload TrainingWorkload::FromJson(const nlohmann::json& doc)
     return w;
 }
 
-TrainingWorkload TrainingWorkload::FromString(const std::string& text)
+TrainingWorkload
+TrainingWorkload::FromString(const std::string& text)
 {
     nlohmann::json doc;
     try
@@ -226,7 +243,8 @@ TrainingWorkload TrainingWorkload::FromString(const std::string& text)
     return FromJson(doc);
 }
 
-TrainingWorkload TrainingWorkload::FromFile(const std::string& path)
+TrainingWorkload
+TrainingWorkload::FromFile(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
@@ -247,37 +265,44 @@ TrainingWorkload TrainingWorkload::FromFile(const std::string& path)
     }
 }
 
-const std::string& TrainingWorkload::GetName() const
+const std::string&
+TrainingWorkload::GetName() const
 {
     return m_name;
 }
 
-const std::vector<WorkloadLayer>& TrainingWorkload::GetLayers() const
+const std::vector<WorkloadLayer>&
+TrainingWorkload::GetLayers() const
 {
     return m_layers;
 }
 
-uint64_t TrainingWorkload::GetBucketBytes() const
+uint64_t
+TrainingWorkload::GetBucketBytes() const
 {
     return m_bucketBytes;
 }
 
-Time TrainingWorkload::GetOptimizerTime() const
+Time
+TrainingWorkload::GetOptimizerTime() const
 {
     return m_optimizer;
 }
 
-uint32_t TrainingWorkload::GetDataDegree() const
+uint32_t
+TrainingWorkload::GetDataDegree() const
 {
     return m_data;
 }
 
-const std::string& TrainingWorkload::GetAlgorithm() const
+const std::string&
+TrainingWorkload::GetAlgorithm() const
 {
     return m_algorithm;
 }
 
-uint64_t TrainingWorkload::GetTotalParamBytes() const
+uint64_t
+TrainingWorkload::GetTotalParamBytes() const
 {
     uint64_t sum = 0;
     for (const auto& l : m_layers)
@@ -287,7 +312,8 @@ uint64_t TrainingWorkload::GetTotalParamBytes() const
     return sum;
 }
 
-Time TrainingWorkload::GetComputeTime() const
+Time
+TrainingWorkload::GetComputeTime() const
 {
     Time t = m_optimizer;
     for (const auto& l : m_layers)
@@ -297,7 +323,8 @@ Time TrainingWorkload::GetComputeTime() const
     return t;
 }
 
-std::vector<GradientBucket> TrainingWorkload::GetBuckets() const
+std::vector<GradientBucket>
+TrainingWorkload::GetBuckets() const
 {
     std::vector<GradientBucket> buckets;
     GradientBucket current;
@@ -321,7 +348,8 @@ std::vector<GradientBucket> TrainingWorkload::GetBuckets() const
     return buckets;
 }
 
-std::vector<std::vector<uint32_t>> TrainingWorkload::GetDataParallelGroups(uint32_t nRanks) const
+std::vector<std::vector<uint32_t>>
+TrainingWorkload::GetDataParallelGroups(uint32_t nRanks) const
 {
     if (nRanks == 0)
     {
@@ -342,7 +370,8 @@ std::vector<std::vector<uint32_t>> TrainingWorkload::GetDataParallelGroups(uint3
     return groups;
 }
 
-IterationGraph TrainingWorkload::BuildGraph(uint32_t nRanks) const
+IterationGraph
+TrainingWorkload::BuildGraph(uint32_t nRanks) const
 {
     NS_ASSERT_MSG(!m_layers.empty(), "build a workload with FromJson/FromString/FromFile");
     auto groups = GetDataParallelGroups(nRanks);
@@ -351,7 +380,8 @@ IterationGraph TrainingWorkload::BuildGraph(uint32_t nRanks) const
     IterationGraph g;
     // Per rank: forward in order, then backward in reverse, on the rank's compute stream.
     std::vector<std::vector<IterationGraph::TaskId>> bwd(
-        nRanks, std::vector<IterationGraph::TaskId>(nLayers));
+        nRanks,
+        std::vector<IterationGraph::TaskId>(nLayers));
     std::vector<IterationGraph::TaskId> lastBackward(nRanks);
     for (uint32_t r = 0; r < nRanks; ++r)
     {
@@ -359,12 +389,12 @@ IterationGraph TrainingWorkload::BuildGraph(uint32_t nRanks) const
         const std::string p = "r" + std::to_string(r) + "/";
         for (uint32_t l = 0; l < nLayers; ++l)
         {
-            prev = { g.AddCompute(p + "fwd/" + m_layers[l].name, r, m_layers[l].forward, prev) };
+            prev = {g.AddCompute(p + "fwd/" + m_layers[l].name, r, m_layers[l].forward, prev)};
         }
         for (uint32_t l = nLayers; l-- > 0;)
         {
             bwd[r][l] = g.AddCompute(p + "bwd/" + m_layers[l].name, r, m_layers[l].backward, prev);
-            prev = { bwd[r][l] };
+            prev = {bwd[r][l]};
         }
         lastBackward[r] = prev.front();
     }
@@ -383,9 +413,13 @@ IterationGraph TrainingWorkload::BuildGraph(uint32_t nRanks) const
                 {
                     deps.push_back(bwd[r][b.layers.back()]);
                 }
-                lastAllReduce = { g.AddCollective("g" + std::to_string(gi) + "/allreduce/b" +
-                                                      std::to_string(b.index),
-                                                  "allreduce", m_algorithm, group, b.bytes, deps) };
+                lastAllReduce = {g.AddCollective("g" + std::to_string(gi) + "/allreduce/b" +
+                                                     std::to_string(b.index),
+                                                 "allreduce",
+                                                 m_algorithm,
+                                                 group,
+                                                 b.bytes,
+                                                 deps)};
             }
         }
         if (m_optimizer.IsStrictlyPositive())
@@ -401,16 +435,14 @@ IterationGraph TrainingWorkload::BuildGraph(uint32_t nRanks) const
     return g;
 }
 
-Time TrainingWorkload::EstimateIterationTime(uint32_t nRanks,
-                                             const AllReduceTime& allReduceTime) const
+Time
+TrainingWorkload::EstimateIterationTime(uint32_t nRanks, const AllReduceTime& allReduceTime) const
 {
     IterationGraph g = BuildGraph(nRanks);
-    return g.EstimateIterationTime(
-        [&allReduceTime](const IterationTask& t)
-        {
-            NS_ASSERT(t.kind == TaskKind::COLLECTIVE);
-            return allReduceTime(t.bytes);
-        });
+    return g.EstimateIterationTime([&allReduceTime](const IterationTask& t) {
+        NS_ASSERT(t.kind == TaskKind::COLLECTIVE);
+        return allReduceTime(t.bytes);
+    });
 }
 
 } // namespace ns3

@@ -21,6 +21,7 @@
 #define MLNET_TRAINING_WORKLOAD_H
 
 #include "iteration-graph.h"
+
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -37,10 +38,10 @@ namespace ns3
  */
 struct WorkloadLayer
 {
-    std::string name;         //!< layer name (unique within the workload)
-    Time forward;             //!< forward compute time per iteration, per rank
-    Time backward;            //!< backward compute time per iteration, per rank
-    uint64_t paramBytes{ 0 }; //!< gradient bytes this layer contributes
+    std::string name;       //!< layer name (unique within the workload)
+    Time forward;           //!< forward compute time per iteration, per rank
+    Time backward;          //!< backward compute time per iteration, per rank
+    uint64_t paramBytes{0}; //!< gradient bytes this layer contributes
 };
 
 /**
@@ -48,9 +49,9 @@ struct WorkloadLayer
  */
 struct GradientBucket
 {
-    uint32_t index{ 0 };          //!< bucket number, 0 = first all-reduced
+    uint32_t index{0};            //!< bucket number, 0 = first all-reduced
     std::vector<uint32_t> layers; //!< layer indexes, in the order backward visits them
-    uint64_t bytes{ 0 };          //!< sum of the layers' param bytes
+    uint64_t bytes{0};            //!< sum of the layers' param bytes
 };
 
 /**
@@ -114,10 +115,10 @@ public:
 private:
     std::string m_name;
     std::vector<WorkloadLayer> m_layers;
-    uint64_t m_bucketBytes{ 26214400 };
+    uint64_t m_bucketBytes{26214400};
     Time m_optimizer;
-    uint32_t m_data{ 0 };
-    std::string m_algorithm{ "ring" };
+    uint32_t m_data{0};
+    std::string m_algorithm{"ring"};
 };
 
 } // namespace ns3

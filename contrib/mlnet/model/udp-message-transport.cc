@@ -32,14 +32,17 @@ constexpr uint32_t kPppHeader = 2;
 constexpr uint32_t kNackRangeBytes = 8; // u32 first sequence + u32 count
 } // namespace
 
-TypeId UdpMessageTransport::GetTypeId()
+TypeId
+UdpMessageTransport::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::UdpMessageTransport")
             .SetParent<MessageTransport>()
             .SetGroupName("Mlnet")
             .AddConstructor<UdpMessageTransport>()
-            .AddAttribute("Port", "UDP port of every rank's socket.", UintegerValue(9000),
+            .AddAttribute("Port",
+                          "UDP port of every rank's socket.",
+                          UintegerValue(9000),
                           MakeUintegerAccessor(&UdpMessageTransport::m_port),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("MaxBacklogPackets",
@@ -102,7 +105,8 @@ UdpMessageTransport::UdpMessageTransport()
 
 UdpMessageTransport::~UdpMessageTransport() = default;
 
-void UdpMessageTransport::DoDispose()
+void
+UdpMessageTransport::DoDispose()
 {
     NS_LOG_FUNCTION(this);
     for (uint32_t r = 0; r < m_ranks.size(); ++r)
@@ -136,12 +140,14 @@ void UdpMessageTransport::DoDispose()
     MessageTransport::DoDispose();
 }
 
-uint32_t UdpMessageTransport::GetPerPacketOverhead() const
+uint32_t
+UdpMessageTransport::GetPerPacketOverhead() const
 {
     return MlnetTransportHeader::SIZE + kUdpHeader + kIpv4Header + kPppHeader;
 }
 
-uint32_t UdpMessageTransport::GetMaxPayload() const
+uint32_t
+UdpMessageTransport::GetMaxPayload() const
 {
     if (m_maxPayload == 0)
     {
@@ -152,42 +158,50 @@ uint32_t UdpMessageTransport::GetMaxPayload() const
     return m_maxPayload;
 }
 
-uint64_t UdpMessageTransport::GetPacketsSent() const
+uint64_t
+UdpMessageTransport::GetPacketsSent() const
 {
     return m_packetsSent;
 }
 
-uint64_t UdpMessageTransport::GetRetransmissions() const
+uint64_t
+UdpMessageTransport::GetRetransmissions() const
 {
     return m_retransmissions;
 }
 
-uint64_t UdpMessageTransport::GetProbes() const
+uint64_t
+UdpMessageTransport::GetProbes() const
 {
     return m_probes;
 }
 
-uint64_t UdpMessageTransport::GetNacksSent() const
+uint64_t
+UdpMessageTransport::GetNacksSent() const
 {
     return m_nacksSent;
 }
 
-uint64_t UdpMessageTransport::GetAcksSent() const
+uint64_t
+UdpMessageTransport::GetAcksSent() const
 {
     return m_acksSent;
 }
 
-uint64_t UdpMessageTransport::GetDuplicates() const
+uint64_t
+UdpMessageTransport::GetDuplicates() const
 {
     return m_duplicates;
 }
 
-uint64_t UdpMessageTransport::GetMessagesAbandoned() const
+uint64_t
+UdpMessageTransport::GetMessagesAbandoned() const
 {
     return m_abandoned;
 }
 
-uint64_t UdpMessageTransport::GetMessagesInFlight() const
+uint64_t
+UdpMessageTransport::GetMessagesInFlight() const
 {
     uint64_t n = 0;
     for (const auto& rs : m_ranks)
@@ -197,12 +211,14 @@ uint64_t UdpMessageTransport::GetMessagesInFlight() const
     return n;
 }
 
-uint64_t UdpMessageTransport::Key(uint32_t peer, uint32_t id)
+uint64_t
+UdpMessageTransport::Key(uint32_t peer, uint32_t id)
 {
     return (static_cast<uint64_t>(peer) << 32) | id;
 }
 
-void UdpMessageTransport::Install(Ptr<Cluster> cluster)
+void
+UdpMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
     if (!cluster)
@@ -250,7 +266,8 @@ void UdpMessageTransport::Install(Ptr<Cluster> cluster)
             d.queue = ppp->GetQueue();
             d.qdisc = tc ? tc->GetRootQueueDiscOnDevice(ppp) : nullptr;
             ppp->TraceConnectWithoutContext(
-                "PhyTxBegin", MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
+                "PhyTxBegin",
+                MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
         }
         rs.socket = Socket::CreateSocket(rs.node, UdpSocketFactory::GetTypeId());
         // Received packets are drained synchronously, but a burst of datagrams at
@@ -277,7 +294,8 @@ void UdpMessageTransport::Install(Ptr<Cluster> cluster)
     NS_LOG_INFO("MTU " << mtu << " max payload " << m_maxPayload);
 }
 
-uint32_t UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
+uint32_t
+UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
 {
     const RankState& rs = m_ranks[src];
     Ptr<Ipv4RoutingProtocol> routing = rs.ipv4->GetRoutingProtocol();
@@ -298,8 +316,13 @@ uint32_t UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
     return route->GetOutputDevice()->GetIfIndex();
 }
 
-void UdpMessageTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag,
-                               uint64_t bytes, MessageBytes data)
+void
+UdpMessageTransport::Send(uint32_t src,
+                          uint32_t dst,
+                          uint32_t channel,
+                          uint32_t tag,
+                          uint64_t bytes,
+                          MessageBytes data)
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     if (!m_cluster)
@@ -357,7 +380,8 @@ void UdpMessageTransport::Send(uint32_t src, uint32_t dst, uint32_t channel, uin
     Activate(src, key, m);
 }
 
-void UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
+void
+UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
 {
     auto it = m_ranks[rank].out.find(key);
     if (it != m_ranks[rank].out.end())
@@ -366,7 +390,8 @@ void UdpMessageTransport::ActivateKey(uint32_t rank, uint64_t key)
     }
 }
 
-void UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
+void
+UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
 {
     if (m.scheduled)
     {
@@ -378,7 +403,8 @@ void UdpMessageTransport::Activate(uint32_t rank, uint64_t key, OutMessage& m)
     Refill(rank, m.ifIndex);
 }
 
-uint32_t UdpMessageTransport::Backlog(const DeviceState& d) const
+uint32_t
+UdpMessageTransport::Backlog(const DeviceState& d) const
 {
     if (!d.queue)
     {
@@ -387,7 +413,8 @@ uint32_t UdpMessageTransport::Backlog(const DeviceState& d) const
     return d.queue->GetNPackets() + (d.qdisc ? d.qdisc->GetNPackets() : 0);
 }
 
-void UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Packet> p)
+void
+UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Packet> p)
 {
     if (!m_ranks[rank].devices[ifIndex].active.empty())
     {
@@ -395,7 +422,8 @@ void UdpMessageTransport::OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<cons
     }
 }
 
-void UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
+void
+UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
 {
     RankState& rs = m_ranks[rank];
     DeviceState& d = rs.devices[ifIndex];
@@ -445,14 +473,18 @@ void UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
         SendData(rank, m, seq, retx);
         if (!more)
         {
-            m.timer = Simulator::Schedule(m.timeout, &UdpMessageTransport::OnSenderTimeout, this,
-                                          rank, key);
+            m.timer = Simulator::Schedule(m.timeout,
+                                          &UdpMessageTransport::OnSenderTimeout,
+                                          this,
+                                          rank,
+                                          key);
         }
     }
     d.refilling = false;
 }
 
-void UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission)
+void
+UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission)
 {
     uint64_t offset = static_cast<uint64_t>(seq) * m_maxPayload;
     uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_maxPayload, m.bytes - offset));
@@ -474,8 +506,10 @@ void UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, b
         ++m_retransmissions;
         m_retransmitTrace(rank, m.dst, m.id, seq);
     }
-    int rc = m_ranks[rank].socket->SendTo(
-        p, 0, InetSocketAddress(m_cluster->GetRankAddress(m.dst), m_port));
+    int rc =
+        m_ranks[rank].socket->SendTo(p,
+                                     0,
+                                     InetSocketAddress(m_cluster->GetRankAddress(m.dst), m_port));
     if (rc < 0)
     {
         NS_LOG_WARN("rank " << rank << " could not send packet " << seq << " of message " << m.id
@@ -484,7 +518,8 @@ void UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, b
     }
 }
 
-void UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
+void
+UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.out.find(key);
@@ -518,7 +553,8 @@ void UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
     Activate(rank, key, m);
 }
 
-void UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
+void
+UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
 {
     Address from;
     Ptr<Packet> p;
@@ -536,27 +572,29 @@ void UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
         p->RemoveHeader(h);
         switch (h.GetType())
         {
-            case MlnetTransportHeader::DATA:
-                OnData(rank, peer, h, p);
-                break;
-            case MlnetTransportHeader::NACK:
-                OnNack(rank, peer, h, p);
-                break;
-            case MlnetTransportHeader::ACK:
-                OnAck(rank, peer, h);
-                break;
-            default:
-                NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
+        case MlnetTransportHeader::DATA:
+            OnData(rank, peer, h, p);
+            break;
+        case MlnetTransportHeader::NACK:
+            OnNack(rank, peer, h, p);
+            break;
+        case MlnetTransportHeader::ACK:
+            OnAck(rank, peer, h);
+            break;
+        default:
+            NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
         }
     }
 }
 
-bool UdpMessageTransport::IsCompleted(const Completed& c, uint32_t id) const
+bool
+UdpMessageTransport::IsCompleted(const Completed& c, uint32_t id) const
 {
     return id < c.low || c.done.count(id) != 0;
 }
 
-void UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
+void
+UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
 {
     c.done.insert(id);
     while (!c.done.empty() && *c.done.begin() == c.low)
@@ -566,8 +604,11 @@ void UdpMessageTransport::MarkCompleted(Completed& c, uint32_t id)
     }
 }
 
-void UdpMessageTransport::OnData(uint32_t rank, uint32_t src, const MlnetTransportHeader& h,
-                                 Ptr<Packet> p)
+void
+UdpMessageTransport::OnData(uint32_t rank,
+                            uint32_t src,
+                            const MlnetTransportHeader& h,
+                            Ptr<Packet> p)
 {
     RankState& rs = m_ranks[rank];
     uint32_t id = h.GetMessageId();
@@ -620,8 +661,11 @@ void UdpMessageTransport::OnData(uint32_t rank, uint32_t src, const MlnetTranspo
     {
         if (!m.repairTimer.IsRunning())
         {
-            m.repairTimer = Simulator::Schedule(
-                m_repairTimeout, &UdpMessageTransport::OnRepairTimeout, this, rank, key);
+            m.repairTimer = Simulator::Schedule(m_repairTimeout,
+                                                &UdpMessageTransport::OnRepairTimeout,
+                                                this,
+                                                rank,
+                                                key);
         }
         return;
     }
@@ -641,7 +685,8 @@ void UdpMessageTransport::OnData(uint32_t rank, uint32_t src, const MlnetTranspo
     Deliver(msg);
 }
 
-void UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
+void
+UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.in.find(key);
@@ -656,7 +701,10 @@ void UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
     if (idle < m_repairTimeout)
     {
         m.repairTimer = Simulator::Schedule(m_repairTimeout - idle,
-                                            &UdpMessageTransport::OnRepairTimeout, this, rank, key);
+                                            &UdpMessageTransport::OnRepairTimeout,
+                                            this,
+                                            rank,
+                                            key);
         return;
     }
     if (m.nacks >= m_maxRetries)
@@ -686,7 +734,7 @@ void UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
             ++s;
         }
         uint32_t count = s - start;
-        for (uint32_t v : { start, count })
+        for (uint32_t v : {start, count})
         {
             payload.push_back(static_cast<uint8_t>(v >> 24));
             payload.push_back(static_cast<uint8_t>(v >> 16));
@@ -708,15 +756,24 @@ void UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
     m_nackTrace(src, rank, id, missing);
     NS_LOG_INFO("rank " << rank << " NACKs " << missing << " packets in " << ranges
                         << " ranges of message " << id << " from rank " << src);
-    SendControl(rank, src, MlnetTransportHeader::NACK, about,
+    SendControl(rank,
+                src,
+                MlnetTransportHeader::NACK,
+                about,
                 Create<Packet>(payload.data(), payload.size()));
-    m.repairTimer = Simulator::Schedule(m_repairTimeout, &UdpMessageTransport::OnRepairTimeout,
-                                        this, rank, key);
+    m.repairTimer = Simulator::Schedule(m_repairTimeout,
+                                        &UdpMessageTransport::OnRepairTimeout,
+                                        this,
+                                        rank,
+                                        key);
 }
 
-void UdpMessageTransport::SendControl(uint32_t rank, uint32_t peer,
-                                      MlnetTransportHeader::PacketType type,
-                                      const MlnetTransportHeader& about, Ptr<Packet> payload)
+void
+UdpMessageTransport::SendControl(uint32_t rank,
+                                 uint32_t peer,
+                                 MlnetTransportHeader::PacketType type,
+                                 const MlnetTransportHeader& about,
+                                 Ptr<Packet> payload)
 {
     MlnetTransportHeader h = about;
     h.SetType(type);
@@ -730,8 +787,11 @@ void UdpMessageTransport::SendControl(uint32_t rank, uint32_t peer,
     m_ranks[rank].socket->SendTo(p, 0, InetSocketAddress(m_cluster->GetRankAddress(peer), m_port));
 }
 
-void UdpMessageTransport::OnNack(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h,
-                                 Ptr<Packet> p)
+void
+UdpMessageTransport::OnNack(uint32_t rank,
+                            uint32_t peer,
+                            const MlnetTransportHeader& h,
+                            Ptr<Packet> p)
 {
     RankState& rs = m_ranks[rank];
     uint64_t key = Key(peer, h.GetMessageId());
@@ -747,8 +807,7 @@ void UdpMessageTransport::OnNack(uint32_t rank, uint32_t peer, const MlnetTransp
     {
         m.retxQueued.assign(m.nPackets, false);
     }
-    auto readU32 = [&buf](size_t at)
-    {
+    auto readU32 = [&buf](size_t at) {
         return (static_cast<uint32_t>(buf[at]) << 24) | (static_cast<uint32_t>(buf[at + 1]) << 16) |
                (static_cast<uint32_t>(buf[at + 2]) << 8) | static_cast<uint32_t>(buf[at + 3]);
     };
@@ -775,7 +834,8 @@ void UdpMessageTransport::OnNack(uint32_t rank, uint32_t peer, const MlnetTransp
     }
 }
 
-void UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h)
+void
+UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h)
 {
     RankState& rs = m_ranks[rank];
     auto it = rs.out.find(Key(peer, h.GetMessageId()));

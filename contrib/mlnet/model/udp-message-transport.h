@@ -28,6 +28,7 @@
 
 #include "message-transport.h"
 #include "mlnet-transport-header.h"
+
 #include "ns3/event-id.h"
 #include "ns3/ipv4.h"
 #include "ns3/queue-disc.h"
@@ -63,7 +64,11 @@ public:
      * routing tables are in place.
      */
     void Install(Ptr<Cluster> cluster) override;
-    void Send(uint32_t src, uint32_t dst, uint32_t channel, uint32_t tag, uint64_t bytes,
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint32_t channel,
+              uint32_t tag,
+              uint64_t bytes,
               MessageBytes data = nullptr) override;
     /// \return header (29) + UDP (8) + IPv4 (20) + PPP (2) = 59 bytes
     uint32_t GetPerPacketOverhead() const override;
@@ -97,44 +102,44 @@ private:
     /// A message being sent (sender side), keyed by (dst, id) in its rank's state.
     struct OutMessage
     {
-        uint32_t dst{ 0 };
-        uint32_t channel{ 0 };
-        uint32_t tag{ 0 };
-        uint32_t id{ 0 };
-        uint64_t bytes{ 0 };
+        uint32_t dst{0};
+        uint32_t channel{0};
+        uint32_t tag{0};
+        uint32_t id{0};
+        uint64_t bytes{0};
         MessageBytes data;
         Time sent;
-        uint32_t nPackets{ 0 };
-        uint32_t nextSeq{ 0 };        //!< next never-sent sequence number
+        uint32_t nPackets{0};
+        uint32_t nextSeq{0};          //!< next never-sent sequence number
         std::deque<uint32_t> retx;    //!< sequence numbers to send again
         std::vector<bool> retxQueued; //!< seq is in retx (allocated on first NACK)
-        uint32_t ifIndex{ 0 };        //!< output device of the route
-        bool scheduled{ false };      //!< in its device's round-robin list
+        uint32_t ifIndex{0};          //!< output device of the route
+        bool scheduled{false};        //!< in its device's round-robin list
         EventId timer;                //!< sender timeout (armed when idle)
         Time timeout;                 //!< current sender timeout
-        uint32_t retries{ 0 };        //!< probes since the last sign of life
+        uint32_t retries{0};          //!< probes since the last sign of life
     };
 
     /// A message being received, keyed by (src, id).
     struct InMessage
     {
-        uint32_t channel{ 0 };
-        uint32_t tag{ 0 };
-        uint64_t bytes{ 0 };
-        uint32_t nPackets{ 0 };
-        uint32_t received{ 0 };
+        uint32_t channel{0};
+        uint32_t tag{0};
+        uint64_t bytes{0};
+        uint32_t nPackets{0};
+        uint32_t received{0};
         std::vector<bool> got;
         std::shared_ptr<std::vector<uint8_t>> buffer; //!< real bytes, or null
         Time sent;
         Time lastArrival;
         EventId repairTimer;
-        uint32_t nacks{ 0 }; //!< NACKs since the last new packet
+        uint32_t nacks{0}; //!< NACKs since the last new packet
     };
 
     /// Message ids already completed from one source (all ids < low, plus done).
     struct Completed
     {
-        uint32_t low{ 0 };
+        uint32_t low{0};
         std::set<uint32_t> done;
     };
 
@@ -145,7 +150,7 @@ private:
         Ptr<Queue<Packet>> queue;    //!< device queue (null: not point-to-point)
         Ptr<QueueDisc> qdisc;        //!< root queue disc or null
         std::deque<uint64_t> active; //!< keys of OutMessages with packets to send
-        bool refilling{ false };
+        bool refilling{false};
     };
 
     /// Per-rank state.
@@ -175,8 +180,11 @@ private:
     void OnNack(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h, Ptr<Packet> p);
     void OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h);
     void OnRepairTimeout(uint32_t rank, uint64_t key);
-    void SendControl(uint32_t rank, uint32_t peer, MlnetTransportHeader::PacketType type,
-                     const MlnetTransportHeader& about, Ptr<Packet> payload);
+    void SendControl(uint32_t rank,
+                     uint32_t peer,
+                     MlnetTransportHeader::PacketType type,
+                     const MlnetTransportHeader& about,
+                     Ptr<Packet> payload);
     bool IsCompleted(const Completed& c, uint32_t id) const;
     void MarkCompleted(Completed& c, uint32_t id);
 
@@ -187,17 +195,17 @@ private:
     Time m_senderTimeout;
     uint32_t m_maxRetries;
 
-    uint32_t m_maxPayload{ 0 };
+    uint32_t m_maxPayload{0};
     std::vector<RankState> m_ranks;
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
 
-    uint64_t m_packetsSent{ 0 };
-    uint64_t m_retransmissions{ 0 };
-    uint64_t m_probes{ 0 };
-    uint64_t m_nacksSent{ 0 };
-    uint64_t m_acksSent{ 0 };
-    uint64_t m_duplicates{ 0 };
-    uint64_t m_abandoned{ 0 };
+    uint64_t m_packetsSent{0};
+    uint64_t m_retransmissions{0};
+    uint64_t m_probes{0};
+    uint64_t m_nacksSent{0};
+    uint64_t m_acksSent{0};
+    uint64_t m_duplicates{0};
+    uint64_t m_abandoned{0};
 
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_packetSentTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_retransmitTrace;

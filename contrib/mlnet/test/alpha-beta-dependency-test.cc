@@ -36,7 +36,9 @@ public:
         m_cluster = cluster;
     }
 
-    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override {}
+    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
+    {
+    }
 
     uint32_t GetPerPacketOverhead() const override
     {
@@ -49,8 +51,8 @@ public:
     }
 };
 
-ScheduledMessage Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step,
-                     bool reduce = false)
+ScheduledMessage
+Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step, bool reduce = false)
 {
     ScheduledMessage m;
     m.src = src;
@@ -93,7 +95,7 @@ protected:
     {
         CollectiveStep s;
         s.messages = std::move(msgs);
-        return { s };
+        return {s};
     }
 };
 
@@ -107,7 +109,7 @@ TEST_F(AlphaBetaDependencyTest, ScheduleCarriesTheEnginesDependencies)
     Ptr<HandTransport> t = CreateObject<HandTransport>();
     t->Install(c);
     Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
-    ring->Setup(t, { 0, 1, 2, 3 }, 4000);
+    ring->Setup(t, {0, 1, 2, 3}, 4000);
     auto schedule = ring->GetSchedule();
     ASSERT_EQ(schedule.size(), 6u);
     for (uint32_t g = 0; g < schedule.size(); ++g)
@@ -122,7 +124,7 @@ TEST_F(AlphaBetaDependencyTest, ScheduleCarriesTheEnginesDependencies)
         }
     }
     // Hand-written messages keep the default: the index of their CollectiveStep.
-    ScheduledMessage legacy{ 0, 1, 10 };
+    ScheduledMessage legacy{0, 1, 10};
     EXPECT_EQ(legacy.step, ScheduledMessage::kStepOfSchedule);
     EXPECT_EQ(legacy.chain, 0u);
     EXPECT_FALSE(legacy.reduce);
@@ -131,18 +133,18 @@ TEST_F(AlphaBetaDependencyTest, ScheduleCarriesTheEnginesDependencies)
 TEST_F(AlphaBetaDependencyTest, OneMessageOnAnIdlePathTakesTMsg)
 {
     Ptr<Cluster> c = Switch(4);
-    for (uint32_t backlog : { 0u, 8u })
+    for (uint32_t backlog : {0u, 8u})
     {
         Ptr<AlphaBetaModel> m = Model(c, backlog);
         // m = 2500: n = 3, W = 2650, F1 = 1050; 2 hops: W + F1 + 2d = 5700 ns.
-        EXPECT_EQ(m->Predict(OneStep({ Msg(0, 1, 2500, 0, 0) })), NanoSeconds(5700));
+        EXPECT_EQ(m->Predict(OneStep({Msg(0, 1, 2500, 0, 0)})), NanoSeconds(5700));
         // m = 20001: n = 21 (> 8 in the FIFO), W = 21051: 21051 + 1050 + 2000 ns.
-        EXPECT_EQ(m->Predict(OneStep({ Msg(2, 3, 20001, 0, 0) })), NanoSeconds(24101));
+        EXPECT_EQ(m->Predict(OneStep({Msg(2, 3, 20001, 0, 0)})), NanoSeconds(24101));
         // A hand-written (lock-step) message: the same.
-        EXPECT_EQ(m->Predict(OneStep({ ScheduledMessage{ 0, 1, 2500 } })), NanoSeconds(5700));
-        for (uint64_t bytes : { 10ull, 1000ull, 8999ull, 123457ull })
+        EXPECT_EQ(m->Predict(OneStep({ScheduledMessage{0, 1, 2500}})), NanoSeconds(5700));
+        for (uint64_t bytes : {10ull, 1000ull, 8999ull, 123457ull})
         {
-            EXPECT_EQ(m->Predict(OneStep({ Msg(1, 2, bytes, 0, 0) })),
+            EXPECT_EQ(m->Predict(OneStep({Msg(1, 2, bytes, 0, 0)})),
                       m->PredictMessage(bytes, 2, kRate, kDelay))
                 << bytes << " B";
         }
@@ -157,13 +159,13 @@ TEST_F(AlphaBetaDependencyTest, RingOnAnIdealSwitchEqualsTheLockStepTwin)
     Ptr<HandTransport> t = CreateObject<HandTransport>();
     t->Install(c);
     Ptr<AlphaBetaModel> m = Model(c);
-    for (std::string collective : { "allreduce", "allgather", "reducescatter" })
+    for (std::string collective : {"allreduce", "allgather", "reducescatter"})
     {
-        for (Time gamma : { Time(0), NanoSeconds(1) })
+        for (Time gamma : {Time(0), NanoSeconds(1)})
         {
             Ptr<Collective> ring = CollectiveFactory::Create(collective, "ring");
             ring->SetAttribute("ReductionTimePerByte", TimeValue(gamma));
-            ring->Setup(t, { 0, 1, 2, 3, 4, 5, 6, 7 }, 8 * 5000);
+            ring->Setup(t, {0, 1, 2, 3, 4, 5, 6, 7}, 8 * 5000);
             EXPECT_EQ(m->Predict(ring), m->PredictLockStep(ring)) << collective;
             EXPECT_GT(m->Predict(ring), Time(0));
         }
@@ -175,8 +177,9 @@ TEST_F(AlphaBetaDependencyTest, RingOnAnIdealSwitchEqualsTheLockStepTwin)
     t2->Install(fast);
     Ptr<AlphaBetaModel> m2 = Model(fast);
     Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
-    ring->Setup(t2, { 0, 1, 2, 3, 4, 5, 6, 7 }, 1 << 20);
-    EXPECT_NEAR(m2->Predict(ring).GetNanoSeconds(), m2->PredictLockStep(ring).GetNanoSeconds(),
+    ring->Setup(t2, {0, 1, 2, 3, 4, 5, 6, 7}, 1 << 20);
+    EXPECT_NEAR(m2->Predict(ring).GetNanoSeconds(),
+                m2->PredictLockStep(ring).GetNanoSeconds(),
                 14.0);
 }
 
@@ -185,8 +188,7 @@ TEST_F(AlphaBetaDependencyTest, MessagesOfOneNicShareItHeadFirstThenRoundRobin)
     // Rank 0 issues c, c, 2c (c = 5000 B = 5 packets, W(c) = 5250, W(2c) = 10500) to
     // ranks 1, 2, 3 at once. L = F1 + 2d = 1050 + 2000 = 3050 ns.
     Ptr<Cluster> c = Switch(4);
-    auto schedule =
-        OneStep({ Msg(0, 1, 5000, 0, 0), Msg(0, 2, 5000, 0, 0), Msg(0, 3, 10000, 0, 0) });
+    auto schedule = OneStep({Msg(0, 1, 5000, 0, 0), Msg(0, 2, 5000, 0, 0), Msg(0, 3, 10000, 0, 0)});
     // Pure round-robin: all at R/3 until the two c's end at 3 W(c) = 15750 ns, then
     // 2c's remaining 5250 B alone: 21000 ns.
     TimelinePrediction rr = Model(c, 0)->PredictTimeline(schedule);
@@ -215,7 +217,7 @@ TEST_F(AlphaBetaDependencyTest, IncastBuildsABacklogOnTheDownlink)
     // both last bytes leave it at 10500 ns, then L = 3050 ns.
     Ptr<Cluster> c = Switch(4);
     TimelinePrediction p =
-        Model(c)->PredictTimeline(OneStep({ Msg(1, 0, 5000, 0, 0), Msg(2, 0, 5000, 0, 0) }));
+        Model(c)->PredictTimeline(OneStep({Msg(1, 0, 5000, 0, 0), Msg(2, 0, 5000, 0, 0)}));
     EXPECT_EQ(p.messages[0].transferEnd, NanoSeconds(10500));
     EXPECT_EQ(p.messages[1].arrival, NanoSeconds(10500 + 3050));
     EXPECT_EQ(p.total, NanoSeconds(13550));
@@ -233,10 +235,10 @@ TEST_F(AlphaBetaDependencyTest, SendsWaitForTheirPrerequisitesAndReductionsAreSe
     Ptr<AlphaBetaModel> m = Model(c);
     m->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(10)));
     CollectiveStep s0;
-    s0.messages = { Msg(0, 2, 1000, 0, 0, true), Msg(1, 2, 1000, 1, 0, true) };
+    s0.messages = {Msg(0, 2, 1000, 0, 0, true), Msg(1, 2, 1000, 1, 0, true)};
     CollectiveStep s1;
-    s1.messages = { Msg(2, 3, 1000, 0, 1), Msg(2, 3, 1000, 1, 1) };
-    TimelinePrediction p = m->PredictTimeline({ s0, s1 });
+    s1.messages = {Msg(2, 3, 1000, 0, 1), Msg(2, 3, 1000, 1, 1)};
+    TimelinePrediction p = m->PredictTimeline({s0, s1});
     ASSERT_EQ(p.messages.size(), 4u);
     EXPECT_EQ(p.messages[0].arrival, NanoSeconds(5150));
     EXPECT_EQ(p.messages[1].arrival, NanoSeconds(5150));
@@ -252,7 +254,7 @@ TEST_F(AlphaBetaDependencyTest, SendsWaitForTheirPrerequisitesAndReductionsAreSe
     m->TraceConnectWithoutContext(
         "MessagePredicted",
         MakeCallback(+[](uint32_t* n, const MessageTiming&) { ++*n; }).Bind(&traced));
-    m->PredictTimeline({ s0, s1 });
+    m->PredictTimeline({s0, s1});
     EXPECT_EQ(traced, 4u);
 }
 
@@ -260,8 +262,8 @@ TEST_F(AlphaBetaDependencyTest, BadSchedulesThrow)
 {
     Ptr<Cluster> c = Switch(4);
     Ptr<AlphaBetaModel> m = Model(c);
-    EXPECT_THROW(m->Predict(OneStep({ Msg(0, 9, 100, 0, 0) })), std::invalid_argument);
-    EXPECT_THROW(CreateObject<AlphaBetaModel>()->Predict(OneStep({ Msg(0, 1, 100, 0, 0) })),
+    EXPECT_THROW(m->Predict(OneStep({Msg(0, 9, 100, 0, 0)})), std::invalid_argument);
+    EXPECT_THROW(CreateObject<AlphaBetaModel>()->Predict(OneStep({Msg(0, 1, 100, 0, 0)})),
                  std::invalid_argument);
     EXPECT_THROW(m->Predict(Ptr<const Collective>()), std::invalid_argument);
 }
@@ -282,7 +284,8 @@ struct PacketCase
     const char* algorithm;
 };
 
-CollectiveRunResult RunCase(const PacketCase& pc, const std::string& bytes)
+CollectiveRunResult
+RunCase(const PacketCase& pc, const std::string& bytes)
 {
     FabricOptions f;
     f.fabric = pc.fabric;
@@ -310,17 +313,17 @@ TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
     // the lock-step twin was off by -10 % (torus ring), -11 % (fat-tree ring),
     // -28 % (mesh ring), -40 % (3-tier ring) and +30 % (broadcast).
     for (const PacketCase& pc : {
-             PacketCase{ "ideal", "", 8, 2, 0, "allreduce", "ring" },
-             PacketCase{ "fattree", "", 8, 2, 4, "allreduce", "ring" },
-             PacketCase{ "fattree", "", 16, 3, 4, "allreduce", "ring" },
-             PacketCase{ "torus", "4x2", 0, 2, 0, "allreduce", "ring" },
-             PacketCase{ "mesh", "4x2", 0, 2, 0, "allreduce", "ring" },
-             PacketCase{ "torus", "4x2", 0, 2, 0, "allreduce", "torus" },
-             PacketCase{ "ideal", "", 8, 2, 0, "broadcast", "ring" },
-             PacketCase{ "ideal", "", 8, 2, 0, "allgather", "ring" },
-             PacketCase{ "ideal", "", 8, 2, 0, "allreduce", "hd" },
-             PacketCase{ "ideal", "", 8, 2, 0, "alltoall", "direct" },
-             PacketCase{ "torus", "4x4", 0, 2, 0, "alltoall", "direct" },
+             PacketCase{"ideal", "", 8, 2, 0, "allreduce", "ring"},
+             PacketCase{"fattree", "", 8, 2, 4, "allreduce", "ring"},
+             PacketCase{"fattree", "", 16, 3, 4, "allreduce", "ring"},
+             PacketCase{"torus", "4x2", 0, 2, 0, "allreduce", "ring"},
+             PacketCase{"mesh", "4x2", 0, 2, 0, "allreduce", "ring"},
+             PacketCase{"torus", "4x2", 0, 2, 0, "allreduce", "torus"},
+             PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"},
+             PacketCase{"ideal", "", 8, 2, 0, "allgather", "ring"},
+             PacketCase{"ideal", "", 8, 2, 0, "allreduce", "hd"},
+             PacketCase{"ideal", "", 8, 2, 0, "alltoall", "direct"},
+             PacketCase{"torus", "4x4", 0, 2, 0, "alltoall", "direct"},
          })
     {
         CollectiveRunResult res = RunCase(pc, "1MiB");
@@ -339,10 +342,10 @@ TEST_F(AlphaBetaDependencyTest, BroadcastNicSharingAcrossSizes)
     // +0.7 %, 8 MiB -2.2 % (the fluid round-robin hands out shares byte by byte,
     // the transport packet by packet; the difference accumulates along the ring).
     for (auto [bytes, bound] :
-         { std::pair{ "64KiB", 0.01 }, std::pair{ "1MiB", 0.01 }, std::pair{ "8MiB", 0.03 } })
+         {std::pair{"64KiB", 0.01}, std::pair{"1MiB", 0.01}, std::pair{"8MiB", 0.03}})
     {
         CollectiveRunResult res =
-            RunCase(PacketCase{ "ideal", "", 8, 2, 0, "broadcast", "ring" }, bytes);
+            RunCase(PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"}, bytes);
         std::cout << "broadcast " << bytes << ": ns-3 " << res.simulatedS * 1e6 << " us, twin "
                   << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
         EXPECT_LT(std::abs(res.error), bound) << bytes;
@@ -354,11 +357,10 @@ TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
     // Flow hashing: on the fat-tree, hd all-reduce and all-to-all put two flows on
     // one uplink where the twin splits them evenly (ECMP expectation), so the run is
     // slower than the twin: measured +39 % and +22 % at 1 MiB.
-    CollectiveRunResult hd =
-        RunCase(PacketCase{ "fattree", "", 8, 2, 4, "allreduce", "hd" }, "1MiB");
+    CollectiveRunResult hd = RunCase(PacketCase{"fattree", "", 8, 2, 4, "allreduce", "hd"}, "1MiB");
     EXPECT_GT(hd.error, 0.2);
     CollectiveRunResult a2a =
-        RunCase(PacketCase{ "fattree", "", 8, 2, 4, "alltoall", "direct" }, "1MiB");
+        RunCase(PacketCase{"fattree", "", 8, 2, 4, "alltoall", "direct"}, "1MiB");
     EXPECT_GT(a2a.error, 0.1);
     // Torus algorithm on a mesh: both halves run in the + direction and the wrap
     // message crosses k-1 hops. The twin is slower than the run (measured -10.7 %);
@@ -367,7 +369,7 @@ TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
     // backlog model, which offers every message at its NIC rate on each hop instead
     // of the rate the hop before lets through.
     CollectiveRunResult mesh =
-        RunCase(PacketCase{ "mesh", "4x2", 0, 2, 0, "allreduce", "torus" }, "1MiB");
+        RunCase(PacketCase{"mesh", "4x2", 0, 2, 0, "allreduce", "torus"}, "1MiB");
     EXPECT_LT(mesh.error, 0.0);
     EXPECT_GT(mesh.error, -0.15);
 }

@@ -29,14 +29,16 @@ const DataRate kRate("8Gbps");
 const Time kDelay = MicroSeconds(1);
 
 /// Packetization used by the hand-worked numbers: P = 1000 payload, O = 50 overhead.
-Ptr<AlphaBetaModel> HandModel()
+Ptr<AlphaBetaModel>
+HandModel()
 {
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
     m->SetPacketization(1000, 50);
     return m;
 }
 
-Ptr<PointToPointNetDevice> Dev(const NetDeviceContainer& c, uint32_t i)
+Ptr<PointToPointNetDevice>
+Dev(const NetDeviceContainer& c, uint32_t i)
 {
     return DynamicCast<PointToPointNetDevice>(c.Get(i));
 }
@@ -63,9 +65,13 @@ public:
     }
 
 protected:
-    void DoStart() override {}
+    void DoStart() override
+    {
+    }
 
-    void HandleMessage(const Message&) override {}
+    void HandleMessage(const Message&) override
+    {
+    }
 };
 
 /// Transport that only reports its packetization.
@@ -77,7 +83,9 @@ public:
         m_cluster = cluster;
     }
 
-    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override {}
+    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
+    {
+    }
 
     uint32_t GetPerPacketOverhead() const override
     {
@@ -97,15 +105,21 @@ public:
 TEST(AlphaBetaModelTest, PacketizationAroundMultiplesOfPayload)
 {
     Ptr<AlphaBetaModel> m = HandModel(); // P = 1000, O = 50
+
     struct Case
     {
         uint64_t m, n, w, f1;
     };
+
     // n = ceil(m/P); W = m + n*O; F1 = min(m, P) + O
-    for (const Case& c :
-         { Case{ 0, 0, 0, 0 }, Case{ 1, 1, 51, 51 }, Case{ 999, 1, 1049, 1049 },
-           Case{ 1000, 1, 1050, 1050 }, Case{ 1001, 2, 1101, 1050 }, Case{ 2000, 2, 2100, 1050 },
-           Case{ 2001, 3, 2151, 1050 }, Case{ 1000000, 1000, 1050000, 1050 } })
+    for (const Case& c : {Case{0, 0, 0, 0},
+                          Case{1, 1, 51, 51},
+                          Case{999, 1, 1049, 1049},
+                          Case{1000, 1, 1050, 1050},
+                          Case{1001, 2, 1101, 1050},
+                          Case{2000, 2, 2100, 1050},
+                          Case{2001, 3, 2151, 1050},
+                          Case{1000000, 1000, 1050000, 1050}})
     {
         EXPECT_EQ(m->GetPacketCount(c.m), c.n) << "m = " << c.m;
         EXPECT_EQ(m->GetWireBytes(c.m), c.w) << "m = " << c.m;
@@ -149,7 +163,8 @@ TEST(AlphaBetaModelTest, ThakurClosedFormsTextbookNumbers)
     // Ring all-reduce, p = 4: 2*3*a + 2*n*3/4*b + n*3/4*g = 6 us + 1.5 ms + 150 us
     EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(4, n, a, b, g), 6e-6 + 1.5e-3 + 1.5e-4, 1e-15);
     // Rabenseifner, p = 8: 2*3*a + 2*n*7/8*b + n*7/8*g = 6 us + 1.75 ms + 175 us
-    EXPECT_NEAR(AlphaBetaModel::RabenseifnerAllReduceTime(8, n, a, b, g), 6e-6 + 1.75e-3 + 1.75e-4,
+    EXPECT_NEAR(AlphaBetaModel::RabenseifnerAllReduceTime(8, n, a, b, g),
+                6e-6 + 1.75e-3 + 1.75e-4,
                 1e-15);
     // Ring all-gather p = 8: 7a + n*7/8*b; recursive doubling: 3a + n*7/8*b
     EXPECT_NEAR(AlphaBetaModel::RingAllGatherTime(8, n, a, b), 7e-6 + 8.75e-4, 1e-15);
@@ -161,7 +176,7 @@ TEST(AlphaBetaModelTest, ThakurClosedFormsTextbookNumbers)
     EXPECT_NEAR(AlphaBetaModel::ScatterAllGatherBroadcastTime(8, n, a, b), 1e-5 + 1.75e-3, 1e-15);
 
     // Composition: all-reduce = reduce-scatter + all-gather, for both families.
-    for (uint32_t p : { 2u, 4u, 8u, 64u })
+    for (uint32_t p : {2u, 4u, 8u, 64u})
     {
         EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(p, n, a, b, g),
                     AlphaBetaModel::RingReduceScatterTime(p, n, a, b, g) +
@@ -179,10 +194,12 @@ TEST(AlphaBetaModelTest, RingMeetsAllReduceLowerBound)
     // Patarasuk & Yuan: T >= 2(N-1)/N * S/B; a bandwidth-only ring (alpha = gamma = 0,
     // beta = 1/B) meets it. 100 Gb/s = 12.5 GB/s; N = 16, S = 1 GB -> 0.15 s.
     DataRate b("100Gbps");
-    EXPECT_NEAR(AlphaBetaModel::AllReduceLowerBound(16, 1e9, b), 2.0 * 15 / 16 * 1e9 / 12.5e9,
+    EXPECT_NEAR(AlphaBetaModel::AllReduceLowerBound(16, 1e9, b),
+                2.0 * 15 / 16 * 1e9 / 12.5e9,
                 1e-12);
     EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(16, 1e9, 0, 1 / 12.5e9, 0),
-                AlphaBetaModel::AllReduceLowerBound(16, 1e9, b), 1e-12);
+                AlphaBetaModel::AllReduceLowerBound(16, 1e9, b),
+                1e-12);
 }
 
 TEST(AlphaBetaModelTest, TorusVersusClosAllToAll)
@@ -195,9 +212,9 @@ TEST(AlphaBetaModelTest, TorusVersusClosAllToAll)
     EXPECT_NEAR(AlphaBetaModel::TorusAllToAllBound(8, 3, m, b), 0.04096, 1e-12);
     EXPECT_DOUBLE_EQ(AlphaBetaModel::TorusHopRatio(8, 3), 6.0);
     EXPECT_DOUBLE_EQ(AlphaBetaModel::TorusHopRatio(5, 2), 2.0 * 24 / 20); // n(k^2-1)/(4k)
-    for (uint32_t k : { 4u, 8u, 16u })
+    for (uint32_t k : {4u, 8u, 16u})
     {
-        for (uint32_t n : { 1u, 2u, 3u })
+        for (uint32_t n : {1u, 2u, 3u})
         {
             double nodes = std::pow(k, n);
             DataRate injection(2 * n * b.GetBitRate());
@@ -233,7 +250,8 @@ TEST(AlphaBetaModelTest, TorusAllReduceFailuresAndMesh)
     EXPECT_NEAR(AlphaBetaModel::TorusAllReduceTime(4, 3, s, link, a), healthy, 1e-12);
     // n pipelines on S/n with rotated orders meet the lower bound at injection 2nb.
     EXPECT_NEAR(AlphaBetaModel::TorusPipelinedAllReduceTime(4, 3, s, link, 0),
-                AlphaBetaModel::AllReduceLowerBound(64, s, DataRate(6 * link.GetBitRate())), 1e-12);
+                AlphaBetaModel::AllReduceLowerBound(64, s, DataRate(6 * link.GetBitRate())),
+                1e-12);
     // Per-dimension beta terms: 2*(3/4)*S_i/(2b) with S_i = S, S/4, S/16.
     const double beta0 = 1.5 * s / 2e9;
     const double beta1 = beta0 / 4;
@@ -242,13 +260,16 @@ TEST(AlphaBetaModelTest, TorusAllReduceFailuresAndMesh)
     // A failed link in the first-processed dimension doubles its (largest) beta term;
     // processed last, it doubles the smallest. Mesh: every term doubles.
     EXPECT_NEAR(
-        AlphaBetaModel::TorusBucketAllReduceTime({ 4, 4, 4 }, { true, false, false }, s, link, a),
-        healthy + beta0, 1e-12);
+        AlphaBetaModel::TorusBucketAllReduceTime({4, 4, 4}, {true, false, false}, s, link, a),
+        healthy + beta0,
+        1e-12);
     EXPECT_NEAR(
-        AlphaBetaModel::TorusBucketAllReduceTime({ 4, 4, 4 }, { false, false, true }, s, link, a),
-        healthy + beta2, 1e-12);
+        AlphaBetaModel::TorusBucketAllReduceTime({4, 4, 4}, {false, false, true}, s, link, a),
+        healthy + beta2,
+        1e-12);
     EXPECT_NEAR(AlphaBetaModel::MeshAllReduceTime(4, 3, s, link, a),
-                healthy + beta0 + beta1 + beta2, 1e-12);
+                healthy + beta0 + beta1 + beta2,
+                1e-12);
 }
 
 TEST(AlphaBetaModelTest, BusBandwidthFactors)
@@ -266,7 +287,7 @@ TEST(AlphaBetaModelTest, PredictWithoutClusterThrows)
 {
     Ptr<AlphaBetaModel> m = HandModel();
     CollectiveStep step;
-    step.messages.push_back({ 0, 1, 100 });
+    step.messages.push_back({0, 1, 100});
     EXPECT_THROW(m->PredictStep(step), std::invalid_argument);
 }
 
@@ -398,7 +419,7 @@ protected:
             {
                 if (i != j)
                 {
-                    s.messages.push_back({ i, j, bytes });
+                    s.messages.push_back({i, j, bytes});
                 }
             }
         }
@@ -408,8 +429,12 @@ protected:
     // Packet-level reference: a chain of h links, raw PPP devices, the intermediate
     // nodes store and forward whole packets at once (no IP stack, no queueing delay
     // beyond the device's own).
-    Time SimulateTrain(uint32_t hops, uint64_t bytes, uint32_t payload, uint32_t overhead,
-                       DataRate rate, Time delay)
+    Time SimulateTrain(uint32_t hops,
+                       uint64_t bytes,
+                       uint32_t payload,
+                       uint32_t overhead,
+                       DataRate rate,
+                       Time delay)
     {
         NodeContainer nodes(hops + 1);
         PointToPointHelper p2p = Links(rate, delay);
@@ -423,21 +448,22 @@ protected:
         {
             Ptr<NetDevice> in = devs[i].Get(1);
             Ptr<NetDevice> out = i + 1 < hops ? devs[i + 1].Get(0) : Ptr<NetDevice>();
-            in->SetReceiveCallback(
-                MakeCallback(+[](Ptr<NetDevice> out, Time* last, Ptr<NetDevice>,
-                                 Ptr<const Packet> p, uint16_t proto, const Address&)
-                             {
-                                 if (out)
-                                 {
-                                     out->Send(p->Copy(), out->GetBroadcast(), proto);
-                                 }
-                                 else
-                                 {
-                                     *last = Simulator::Now();
-                                 }
-                                 return true;
-                             })
-                    .Bind(out, &last));
+            in->SetReceiveCallback(MakeCallback(+[](Ptr<NetDevice> out,
+                                                    Time* last,
+                                                    Ptr<NetDevice>,
+                                                    Ptr<const Packet> p,
+                                                    uint16_t proto,
+                                                    const Address&) {
+                                       if (out)
+                                       {
+                                           out->Send(p->Copy(), out->GetBroadcast(), proto);
+                                       }
+                                       else
+                                       {
+                                           *last = Simulator::Now();
+                                       }
+                                       return true;
+                                   }).Bind(out, &last));
         }
         // The PPP header (2 B) is added by the device; the rest of O is in the packet.
         Ptr<NetDevice> first = devs[0].Get(0);
@@ -455,9 +481,9 @@ protected:
 TEST_F(AlphaBetaFabricTest, MessageTimeMatchesPointToPointExactly)
 {
     Ptr<AlphaBetaModel> m = HandModel();
-    for (uint32_t hops : { 1u, 2u, 3u, 5u })
+    for (uint32_t hops : {1u, 2u, 3u, 5u})
     {
-        for (uint64_t bytes : { 10ull, 1000ull, 2500ull, 20001ull })
+        for (uint64_t bytes : {10ull, 1000ull, 2500ull, 20001ull})
         {
             Time sim = SimulateTrain(hops, bytes, 1000, 50, kRate, kDelay);
             EXPECT_EQ(sim, m->PredictMessage(bytes, hops, kRate, kDelay))
@@ -487,12 +513,12 @@ TEST_F(AlphaBetaFabricTest, RingStepThroughStarEqualsTwoHopMessage)
     Ptr<Cluster> c = Star(8);
     Ptr<AlphaBetaModel> m = HandModel();
     m->SetCluster(c);
-    for (uint64_t bytes : { 10ull, 1000ull, 2500ull, 125000ull })
+    for (uint64_t bytes : {10ull, 1000ull, 2500ull, 125000ull})
     {
         CollectiveStep step;
         for (uint32_t i = 0; i < 8; ++i)
         {
-            step.messages.push_back({ i, (i + 1) % 8, bytes });
+            step.messages.push_back({i, (i + 1) % 8, bytes});
         }
         StepPrediction p = m->PredictStep(step);
         // Each host uplink and switch downlink carries one message: W(c) bytes.
@@ -514,13 +540,13 @@ TEST_F(AlphaBetaFabricTest, RingAllReduceScheduleMatchesThakurRing)
     t->Install(c);
     Ptr<ScheduleOnlyCollective> coll = CreateObject<ScheduleOnlyCollective>();
     coll->SetAttribute("ReductionTimePerByte", TimeValue(NanoSeconds(1)));
-    coll->Setup(t, { 0, 1, 2, 3 }, s);
+    coll->Setup(t, {0, 1, 2, 3}, s);
     for (uint32_t k = 0; k < 2 * (n - 1); ++k)
     {
         CollectiveStep step;
         for (uint32_t i = 0; i < n; ++i)
         {
-            step.messages.push_back({ i, (i + 1) % n, s / n });
+            step.messages.push_back({i, (i + 1) % n, s / n});
         }
         step.reduceBytes = k < n - 1 ? s / n : 0;
         coll->schedule.push_back(step);
@@ -536,11 +562,13 @@ TEST_F(AlphaBetaFabricTest, RingAllReduceScheduleMatchesThakurRing)
     EXPECT_EQ(steps[0].reduction, NanoSeconds(5000)); // gamma * 5000 B
     EXPECT_EQ(steps[5].reduction, Time(0));
     EXPECT_NEAR(m->Predict(coll).GetSeconds(),
-                AlphaBetaModel::RingAllReduceTime(n, s, alpha, beta, gamma), 1e-12);
+                AlphaBetaModel::RingAllReduceTime(n, s, alpha, beta, gamma),
+                1e-12);
     // PerMessageOverhead adds once per step.
     m->SetAttribute("PerMessageOverhead", TimeValue(MicroSeconds(3)));
     EXPECT_NEAR(m->Predict(coll).GetSeconds(),
-                AlphaBetaModel::RingAllReduceTime(n, s, alpha + 3e-6, beta, gamma), 1e-12);
+                AlphaBetaModel::RingAllReduceTime(n, s, alpha + 3e-6, beta, gamma),
+                1e-12);
 }
 
 TEST_F(AlphaBetaFabricTest, OversubscribedUplinkIsTheBottleneck)
@@ -558,7 +586,8 @@ TEST_F(AlphaBetaFabricTest, OversubscribedUplinkIsTheBottleneck)
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(), 16 * w * 1e-9, 1e-12);
     // Closed form with per-pair wire bytes: M/B * max(1, r (N - n_r)/(N - 1)).
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 4, w, kRate), 1e-12);
+                AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 4, w, kRate),
+                1e-12);
     // Cross-rack messages take 4 hops: latency 3*F1 + 4d.
     EXPECT_EQ(p.maxHops, 4u);
     EXPECT_EQ(p.latency, NanoSeconds(3 * 1050 + 4000));
@@ -569,14 +598,15 @@ TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadEcmpMeetsDallyBound)
     // 4x4 torus, uniform all-to-all of m per pair. Dally & Towles: gamma_max = k/8 per
     // unit injection (N m per node, self included), i.e. N k m / 8 = 8 m per channel.
     // Shortest-path ECMP splits the k/2-offset traffic evenly, so it meets this.
-    Ptr<Cluster> c = Torus({ 4, 4 }, "ecmp");
+    Ptr<Cluster> c = Torus({4, 4}, "ecmp");
     Ptr<AlphaBetaModel> m = HandModel();
     m->SetCluster(c);
     const uint64_t bytes = 2000;
     const double w = static_cast<double>(m->GetWireBytes(bytes));
     StepPrediction p = m->PredictStep(AllToAll(16, bytes));
     EXPECT_NEAR(p.bottleneckBytes, 16.0 * 4 * w / 8, 1e-6);
-    EXPECT_NEAR(p.bandwidthTime.GetSeconds(), AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
+    EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
+                AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
                 1e-12);
 }
 
@@ -586,14 +616,15 @@ TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadDorMeetsDallyBound)
     // parity: a + channel of a k-ring carries offsets 1..k/2-1 from every source behind
     // it plus the k/2 offset from half of them: k^(n-1) m ((k/2-1)(k/2)/2 + k/4) =
     // 4 m (1 + 1) = 8 m on 4x4 -- Dally's k/8 bound, on every channel.
-    Ptr<Cluster> c = Torus({ 4, 4 }, "dor");
+    Ptr<Cluster> c = Torus({4, 4}, "dor");
     Ptr<AlphaBetaModel> m = HandModel();
     m->SetCluster(c);
     const uint64_t bytes = 2000;
     const double w = static_cast<double>(m->GetWireBytes(bytes));
     StepPrediction p = m->PredictStep(AllToAll(16, bytes));
     EXPECT_NEAR(p.bottleneckBytes, 8 * w, 1e-6);
-    EXPECT_NEAR(p.bandwidthTime.GetSeconds(), AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
+    EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
+                AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
                 1e-12);
     EXPECT_EQ(p.maxHops, 4u); // (2, 2) offsets
 }
@@ -603,13 +634,13 @@ TEST_F(AlphaBetaFabricTest, FailedRingLinkReroutesTheLongWay)
     // 8-ring, every rank sends to its + neighbour. Fail link 0-1: the message 0 -> 1
     // goes 7 hops the other way, alone on the - channels, so the bandwidth term stays
     // W and the latency grows to 6 F1 + 7 d. The model notices the failure by itself.
-    Ptr<Cluster> c = Torus({ 8 }, "ecmp");
+    Ptr<Cluster> c = Torus({8}, "ecmp");
     Ptr<AlphaBetaModel> m = HandModel();
     m->SetCluster(c);
     CollectiveStep step;
     for (uint32_t i = 0; i < 8; ++i)
     {
-        step.messages.push_back({ i, (i + 1) % 8, 2500 });
+        step.messages.push_back({i, (i + 1) % 8, 2500});
     }
     StepPrediction healthy = m->PredictStep(step);
     EXPECT_EQ(healthy.total, m->PredictMessage(2500, 1, kRate, kDelay));
@@ -628,7 +659,7 @@ TEST_F(AlphaBetaFabricTest, UnreachableRankThrows)
     m->SetCluster(c);
     c->FailLink(2);
     CollectiveStep step;
-    step.messages.push_back({ 0, 2, 100 });
+    step.messages.push_back({0, 2, 100});
     EXPECT_THROW(m->PredictStep(step), std::invalid_argument);
     step.messages[0].dst = 7;
     EXPECT_THROW(m->PredictStep(step), std::invalid_argument);
@@ -652,7 +683,8 @@ TEST_F(AlphaBetaFabricTest, FatTreeAllToAllMatchesClosForms)
         double w = static_cast<double>(m->GetWireBytes(bytes));
         StepPrediction p = m->PredictStep(AllToAll(16, bytes));
         EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "host-tor");
-        EXPECT_NEAR(p.bandwidthTime.GetSeconds(), AlphaBetaModel::ClosAllToAllBound(16, w, kRate),
+        EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
+                    AlphaBetaModel::ClosAllToAllBound(16, w, kRate),
                     1e-12);
         EXPECT_EQ(p.maxHops, 4u);
     }
@@ -672,7 +704,8 @@ TEST_F(AlphaBetaFabricTest, FatTreeAllToAllMatchesClosForms)
         EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "tor-agg");
         EXPECT_NEAR(p.bottleneckBytes, 18 * w, 1e-6);
         EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                    AlphaBetaModel::OversubscribedClosAllToAllTime(12, 6, 3, w, kRate), 1e-12);
+                    AlphaBetaModel::OversubscribedClosAllToAllTime(12, 6, 3, w, kRate),
+                    1e-12);
     }
 }
 
@@ -680,7 +713,7 @@ TEST_F(AlphaBetaFabricTest, HelperTorusAndIdealSwitchAgreeWithHandBuilt)
 {
     const uint64_t bytes = 2000;
     {
-        TorusHelper th({ 4, 4 });
+        TorusHelper th({4, 4});
         th.SetLinkRate(kRate);
         Ptr<Cluster> c = th.Install(); // dimension-order routing
         Ptr<AlphaBetaModel> m = HandModel();
@@ -698,7 +731,7 @@ TEST_F(AlphaBetaFabricTest, HelperTorusAndIdealSwitchAgreeWithHandBuilt)
         CollectiveStep ring;
         for (uint32_t i = 0; i < 6; ++i)
         {
-            ring.messages.push_back({ i, (i + 1) % 6, bytes });
+            ring.messages.push_back({i, (i + 1) % 6, bytes});
         }
         EXPECT_EQ(m->PredictStep(ring).total, m->PredictMessage(bytes, 2, kRate, kDelay));
     }

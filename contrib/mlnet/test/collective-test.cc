@@ -5,6 +5,8 @@
  * and the textbook volumes, step counts, timing against the alpha-beta formula,
  * bad input, and concurrent collectives.
  */
+#include "fixed-rate-test-transport.h"
+
 #include "ns3/cluster.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
@@ -19,8 +21,6 @@
 #include "ns3/ring-reduce-scatter.h"
 #include "ns3/send-recv.h"
 #include "ns3/torus-all-reduce.h"
-
-#include "fixed-rate-test-transport.h"
 
 #include <gtest/gtest.h>
 #include <numeric>
@@ -121,7 +121,7 @@ TEST_F(CollectiveTest, RingAllReduceTwoRingsAndSlicesSumExactly)
 {
     auto t = MakeTransport(8);
     auto c = CreateObject<RingAllReduce>();
-    c->SetRings({ { 0, 1, 2, 3, 4, 5, 6, 7 }, { 0, 3, 6, 1, 4, 7, 2, 5 } });
+    c->SetRings({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 3, 6, 1, 4, 7, 2, 5}});
     c->SetAttribute("Slices", UintegerValue(2));
     CheckAllReduce(c, t, 8, 1003);
     // 2 rings x 2 slices: every step carries 4 messages per member.
@@ -150,7 +150,7 @@ TEST_F(CollectiveTest, TorusAllReduceSumsExactly2x2)
 {
     auto t = MakeTransport(4);
     auto c = CreateObject<TorusAllReduce>();
-    c->SetDims({ 2, 2 });
+    c->SetDims({2, 2});
     CheckAllReduce(c, t, 4, 1001);
 }
 
@@ -169,12 +169,12 @@ TEST_F(CollectiveTest, TorusAllReduceOnMeshTakesDimsFromFabricAndRunsLines)
     FabricSpec spec;
     spec.kind = "torus";
     spec.ranks = 8;
-    spec.dims = { 4, 2 };
+    spec.dims = {4, 2};
     spec.wrap = false;
     m_cluster->SetFabricSpec(spec);
     auto c = CreateObject<TorusAllReduce>();
     CheckAllReduce(c, t, 8, 1001);
-    EXPECT_EQ(c->GetDims(), (std::vector<uint32_t>{ 4, 2 }));
+    EXPECT_EQ(c->GetDims(), (std::vector<uint32_t>{4, 2}));
     EXPECT_TRUE(c->IsRingDegraded(0, 0));
     // Both halves go the + direction: step 0 of member 0 sends two messages to member 1.
     uint32_t toNext = 0;
@@ -202,7 +202,8 @@ TEST_F(CollectiveTest, TorusAllReduceDegradesOnlyTheRingWithAFailedLink)
         uint32_t east = y * 4 + (x + 1) % 4;
         NetDeviceContainer d = p2p.Install(m_cluster->GetRankNode(m), m_cluster->GetRankNode(east));
         uint32_t id = m_cluster->AddLink(DynamicCast<PointToPointNetDevice>(d.Get(0)),
-                                         DynamicCast<PointToPointNetDevice>(d.Get(1)), "torus");
+                                         DynamicCast<PointToPointNetDevice>(d.Get(1)),
+                                         "torus");
         if (m == 0)
         {
             failedLink = id;
@@ -211,13 +212,14 @@ TEST_F(CollectiveTest, TorusAllReduceDegradesOnlyTheRingWithAFailedLink)
         {
             d = p2p.Install(m_cluster->GetRankNode(m), m_cluster->GetRankNode(m + 4));
             m_cluster->AddLink(DynamicCast<PointToPointNetDevice>(d.Get(0)),
-                               DynamicCast<PointToPointNetDevice>(d.Get(1)), "torus");
+                               DynamicCast<PointToPointNetDevice>(d.Get(1)),
+                               "torus");
         }
     }
     FabricSpec spec;
     spec.kind = "torus";
     spec.ranks = 8;
-    spec.dims = { 4, 2 };
+    spec.dims = {4, 2};
     m_cluster->SetFabricSpec(spec);
     m_cluster->FailLink(failedLink);
     auto c = CreateObject<TorusAllReduce>();
@@ -229,12 +231,12 @@ TEST_F(CollectiveTest, TorusAllReduceDegradesOnlyTheRingWithAFailedLink)
     auto schedule = c->GetSchedule();
     for (const auto& m : schedule[0].messages)
     {
-        ++step0[{ m.src, m.dst }];
+        ++step0[{m.src, m.dst}];
     }
-    EXPECT_EQ((step0[{ 0, 1 }]), 2u); // degraded ring: both halves go +
-    EXPECT_EQ((step0[{ 0, 3 }]), 0u);
-    EXPECT_EQ((step0[{ 4, 5 }]), 1u); // healthy ring: one half each way
-    EXPECT_EQ((step0[{ 4, 7 }]), 1u);
+    EXPECT_EQ((step0[{0, 1}]), 2u); // degraded ring: both halves go +
+    EXPECT_EQ((step0[{0, 3}]), 0u);
+    EXPECT_EQ((step0[{4, 5}]), 1u); // healthy ring: one half each way
+    EXPECT_EQ((step0[{4, 7}]), 1u);
 }
 
 // ---------------------------------------------------------- other collectives
@@ -294,7 +296,7 @@ TEST_F(CollectiveTest, AllToAllDeliversEveryBlockToItsOwner)
 {
     const uint32_t n = 6;
     const uint32_t block = 10; // floats per (sender, receiver) pair
-    for (std::string algorithm : { "pairwise", "direct" })
+    for (std::string algorithm : {"pairwise", "direct"})
     {
         auto t = MakeTransport(n);
         t->SetRate(1, DataRate("1Gbps")); // out of step: early messages get buffered
@@ -336,9 +338,9 @@ TEST_F(CollectiveTest, AllToAllDeliversEveryBlockToItsOwner)
 TEST_F(CollectiveTest, BroadcastReplicatesTheRootInput)
 {
     // 8: binomial scatter; 6: linear scatter. Roots 0 and 3.
-    for (uint32_t n : { 8u, 6u })
+    for (uint32_t n : {8u, 6u})
     {
-        for (uint32_t root : { 0u, 3u })
+        for (uint32_t root : {0u, 3u})
         {
             const uint32_t len = 997;
             auto t = MakeTransport(n);
@@ -365,7 +367,7 @@ TEST_F(CollectiveTest, SendRecvDeliversEachPairsMessage)
 {
     auto t = MakeTransport(3);
     auto c = CreateObject<SendRecv>();
-    c->SetPairs({ { 0, 1 }, { 2, 1 } });
+    c->SetPairs({{0, 1}, {2, 1}});
     c->Setup(t, Members(0, 3), 4 * 16);
     for (uint32_t m = 0; m < 3; ++m)
     {
@@ -389,28 +391,27 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
     const uint64_t s = 8 * 1024; // divides evenly into every chunk of every algorithm
     // Textbook total bytes over all members (Thakur et al. 2005).
     std::map<std::pair<std::string, std::string>, uint64_t> textbook{
-        { { "allreduce", "ring" }, 2 * (n - 1) * s }, // 2(N-1)/N S per member
-        { { "allreduce", "hd" }, 2 * (n - 1) * s },
-        { { "allreduce", "torus" },
-          2 * (n - 1) * s },                      // sum_d 2(k_d-1)/k_d S/prod_{e<d}k_e telescopes
-        { { "allgather", "ring" }, (n - 1) * s }, // (N-1)/N S per member
-        { { "reducescatter", "ring" }, (n - 1) * s },
-        { { "alltoall", "pairwise" }, n * (n - 1) * s }, // (N-1) messages of S per member
-        { { "alltoall", "direct" }, n * (n - 1) * s },
+        {{"allreduce", "ring"}, 2 * (n - 1) * s}, // 2(N-1)/N S per member
+        {{"allreduce", "hd"}, 2 * (n - 1) * s},
+        {{"allreduce", "torus"}, 2 * (n - 1) * s}, // sum_d 2(k_d-1)/k_d S/prod_{e<d}k_e telescopes
+        {{"allgather", "ring"}, (n - 1) * s},      // (N-1)/N S per member
+        {{"reducescatter", "ring"}, (n - 1) * s},
+        {{"alltoall", "pairwise"}, n * (n - 1) * s}, // (N-1) messages of S per member
+        {{"alltoall", "direct"}, n * (n - 1) * s},
         // Binomial scatter: lg N = 3 steps moving S/2 in total each; ring: (N-1) S.
-        { { "broadcast", "ring" }, 3 * s / 2 + (n - 1) * s },
-        { { "sendrecv", "direct" }, s },
+        {{"broadcast", "ring"}, 3 * s / 2 + (n - 1) * s},
+        {{"sendrecv", "direct"}, s},
     };
     std::map<std::pair<std::string, std::string>, size_t> steps{
-        { { "allreduce", "ring" }, 2 * (n - 1) },
-        { { "allreduce", "hd" }, 2 * 3 },
-        { { "allreduce", "torus" }, 2 * ((4 - 1) + (2 - 1)) },
-        { { "allgather", "ring" }, n - 1 },
-        { { "reducescatter", "ring" }, n - 1 },
-        { { "alltoall", "pairwise" }, n - 1 },
-        { { "alltoall", "direct" }, 1 },
-        { { "broadcast", "ring" }, 3 + (n - 1) },
-        { { "sendrecv", "direct" }, 1 },
+        {{"allreduce", "ring"}, 2 * (n - 1)},
+        {{"allreduce", "hd"}, 2 * 3},
+        {{"allreduce", "torus"}, 2 * ((4 - 1) + (2 - 1))},
+        {{"allgather", "ring"}, n - 1},
+        {{"reducescatter", "ring"}, n - 1},
+        {{"alltoall", "pairwise"}, n - 1},
+        {{"alltoall", "direct"}, 1},
+        {{"broadcast", "ring"}, 3 + (n - 1)},
+        {{"sendrecv", "direct"}, 1},
     };
     ASSERT_EQ(CollectiveFactory::List().size(), textbook.size());
     for (const auto& [coll, alg] : CollectiveFactory::List())
@@ -419,7 +420,7 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
         auto c = CollectiveFactory::Create(coll, alg);
         if (alg == "torus")
         {
-            DynamicCast<TorusAllReduce>(c)->SetDims({ 4, 2 });
+            DynamicCast<TorusAllReduce>(c)->SetDims({4, 2});
         }
         c->Setup(t, Members(0, n), s);
         auto schedule = c->GetSchedule();
@@ -429,8 +430,8 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
         EXPECT_EQ(c->GetCollectiveName(), coll);
         EXPECT_EQ(c->GetAlgorithmName(), alg);
         EXPECT_EQ(t->GetBytesSent(), ScheduleBytes(schedule)) << coll << "/" << alg;
-        EXPECT_EQ(t->GetBytesSent(), (textbook[{ coll, alg }])) << coll << "/" << alg;
-        EXPECT_EQ(schedule.size(), (steps[{ coll, alg }])) << coll << "/" << alg;
+        EXPECT_EQ(t->GetBytesSent(), (textbook[{coll, alg}])) << coll << "/" << alg;
+        EXPECT_EQ(schedule.size(), (steps[{coll, alg}])) << coll << "/" << alg;
         Simulator::Destroy();
     }
 }
@@ -461,7 +462,7 @@ TEST_F(CollectiveTest, ScheduleReduceBytesAreWhatEachReceiverAdds)
 
 TEST_F(CollectiveTest, RingStepCountIsTwoNMinusTwoForManySizes)
 {
-    for (uint32_t n : { 2u, 3u, 7u, 16u })
+    for (uint32_t n : {2u, 3u, 7u, 16u})
     {
         auto t = MakeTransport(n);
         auto c = CreateObject<RingAllReduce>();
@@ -524,8 +525,7 @@ TEST_F(CollectiveTest, HalvingDoublingTimeFollowsAlphaBeta)
 TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
 {
     auto t = MakeTransport(8);
-    auto expectThrow = [](std::function<void()> f, const std::string& needle)
-    {
+    auto expectThrow = [](std::function<void()> f, const std::string& needle) {
         try
         {
             f();
@@ -540,18 +540,16 @@ TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
         [&] { CreateObject<HalvingDoublingAllReduce>()->Setup(t, Members(0, 6), 4096); },
         "halving-doubling needs a power-of-two number of ranks, got 6; use --algorithm=ring");
     expectThrow(
-        [&]
-        {
+        [&] {
             auto c = CreateObject<TorusAllReduce>();
-            c->SetDims({ 2, 2 });
+            c->SetDims({2, 2});
             c->Setup(t, Members(0, 8), 4096);
         },
         "torus dims 2x2 hold 4 ranks but the communicator has 8");
     expectThrow([&] { CreateObject<TorusAllReduce>()->Setup(t, Members(0, 8), 4096); },
                 "call SetDims");
     expectThrow(
-        [&]
-        {
+        [&] {
             auto c = CreateObject<RingAllReduce>();
             c->Setup(t, Members(0, 4), 4001);
             for (uint32_t m = 0; m < 4; ++m)
@@ -562,8 +560,7 @@ TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
         },
         "bytes must be 4 x the number of floats, got 4001 bytes");
     expectThrow(
-        [&]
-        {
+        [&] {
             auto c = CreateObject<RingAllReduce>();
             c->Setup(t, Members(0, 4), 4000);
             for (uint32_t m = 0; m < 4; ++m)
@@ -579,18 +576,16 @@ TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
                 "unknown collective 'allscatter'; valid: allreduce, allgather, reducescatter, "
                 "alltoall, broadcast, sendrecv");
     expectThrow(
-        [&]
-        {
+        [&] {
             auto c = CreateObject<RingAllReduce>();
-            c->SetRings({ { 0, 1, 2, 2 } });
+            c->SetRings({{0, 1, 2, 2}});
             c->Setup(t, Members(0, 4), 4096);
         },
         "ring 0 is not a permutation");
     expectThrow([&] { CreateObject<RingAllReduce>()->Setup(t, Members(0, 8), 7); },
                 "some message would carry 0 bytes");
     expectThrow(
-        [&]
-        {
+        [&] {
             auto c = CreateObject<RingBroadcast>();
             c->SetAttribute("Root", UintegerValue(9));
             c->Setup(t, Members(0, 8), 4096);
@@ -604,17 +599,19 @@ TEST_F(CollectiveTest, ConcurrentAllReducesOnDisjointAndSameRanksAreBothRight)
 {
     auto t = MakeTransport(8);
     const uint32_t len = 501;
+
     struct Run
     {
         Ptr<Collective> c;
         std::vector<uint32_t> ranks;
         uint32_t seed;
     };
+
     std::vector<Run> runs{
-        { CreateObject<RingAllReduce>(), Members(0, 4), 1 },
-        { CreateObject<HalvingDoublingAllReduce>(), Members(4, 4), 2 },
-        { CreateObject<RingAllReduce>(), Members(0, 8), 3 },
-        { CreateObject<HalvingDoublingAllReduce>(), { 7, 6, 5, 4, 3, 2, 1, 0 }, 4 },
+        {CreateObject<RingAllReduce>(), Members(0, 4), 1},
+        {CreateObject<HalvingDoublingAllReduce>(), Members(4, 4), 2},
+        {CreateObject<RingAllReduce>(), Members(0, 8), 3},
+        {CreateObject<HalvingDoublingAllReduce>(), {7, 6, 5, 4, 3, 2, 1, 0}, 4},
     };
     std::vector<Eigen::VectorXf> sums;
     for (auto& r : runs)

@@ -33,7 +33,7 @@ Tx(uint32_t bytes)
 
 class FabricTest : public ::testing::Test
 {
-  protected:
+protected:
     void TearDown() override
     {
         m_sockets.clear();
@@ -178,7 +178,8 @@ TEST_F(FabricTest, FlowHashKeepsFlowsOnOnePathAndSpreads)
     uint32_t used = 0;
     for (const auto& l : c->GetLinks())
     {
-        if (l.linkClass == "tor-agg" && l.packetsAtoB > 0 && l.nodeA == c->GetSwitchNodes().Get(0)->GetId())
+        if (l.linkClass == "tor-agg" && l.packetsAtoB > 0 &&
+            l.nodeA == c->GetSwitchNodes().Get(0)->GetId())
         {
             ++used;
             EXPECT_EQ(l.packetsAtoB % 4, 0u);

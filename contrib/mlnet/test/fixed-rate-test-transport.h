@@ -18,7 +18,7 @@ namespace ns3
 
 class FixedRateTestTransport : public MessageTransport
 {
-  public:
+public:
     static TypeId GetTypeId()
     {
         static TypeId tid = TypeId("ns3::MlnetFixedRateTestTransport")
@@ -77,7 +77,7 @@ class FixedRateTestTransport : public MessageTransport
 
     Time m_latency{MicroSeconds(1)}; //!< added after the last byte leaves
 
-  private:
+private:
     void Arrive(Message msg)
     {
         msg.delivered = Simulator::Now();

@@ -64,10 +64,14 @@ protected:
     std::string m_dir;
 };
 
-void Nothing() {}
+void
+Nothing()
+{
+}
 
 /// Runs `events` empty events, one every microsecond, and returns a report of it.
-RunReport SmallRun(uint32_t events)
+RunReport
+SmallRun(uint32_t events)
 {
     RunReport report("small");
     report.Start();
@@ -76,15 +80,15 @@ RunReport SmallRun(uint32_t events)
         Simulator::Schedule(MicroSeconds(i), &Nothing);
     }
     Simulator::Run();
-    report.Add("first",
-               { { "time_us", 12.5 }, { "bytes", 1000 }, { "link", { { "util", 0.5 } } } });
-    report.Add("second", { { "time_us", 7.25 }, { "bytes", 20 }, { "note", "a, \"quoted\" one" } });
+    report.Add("first", {{"time_us", 12.5}, {"bytes", 1000}, {"link", {{"util", 0.5}}}});
+    report.Add("second", {{"time_us", 7.25}, {"bytes", 20}, {"note", "a, \"quoted\" one"}});
     report.SetMeta("topology", "ideal");
     report.Stop();
     return report;
 }
 
-nlohmann::json WithoutWallFields(nlohmann::json doc)
+nlohmann::json
+WithoutWallFields(nlohmann::json doc)
 {
     doc.erase("wall_s");
     doc.erase("events_per_s");
@@ -121,7 +125,7 @@ TEST_F(RunReportTest, JsonHasRowsMetaAndRunCost)
 TEST_F(RunReportTest, SectionsHelpersAndBadInput)
 {
     RunReport report("helpers");
-    EXPECT_THROW(report.Add(nlohmann::json::array({ 1, 2 })), std::invalid_argument);
+    EXPECT_THROW(report.Add(nlohmann::json::array({1, 2})), std::invalid_argument);
     EXPECT_THROW(report.Set("rows", 1), std::invalid_argument);
     EXPECT_THROW(report.Set("wall_s", 1), std::invalid_argument);
 
@@ -137,13 +141,13 @@ TEST_F(RunReportTest, SectionsHelpersAndBadInput)
     EXPECT_EQ(cj["bytes"], 1u << 20);
     EXPECT_DOUBLE_EQ(cj["duration_us"].get<double>(), 100.0);
 
-    std::vector<IterationRecord> its = { { 0, Time(0), MicroSeconds(5) },
-                                         { 1, MicroSeconds(5), MicroSeconds(12) } };
+    std::vector<IterationRecord> its = {{0, Time(0), MicroSeconds(5)},
+                                        {1, MicroSeconds(5), MicroSeconds(12)}};
     nlohmann::json ij = RunReport::ToJson(its);
     ASSERT_EQ(ij.size(), 2u);
     EXPECT_DOUBLE_EQ(ij[1]["duration_us"].get<double>(), 7.0);
 
-    std::map<std::string, uint64_t> bytes = { { "host-tor", 100 }, { "tor-agg", 40 } };
+    std::map<std::string, uint64_t> bytes = {{"host-tor", 100}, {"tor-agg", 40}};
     nlohmann::json bj = RunReport::ToJson(bytes);
     EXPECT_EQ(bj["host-tor"], 100u);
     EXPECT_EQ(bj["tor-agg"], 40u);
@@ -168,12 +172,12 @@ TEST_F(RunReportTest, WritesJsonAtomically)
     std::string path = m_dir + "/run.json";
     report.WriteJson(path);
     // Only the result is left in the directory: no temporary file.
-    EXPECT_EQ(Files(), (std::vector<std::string>{ "run.json" }));
+    EXPECT_EQ(Files(), (std::vector<std::string>{"run.json"}));
     nlohmann::json back = nlohmann::json::parse(Read(path));
     EXPECT_EQ(back, report.ToJson());
 
     // Overwriting replaces the whole file.
-    report.Add({ { "case", "third" } });
+    report.Add({{"case", "third"}});
     report.WriteJson(path);
     EXPECT_EQ(nlohmann::json::parse(Read(path))["rows"].size(), 3u);
     EXPECT_EQ(Files().size(), 1u);
@@ -200,10 +204,11 @@ TEST_F(RunReportTest, CsvColumnsAreTheUnionOfFlattenedKeys)
     report.WriteCsv(path);
     // Row 1 gives case, bytes, link.util, time_us (case first, then JSON's key order);
     // row 2 adds note. Missing cells are empty; a cell with a comma or quote is quoted.
-    EXPECT_EQ(Read(path), "case,bytes,link.util,time_us,note\n"
-                          "first,1000,0.5,12.5,\n"
-                          "second,20,,7.25,\"a, \"\"quoted\"\" one\"\n");
-    EXPECT_EQ(Files(), (std::vector<std::string>{ "rows.csv" }));
+    EXPECT_EQ(Read(path),
+              "case,bytes,link.util,time_us,note\n"
+              "first,1000,0.5,12.5,\n"
+              "second,20,,7.25,\"a, \"\"quoted\"\" one\"\n");
+    EXPECT_EQ(Files(), (std::vector<std::string>{"rows.csv"}));
 }
 
 TEST_F(RunReportTest, ContentIsDeterministicApartFromWallTime)
@@ -218,7 +223,7 @@ TEST_F(RunReportTest, ContentIsDeterministicApartFromWallTime)
 TEST_F(RunReportTest, PrintsAnAlignedTable)
 {
     RunReport report = SmallRun(1);
-    report.SetColumns({ "case", "time_us", "bytes" });
+    report.SetColumns({"case", "time_us", "bytes"});
     std::ostringstream os;
     report.Print(os);
     std::istringstream in(os.str());

@@ -5,6 +5,8 @@
 // sender) and arrives b*8/R + L later. The test collective has every member send
 // `bytes` to the next member once; a member is done when its message arrived, so
 // with distinct senders the collective takes exactly b*8/R + L.
+#include "fixed-rate-test-transport.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
 #include "ns3/collective-factory.h"
@@ -22,8 +24,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include "fixed-rate-test-transport.h"
-
 #include <gtest/gtest.h>
 #include <stdexcept>
 
@@ -49,8 +49,8 @@ public:
     }
 
     PassToNext(std::string collective, std::string algorithm)
-        : m_collective(std::move(collective))
-        , m_algorithm(std::move(algorithm))
+        : m_collective(std::move(collective)),
+          m_algorithm(std::move(algorithm))
     {
     }
 
@@ -69,9 +69,9 @@ public:
         CollectiveStep step;
         for (uint32_t i = 0; i < m_ranks.size(); ++i)
         {
-            step.messages.push_back({ m_ranks[i], m_ranks[(i + 1) % m_ranks.size()], m_bytes });
+            step.messages.push_back({m_ranks[i], m_ranks[(i + 1) % m_ranks.size()], m_bytes});
         }
-        return { step };
+        return {step};
     }
 
 protected:
@@ -93,7 +93,8 @@ private:
     std::string m_algorithm;
 };
 
-Ptr<Collective> CreateTestCollective(const std::string& collective, const std::string& algorithm)
+Ptr<Collective>
+CreateTestCollective(const std::string& collective, const std::string& algorithm)
 {
     if (algorithm == "unknown")
     {
@@ -103,12 +104,14 @@ Ptr<Collective> CreateTestCollective(const std::string& collective, const std::s
 }
 
 /// Time of a PassToNext collective (or a send) of b bytes on the exact transport.
-Time CommTime(uint64_t bytes)
+Time
+CommTime(uint64_t bytes)
 {
     return kRate.CalculateBytesTxTime(bytes) + kLatency;
 }
 
-Ptr<ExactTransport> MakeTransport(uint32_t ranks)
+Ptr<ExactTransport>
+MakeTransport(uint32_t ranks)
 {
     Ptr<Cluster> cluster = CreateObject<Cluster>();
     NodeContainer nodes;
@@ -122,7 +125,8 @@ Ptr<ExactTransport> MakeTransport(uint32_t ranks)
     return t;
 }
 
-Ptr<TrainingDriver> MakeDriver(const IterationGraph& g, uint32_t ranks, uint32_t iterations = 1)
+Ptr<TrainingDriver>
+MakeDriver(const IterationGraph& g, uint32_t ranks, uint32_t iterations = 1)
 {
     Ptr<TrainingDriver> d = CreateObject<TrainingDriver>();
     d->SetAttribute("Iterations", UintegerValue(iterations));
@@ -145,7 +149,8 @@ const char* kFourLayers = R"({
   "optimizer_us": 50
 })";
 
-std::string ThrowMessage(const std::function<void()>& f)
+std::string
+ThrowMessage(const std::function<void()>& f)
 {
     try
     {
@@ -182,11 +187,11 @@ TEST_F(TrainingDriverTest, RunsSmallGraphOnItsCriticalPath)
     IterationGraph g;
     auto a = g.AddCompute("A", 0, MicroSeconds(100));
     auto b = g.AddCompute("B", 1, MicroSeconds(50));
-    auto s = g.AddSend("S", 0, 1, 1000000, { a });
-    auto c = g.AddCompute("C", 1, MicroSeconds(30), { b, s });
+    auto s = g.AddSend("S", 0, 1, 1000000, {a});
+    auto c = g.AddCompute("C", 1, MicroSeconds(30), {b, s});
     auto d = g.AddCompute("D", 1, MicroSeconds(20));
-    auto x = g.AddCollective("X", "allreduce", "test", { 1, 2 }, 500000, { c });
-    auto y = g.AddDelay("Y", MicroSeconds(10), { x });
+    auto x = g.AddCollective("X", "allreduce", "test", {1, 2}, 500000, {c});
+    auto y = g.AddDelay("Y", MicroSeconds(10), {x});
     auto e = g.AddCompute("E", 2, MicroSeconds(1500));
     Ptr<TrainingDriver> drv = MakeDriver(g, 3);
     drv->Start();
@@ -222,7 +227,7 @@ TEST_F(TrainingDriverTest, RunsSmallGraphOnItsCriticalPath)
         EXPECT_EQ(est[id].start, r.start) << r.name;
         EXPECT_EQ(est[id].end, r.end) << r.name;
     }
-    (void) y;
+    (void)y;
 }
 
 TEST_F(TrainingDriverTest, ComputeTasksOfOneRankRunOneAtATime)
@@ -245,7 +250,7 @@ TEST_F(TrainingDriverTest, ComputeTasksOfOneRankRunOneAtATime)
             EXPECT_EQ(r.start, MicroSeconds(100));
         }
     }
-    (void) first;
+    (void)first;
 }
 
 TEST_F(TrainingDriverTest, BucketsOverlapBackwardAndMatchTheAnalyticalCriticalPath)
@@ -294,7 +299,7 @@ TEST_F(TrainingDriverTest, IterationsRunBackToBackWithEqualTimes)
     Simulator::Run();
 
     EXPECT_TRUE(done);
-    EXPECT_EQ(started, (std::vector<uint32_t>{ 0, 1, 2 }));
+    EXPECT_EQ(started, (std::vector<uint32_t>{0, 1, 2}));
     ASSERT_EQ(durations.size(), 3u);
     const auto& it = drv->GetIterationRecords();
     ASSERT_EQ(it.size(), 3u);
@@ -316,7 +321,7 @@ TEST_F(TrainingDriverTest, IterationsRunBackToBackWithEqualTimes)
 TEST_F(TrainingDriverTest, RejectsMissingPiecesBeforeScheduling)
 {
     IterationGraph g;
-    g.AddCollective("ar", "allreduce", "ring", { 0, 1 }, 1000);
+    g.AddCollective("ar", "allreduce", "ring", {0, 1}, 1000);
     Ptr<TrainingDriver> noTransport = CreateObject<TrainingDriver>();
     noTransport->SetGraph(g);
     EXPECT_NE(ThrowMessage([&] { noTransport->Start(); }).find("SetTransport"), std::string::npos);
@@ -328,7 +333,7 @@ TEST_F(TrainingDriverTest, RejectsMissingPiecesBeforeScheduling)
               std::string::npos);
 
     IterationGraph unknown;
-    unknown.AddCollective("ar", "allreduce", "unknown", { 0, 1 }, 1000);
+    unknown.AddCollective("ar", "allreduce", "unknown", {0, 1}, 1000);
     Ptr<TrainingDriver> badName = MakeDriver(unknown, 2);
     EXPECT_NE(ThrowMessage([&] { badName->Start(); }).find("'unknown'"), std::string::npos);
 
@@ -344,10 +349,10 @@ TEST_F(IterationGraphTest, RejectsUnknownIdsCyclesAndEmptyGraphs)
 {
     IterationGraph g;
     auto a = g.AddCompute("a", 0, MicroSeconds(1));
-    EXPECT_NE(ThrowMessage([&] { g.AddCompute("b", 0, MicroSeconds(1), { 7 }); }).find("task id 7"),
+    EXPECT_NE(ThrowMessage([&] { g.AddCompute("b", 0, MicroSeconds(1), {7}); }).find("task id 7"),
               std::string::npos);
-    auto b = g.AddCompute("b", 0, MicroSeconds(1), { a });
-    auto c = g.AddCompute("c", 0, MicroSeconds(1), { b });
+    auto b = g.AddCompute("b", 0, MicroSeconds(1), {a});
+    auto c = g.AddCompute("c", 0, MicroSeconds(1), {b});
     EXPECT_NO_THROW(g.Validate());
     g.AddDependency(a, c); // a -> b -> c -> a
     std::string msg = ThrowMessage([&] { g.Validate(); });
@@ -356,7 +361,7 @@ TEST_F(IterationGraphTest, RejectsUnknownIdsCyclesAndEmptyGraphs)
     EXPECT_THROW(drv->SetGraph(g), std::invalid_argument);
     EXPECT_THROW(IterationGraph().Validate(), std::invalid_argument);
     EXPECT_THROW(g.AddSend("self", 1, 1, 10), std::invalid_argument);
-    EXPECT_THROW(g.AddCollective("one", "allreduce", "ring", { 3 }, 10), std::invalid_argument);
+    EXPECT_THROW(g.AddCollective("one", "allreduce", "ring", {3}, 10), std::invalid_argument);
     EXPECT_THROW(g.AddCompute("neg", 0, MicroSeconds(-1)), std::invalid_argument);
 }
 
@@ -374,17 +379,16 @@ TEST_F(IterationGraphTest, TopologicalOrderPutsDependenciesFirst)
 
 TEST_F(TrainingWorkloadTest, FormsBucketsInBackwardOrder)
 {
-    auto doc = [](uint64_t bucket)
-    {
-        nlohmann::json j = { { "name", "five" },
-                             { "bucket_bytes", bucket },
-                             { "layers", nlohmann::json::array() } };
+    auto doc = [](uint64_t bucket) {
+        nlohmann::json j = {{"name", "five"},
+                            {"bucket_bytes", bucket},
+                            {"layers", nlohmann::json::array()}};
         for (uint64_t i = 0; i < 5; ++i)
         {
-            j["layers"].push_back({ { "name", "l" + std::to_string(i) },
-                                    { "forward_us", 1 },
-                                    { "backward_us", 2 },
-                                    { "param_bytes", 10 * (i + 1) } });
+            j["layers"].push_back({{"name", "l" + std::to_string(i)},
+                                   {"forward_us", 1},
+                                   {"backward_us", 2},
+                                   {"param_bytes", 10 * (i + 1)}});
         }
         return TrainingWorkload::FromJson(j);
     };
@@ -392,16 +396,16 @@ TEST_F(TrainingWorkloadTest, FormsBucketsInBackwardOrder)
     // Bucket 60: 50+40 = 90 >= 60 closes {l4,l3}; 30+20+10 = 60 closes {l2,l1,l0}.
     auto b60 = doc(60).GetBuckets();
     ASSERT_EQ(b60.size(), 2u);
-    EXPECT_EQ(b60[0].layers, (std::vector<uint32_t>{ 4, 3 }));
+    EXPECT_EQ(b60[0].layers, (std::vector<uint32_t>{4, 3}));
     EXPECT_EQ(b60[0].bytes, 90u);
-    EXPECT_EQ(b60[1].layers, (std::vector<uint32_t>{ 2, 1, 0 }));
+    EXPECT_EQ(b60[1].layers, (std::vector<uint32_t>{2, 1, 0}));
     EXPECT_EQ(b60[1].bytes, 60u);
     // Bucket 45: {l4} 50; {l3,l2} 70; the last one is smaller: {l1,l0} 30.
     auto b45 = doc(45).GetBuckets();
     ASSERT_EQ(b45.size(), 3u);
-    EXPECT_EQ(b45[0].layers, (std::vector<uint32_t>{ 4 }));
-    EXPECT_EQ(b45[1].layers, (std::vector<uint32_t>{ 3, 2 }));
-    EXPECT_EQ(b45[2].layers, (std::vector<uint32_t>{ 1, 0 }));
+    EXPECT_EQ(b45[0].layers, (std::vector<uint32_t>{4}));
+    EXPECT_EQ(b45[1].layers, (std::vector<uint32_t>{3, 2}));
+    EXPECT_EQ(b45[2].layers, (std::vector<uint32_t>{1, 0}));
     EXPECT_EQ(b45[2].bytes, 30u);
     EXPECT_EQ(b45[2].index, 2u);
     // One big bucket holds everything.
@@ -416,7 +420,7 @@ TEST_F(TrainingWorkloadTest, FormsBucketsInBackwardOrder)
     {
         if (t.kind == TaskKind::COLLECTIVE)
         {
-            EXPECT_EQ(t.collective.ranks, (std::vector<uint32_t>{ 0, 1, 2, 3 }));
+            EXPECT_EQ(t.collective.ranks, (std::vector<uint32_t>{0, 1, 2, 3}));
             EXPECT_EQ(t.collective.algorithm, "ring");
             EXPECT_EQ(t.bytes, b45[collectives].bytes);
             ++collectives;
@@ -428,12 +432,12 @@ TEST_F(TrainingWorkloadTest, FormsBucketsInBackwardOrder)
 TEST_F(TrainingWorkloadTest, DataDegreeSplitsRanksIntoConsecutiveGroups)
 {
     nlohmann::json j = nlohmann::json::parse(kFourLayers);
-    j["parallelism"] = { { "data", 4 } };
-    j["collective"] = { { "algorithm", "hd" } };
+    j["parallelism"] = {{"data", 4}};
+    j["collective"] = {{"algorithm", "hd"}};
     TrainingWorkload w = TrainingWorkload::FromJson(j);
     auto groups = w.GetDataParallelGroups(8);
     ASSERT_EQ(groups.size(), 2u);
-    EXPECT_EQ(groups[1], (std::vector<uint32_t>{ 4, 5, 6, 7 }));
+    EXPECT_EQ(groups[1], (std::vector<uint32_t>{4, 5, 6, 7}));
     IterationGraph g = w.BuildGraph(8);
     uint32_t collectives = 0;
     for (const auto& t : g.GetTasks())
@@ -456,48 +460,51 @@ TEST_F(TrainingWorkloadTest, BadInputsNameTheField)
 {
     const std::string layer =
         R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": 100})";
-    auto with = [&layer](const std::string& extra, const std::string& l)
-    { return R"({"name": "w", )" + extra + R"("layers": [)" + l + "]}"; };
+    auto with = [&layer](const std::string& extra, const std::string& l) {
+        return R"({"name": "w", )" + extra + R"("layers": [)" + l + "]}";
+    };
+
     struct Case
     {
         std::string text;
         std::string expected;
     };
+
     std::vector<Case> cases = {
-        { R"({"name": "w", "layers": [})", "malformed JSON" },
-        { R"({"name": "w",
+        {R"({"name": "w", "layers": [})", "malformed JSON"},
+        {R"({"name": "w",
             "layers": [})",
-          "line 2" },
-        { R"([1, 2])", "must be a JSON object" },
-        { R"({"layers": [)" + layer + "]}", "name is missing" },
-        { R"({"name": "w"})", "layers is missing" },
-        { R"({"name": "w", "layers": []})", "layers must be a non-empty array" },
-        { with("", R"({"name": "l0", "backward_us": 2, "param_bytes": 1})"),
-          "layers[0].forward_us is missing" },
-        { with("", R"({"name": "l0", "forward_us": 0, "backward_us": 2, "param_bytes": 1})"),
-          "layers[0].forward_us is 0" },
-        { with("",
-               layer + R"(, {"name": "l1", "forward_us": 1, "backward_us": -2, "param_bytes": 1})"),
-          "layers[1].backward_us is -2" },
-        { with("", R"({"name": "l0", "forward_us": 1, "backward_us": "2", "param_bytes": 1})"),
-          "layers[0].backward_us must be a number" },
-        { with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": 1.5})"),
-          "layers[0].param_bytes must be a whole number of bytes" },
-        { with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": -4})"),
-          "layers[0].param_bytes is -4" },
-        { with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2})"),
-          "layers[0].param_bytes is missing" },
-        { with(
-              "",
-              R"({"name": "l0", "fwd_us": 1, "forward_us": 1, "backward_us": 2, "param_bytes": 1})"),
-          "unknown key 'fwd_us' in layers[0]" },
-        { with("", layer + "," + layer), "layers[1].name 'l0' is used twice" },
-        { with(R"("bucket_size": 5, )", layer), "unknown key 'bucket_size' in the workload" },
-        { with(R"("bucket_bytes": 0, )", layer), "bucket_bytes is 0" },
-        { with(R"("optimizer_us": -1, )", layer), "optimizer_us is -1" },
-        { with(R"("parallelism": {"data": 0}, )", layer), "parallelism.data is 0" },
-        { with(R"("parallelism": {"tensor": 2}, )", layer), "unknown key 'tensor' in parallelism" },
-        { with(R"("collective": {"algorithm": ""}, )", layer), "collective.algorithm must be" },
+         "line 2"},
+        {R"([1, 2])", "must be a JSON object"},
+        {R"({"layers": [)" + layer + "]}", "name is missing"},
+        {R"({"name": "w"})", "layers is missing"},
+        {R"({"name": "w", "layers": []})", "layers must be a non-empty array"},
+        {with("", R"({"name": "l0", "backward_us": 2, "param_bytes": 1})"),
+         "layers[0].forward_us is missing"},
+        {with("", R"({"name": "l0", "forward_us": 0, "backward_us": 2, "param_bytes": 1})"),
+         "layers[0].forward_us is 0"},
+        {with("",
+              layer + R"(, {"name": "l1", "forward_us": 1, "backward_us": -2, "param_bytes": 1})"),
+         "layers[1].backward_us is -2"},
+        {with("", R"({"name": "l0", "forward_us": 1, "backward_us": "2", "param_bytes": 1})"),
+         "layers[0].backward_us must be a number"},
+        {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": 1.5})"),
+         "layers[0].param_bytes must be a whole number of bytes"},
+        {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": -4})"),
+         "layers[0].param_bytes is -4"},
+        {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2})"),
+         "layers[0].param_bytes is missing"},
+        {with(
+             "",
+             R"({"name": "l0", "fwd_us": 1, "forward_us": 1, "backward_us": 2, "param_bytes": 1})"),
+         "unknown key 'fwd_us' in layers[0]"},
+        {with("", layer + "," + layer), "layers[1].name 'l0' is used twice"},
+        {with(R"("bucket_size": 5, )", layer), "unknown key 'bucket_size' in the workload"},
+        {with(R"("bucket_bytes": 0, )", layer), "bucket_bytes is 0"},
+        {with(R"("optimizer_us": -1, )", layer), "optimizer_us is -1"},
+        {with(R"("parallelism": {"data": 0}, )", layer), "parallelism.data is 0"},
+        {with(R"("parallelism": {"tensor": 2}, )", layer), "unknown key 'tensor' in parallelism"},
+        {with(R"("collective": {"algorithm": ""}, )", layer), "collective.algorithm must be"},
     };
     for (const auto& c : cases)
     {
@@ -516,7 +523,7 @@ TEST_F(TrainingWorkloadTest, ShippedExampleWorkloadsParse)
 {
     std::string here = __FILE__;
     std::string dir = here.substr(0, here.rfind("/test/")) + "/examples/workloads/";
-    for (const char* name : { "mlp-small.json", "transformer-medium.json" })
+    for (const char* name : {"mlp-small.json", "transformer-medium.json"})
     {
         TrainingWorkload w = TrainingWorkload::FromFile(dir + name);
         EXPECT_GT(w.GetBuckets().size(), 1u) << name << " should exercise overlap";
@@ -543,10 +550,10 @@ TEST_F(TrainingDriverTest, PipelineSendsOverUdpOnAnIdealSwitchFollowTheWireFormu
 
     IterationGraph g;
     auto c0 = g.AddCompute("stage0", 0, MicroSeconds(100));
-    auto s01 = g.AddSend("act01", 0, 1, bytes, { c0 });
-    auto c1 = g.AddCompute("stage1", 1, MicroSeconds(50), { s01 });
-    auto s12 = g.AddSend("act12", 1, 2, bytes, { c1 });
-    g.AddCompute("stage2", 2, MicroSeconds(20), { s12 });
+    auto s01 = g.AddSend("act01", 0, 1, bytes, {c0});
+    auto c1 = g.AddCompute("stage1", 1, MicroSeconds(50), {s01});
+    auto s12 = g.AddSend("act12", 1, 2, bytes, {c1});
+    g.AddCompute("stage2", 2, MicroSeconds(20), {s12});
     g.AddCompute("idle", 3, MicroSeconds(10));
     Ptr<TrainingDriver> drv = CreateObject<TrainingDriver>();
     drv->SetAttribute("Iterations", UintegerValue(2));
@@ -580,7 +587,7 @@ TEST_F(TrainingDriverTest, PipelineSendsOverUdpOnAnIdealSwitchFollowTheWireFormu
         }
     }
 
-    report.Add("udp", { { "iteration_us", golden.ToDouble(Time::US) } });
+    report.Add("udp", {{"iteration_us", golden.ToDouble(Time::US)}});
     report.Set("bytes_by_link_class", RunReport::ToJson(cluster->GetBytesByLinkClass()));
     nlohmann::json doc = report.ToJson();
     // 2 iterations x 2 messages x 2 hops of data, plus acknowledgements.
@@ -602,14 +609,11 @@ TEST_F(TrainingWorkloadTest, MlpSmallAtPacketLevelMatchesItsAnalyticalTwin)
     twin->SetPacketization(udp);
     auto group = w.GetDataParallelGroups(ranks).at(0);
     // Analytical: the same graph, each bucket's ring all-reduce timed by the alpha-beta twin.
-    Time analytical = w.EstimateIterationTime(ranks,
-                                              [&](uint64_t bytes)
-                                              {
-                                                  Ptr<Collective> c = CollectiveFactory::Create(
-                                                      "allreduce", w.GetAlgorithm());
-                                                  c->Setup(udp, group, bytes);
-                                                  return twin->Predict(c);
-                                              });
+    Time analytical = w.EstimateIterationTime(ranks, [&](uint64_t bytes) {
+        Ptr<Collective> c = CollectiveFactory::Create("allreduce", w.GetAlgorithm());
+        c->Setup(udp, group, bytes);
+        return twin->Predict(c);
+    });
     Ptr<TrainingDriver> drv = CreateObject<TrainingDriver>();
     drv->SetGraph(w.BuildGraph(ranks));
     drv->SetTransport(udp);
@@ -619,8 +623,9 @@ TEST_F(TrainingWorkloadTest, MlpSmallAtPacketLevelMatchesItsAnalyticalTwin)
     Time packet = drv->GetIterationRecords().at(0).GetDuration();
     // Compute alone is 3.7 ms; two 8 MiB all-reduces of ~1.22 ms, the first hidden.
     EXPECT_GT(packet, w.GetComputeTime());
-    EXPECT_LT(packet, w.GetComputeTime() + 2 * drv->GetCollectiveRecords().at(0).record.end -
-                          2 * drv->GetCollectiveRecords().at(0).record.start);
+    EXPECT_LT(packet,
+              w.GetComputeTime() + 2 * drv->GetCollectiveRecords().at(0).record.end -
+                  2 * drv->GetCollectiveRecords().at(0).record.start);
     EXPECT_NEAR(packet.GetSeconds(), analytical.GetSeconds(), 1e-3 * analytical.GetSeconds())
         << "packet " << packet.As(Time::US) << " analytical " << analytical.As(Time::US);
 }

@@ -28,17 +28,17 @@ namespace
 
 /// Exactness needs picosecond resolution. It must be set once, before any
 /// simulation; other test files may set it too, hence the check.
-void UsePicoseconds()
+void
+UsePicoseconds()
 {
-    static bool done = []
-    {
+    static bool done = [] {
         if (Time::GetResolution() != Time::PS)
         {
             Time::SetResolution(Time::PS);
         }
         return true;
     }();
-    (void) done;
+    (void)done;
 }
 
 class PicosecondEnvironment : public ::testing::Environment
@@ -55,13 +55,15 @@ const ::testing::Environment* g_psEnvironment =
 
 constexpr double kRate = 100e9; // link rate (bit/s)
 
-Time Delay()
+Time
+Delay()
 {
     return MicroSeconds(1);
 }
 
 /// Serialization time of a frame of L3 size `bytes` + 2 (PPP), in ps (exact at 100 Gbps).
-int64_t FramePs(uint64_t l3Bytes)
+int64_t
+FramePs(uint64_t l3Bytes)
 {
     return static_cast<int64_t>((l3Bytes + 2) * 8 * 10); // 8 bits * 10 ps per bit at 100 Gbps
 }
@@ -109,8 +111,7 @@ struct Net
             cluster->AddSwitchNode(router);
         }
         Ipv4AddressHelper addr;
-        auto link = [&](Ptr<Node> a, Ptr<Node> b, bool bIsHost, uint32_t subnet)
-        {
+        auto link = [&](Ptr<Node> a, Ptr<Node> b, bool bIsHost, uint32_t subnet) {
             NetDeviceContainer d = p2p.Install(a, b);
             fifo.Install(d.Get(0));
             if (bIsHost)
@@ -172,11 +173,12 @@ struct Net
 /// Parsed view of one of our frames as seen on a point-to-point device.
 struct Frame
 {
-    bool ours{ false };
+    bool ours{false};
     MlnetTransportHeader header;
 };
 
-Frame ParseFrame(Ptr<const Packet> packet)
+Frame
+ParseFrame(Ptr<const Packet> packet)
 {
     Frame f;
     Ptr<Packet> p = packet->Copy();
@@ -203,8 +205,8 @@ class DropChosenPackets : public ErrorModel
 {
 public:
     std::set<uint32_t> seqs; //!< data sequence numbers to drop once
-    uint32_t acks{ 0 };      //!< ACKs to drop
-    uint32_t dropped{ 0 };   //!< packets dropped so far
+    uint32_t acks{0};        //!< ACKs to drop
+    uint32_t dropped{0};     //!< packets dropped so far
 
 private:
     bool DoCorrupt(Ptr<Packet> p) override
@@ -228,7 +230,9 @@ private:
         return false;
     }
 
-    void DoReset() override {}
+    void DoReset() override
+    {
+    }
 };
 
 /// Shared fixture: leaves the simulator and the address generator clean.
@@ -285,7 +289,8 @@ protected:
 class TcpMessageTransportTest : public TransportFixture
 {
 protected:
-    Ptr<TcpMessageTransport> InstallTcp(uint32_t hosts, bool router,
+    Ptr<TcpMessageTransport> InstallTcp(uint32_t hosts,
+                                        bool router,
                                         const std::string& socketType = "ns3::TcpNewReno")
     {
         net = std::make_unique<Net>(hosts, router);
@@ -297,7 +302,8 @@ protected:
     }
 };
 
-MessageBytes RandomBytes(size_t n, uint32_t seed)
+MessageBytes
+RandomBytes(size_t n, uint32_t seed)
 {
     std::mt19937 rng(seed);
     auto v = std::make_shared<std::vector<uint8_t>>(n);
@@ -309,7 +315,8 @@ MessageBytes RandomBytes(size_t n, uint32_t seed)
 }
 
 /// Wire bytes of a message of `bytes` over UDP.
-uint64_t WireBytes(uint64_t bytes, uint32_t maxPayload, uint32_t overhead)
+uint64_t
+WireBytes(uint64_t bytes, uint32_t maxPayload, uint32_t overhead)
 {
     uint64_t packets = (bytes + maxPayload - 1) / maxPayload;
     return bytes + packets * overhead;
@@ -415,8 +422,7 @@ TEST_F(UdpMessageTransportTest, WirePacketSizesMatchOverhead)
     net->HostDevice(0)->TraceConnectWithoutContext(
         "PhyTxBegin",
         MakeBoundCallback(
-            +[](std::vector<uint32_t>* s, std::vector<uint32_t>* pl, Ptr<const Packet> p)
-            {
+            +[](std::vector<uint32_t>* s, std::vector<uint32_t>* pl, Ptr<const Packet> p) {
                 Frame f = ParseFrame(p);
                 if (f.ours && f.header.GetType() == MlnetTransportHeader::DATA)
                 {
@@ -427,7 +433,8 @@ TEST_F(UdpMessageTransportTest, WirePacketSizesMatchOverhead)
                     pl->push_back(static_cast<uint32_t>(std::min(mpay, total - off)));
                 }
             },
-            &sizes, &payloads));
+            &sizes,
+            &payloads));
     udp->Send(0, 1, ch, 0, bytes);
     Simulator::Run();
     ASSERT_EQ(delivered.size(), 1u);
@@ -463,7 +470,7 @@ TEST_F(UdpMessageTransportTest, RepairsDroppedPackets)
     Ptr<UdpMessageTransport> udp = InstallUdp(2, false);
     uint32_t ch = Record();
     Ptr<DropChosenPackets> drop = CreateObject<DropChosenPackets>();
-    drop->seqs = { 10, 11, 50, 99 }; // two in a row, one alone, and the tail
+    drop->seqs = {10, 11, 50, 99}; // two in a row, one alone, and the tail
     net->ReceiveDevice(1)->SetReceiveErrorModel(drop);
     std::mt19937 rng(7);
     auto bytes = std::make_shared<std::vector<uint8_t>>(100ull * udp->GetMaxPayload());
@@ -493,7 +500,7 @@ TEST_F(UdpMessageTransportTest, ProbeRecoversLostMessageAndLostAck)
     Ptr<UdpMessageTransport> udp = InstallUdp(2, false);
     uint32_t ch = Record();
     Ptr<DropChosenPackets> dropData = CreateObject<DropChosenPackets>();
-    dropData->seqs = { 0 }; // the only packet of message 1
+    dropData->seqs = {0}; // the only packet of message 1
     net->ReceiveDevice(1)->SetReceiveErrorModel(dropData);
     udp->Send(0, 1, ch, 1, 1000);
     Simulator::Run();
@@ -562,7 +569,8 @@ TEST_F(UdpMessageTransportTest, HundredMegabytesWithoutHostDrops)
     net->HostDevice(0)->GetQueue()->TraceConnectWithoutContext(
         "PacketsInQueue",
         MakeBoundCallback(
-            +[](uint32_t* mx, uint32_t, uint32_t now) { *mx = std::max(*mx, now); }, &maxQueued));
+            +[](uint32_t* mx, uint32_t, uint32_t now) { *mx = std::max(*mx, now); },
+            &maxQueued));
     udp->Send(0, 1, ch, 0, bytes);
     Simulator::Run();
     ASSERT_EQ(delivered.size(), 1u);
@@ -607,29 +615,26 @@ TEST_F(UdpMessageTransportTest, RingAndAllToAllOverIdealSwitch)
     // All-to-all with real bytes: 12 messages, each rank's NIC shared by 3.
     delivered.clear();
     std::map<std::pair<uint32_t, uint32_t>, MessageBytes> sent;
-    Simulator::Schedule(MilliSeconds(1),
-                        [&]()
-                        {
-                            for (uint32_t s = 0; s < 4; ++s)
-                            {
-                                for (uint32_t d = 0; d < 4; ++d)
-                                {
-                                    if (s != d)
-                                    {
-                                        MessageBytes data =
-                                            RandomBytes(5 * mp + s * 10 + d, s * 4 + d);
-                                        sent[{ s, d }] = data;
-                                        udp->Send(s, d, ch, 0, data->size(), data);
-                                    }
-                                }
-                            }
-                        });
+    Simulator::Schedule(MilliSeconds(1), [&]() {
+        for (uint32_t s = 0; s < 4; ++s)
+        {
+            for (uint32_t d = 0; d < 4; ++d)
+            {
+                if (s != d)
+                {
+                    MessageBytes data = RandomBytes(5 * mp + s * 10 + d, s * 4 + d);
+                    sent[{s, d}] = data;
+                    udp->Send(s, d, ch, 0, data->size(), data);
+                }
+            }
+        }
+    });
     Simulator::Run();
     ASSERT_EQ(delivered.size(), 12u);
     for (const auto& m : delivered)
     {
         ASSERT_NE(m.data, nullptr);
-        EXPECT_TRUE(*m.data == *sent.at({ m.src, m.dst })) << m.src << " -> " << m.dst;
+        EXPECT_TRUE(*m.data == *sent.at({m.src, m.dst})) << m.src << " -> " << m.dst;
     }
     EXPECT_EQ(udp->GetRetransmissions(), 0u);
     EXPECT_EQ(udp->GetMessagesInFlight(), 0u);
@@ -670,7 +675,7 @@ TEST_F(TcpMessageTransportTest, FramesManyMessagesInOrder)
     Ptr<TcpMessageTransport> tcp = InstallTcp(2, false);
     uint32_t ch = Record();
     // Sizes that put frame headers at every position relative to segments.
-    std::vector<uint64_t> sizes = { 1, 100, 8948 - 24, 8948, 12345, 3 * 8948 + 5, 7, 200000 };
+    std::vector<uint64_t> sizes = {1, 100, 8948 - 24, 8948, 12345, 3 * 8948 + 5, 7, 200000};
     std::vector<MessageBytes> datas;
     for (size_t i = 0; i < sizes.size(); ++i)
     {
@@ -748,20 +753,21 @@ TEST_F(TcpMessageTransportTest, DctcpRunsWithEcn)
     uint32_t ectData = 0;
     uint32_t notEctData = 0;
     net->HostDevice(0)->TraceConnectWithoutContext(
-        "PhyTxBegin", MakeBoundCallback(
-                          +[](uint32_t* ect, uint32_t* notEct, Ptr<const Packet> packet)
-                          {
-                              Ptr<Packet> p = packet->Copy();
-                              PppHeader ppp;
-                              Ipv4Header ip;
-                              p->RemoveHeader(ppp);
-                              p->RemoveHeader(ip);
-                              if (ip.GetPayloadSize() > 100)
-                              {
-                                  (ip.GetEcn() == Ipv4Header::ECN_NotECT ? *notEct : *ect) += 1;
-                              }
-                          },
-                          &ectData, &notEctData));
+        "PhyTxBegin",
+        MakeBoundCallback(
+            +[](uint32_t* ect, uint32_t* notEct, Ptr<const Packet> packet) {
+                Ptr<Packet> p = packet->Copy();
+                PppHeader ppp;
+                Ipv4Header ip;
+                p->RemoveHeader(ppp);
+                p->RemoveHeader(ip);
+                if (ip.GetPayloadSize() > 100)
+                {
+                    (ip.GetEcn() == Ipv4Header::ECN_NotECT ? *notEct : *ect) += 1;
+                }
+            },
+            &ectData,
+            &notEctData));
     MessageBytes data = RandomBytes(2000000, 5);
     tcp->Send(0, 1, ch, 0, data->size(), data);
     Simulator::Run();
