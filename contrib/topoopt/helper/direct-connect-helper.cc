@@ -1,6 +1,7 @@
 #include "direct-connect-helper.h"
 
 #include "host-forwarding-routing-helper.h"
+
 #include "ns3/boolean.h"
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/drop-tail-queue.h"
@@ -32,38 +33,45 @@ DirectConnectHelper::DirectConnectHelper(const TopologyPlan& plan)
     SetPlan(plan);
 }
 
-void DirectConnectHelper::SetPlan(const TopologyPlan& plan)
+void
+DirectConnectHelper::SetPlan(const TopologyPlan& plan)
 {
     m_plan = plan;
     m_hasPlan = true;
 }
 
-void DirectConnectHelper::SetOcsAttribute(const std::string& name, const AttributeValue& value)
+void
+DirectConnectHelper::SetOcsAttribute(const std::string& name, const AttributeValue& value)
 {
     m_ocsFactory.Set(name, value);
 }
 
-void DirectConnectHelper::SetForwardingLatency(Time latency)
+void
+DirectConnectHelper::SetForwardingLatency(Time latency)
 {
     m_forwardingLatency = latency;
 }
 
-void DirectConnectHelper::SetForwardingRate(DataRate rate)
+void
+DirectConnectHelper::SetForwardingRate(DataRate rate)
 {
     m_forwardingRate = rate;
 }
 
-void DirectConnectHelper::SetPortsPerServer(uint32_t ports)
+void
+DirectConnectHelper::SetPortsPerServer(uint32_t ports)
 {
     m_portsPerServer = ports;
 }
 
-void DirectConnectHelper::SetRerouteAroundDarkPorts(bool reroute)
+void
+DirectConnectHelper::SetRerouteAroundDarkPorts(bool reroute)
 {
     m_reroute = reroute;
 }
 
-Ptr<Cluster> DirectConnectHelper::Install()
+Ptr<Cluster>
+DirectConnectHelper::Install()
 {
     ValidateCommon();
     if (!m_hasPlan)

@@ -69,12 +69,12 @@ public:
 
 private:
     TopologyPlan m_plan;
-    bool m_hasPlan{ false };
+    bool m_hasPlan{false};
     ObjectFactory m_ocsFactory;
-    Time m_forwardingLatency{ 0 };
-    DataRate m_forwardingRate{ 0 };
-    uint32_t m_portsPerServer{ 0 };
-    bool m_reroute{ true };
+    Time m_forwardingLatency{0};
+    DataRate m_forwardingRate{0};
+    uint32_t m_portsPerServer{0};
+    bool m_reroute{true};
 };
 
 } // namespace ns3

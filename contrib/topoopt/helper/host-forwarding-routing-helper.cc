@@ -10,21 +10,23 @@ namespace ns3
 {
 
 HostForwardingRoutingHelper::HostForwardingRoutingHelper(Time latency, DataRate rate)
-    : m_latency(latency)
-    , m_rate(rate)
+    : m_latency(latency),
+      m_rate(rate)
 {
 }
 
-HostForwardingRoutingHelper* HostForwardingRoutingHelper::Copy() const
+HostForwardingRoutingHelper*
+HostForwardingRoutingHelper::Copy() const
 {
     return new HostForwardingRoutingHelper(*this);
 }
 
-Ptr<Ipv4RoutingProtocol> HostForwardingRoutingHelper::Create(Ptr<Node> node) const
+Ptr<Ipv4RoutingProtocol>
+HostForwardingRoutingHelper::Create(Ptr<Node> node) const
 {
     // Same seed as FlowHashRoutingHelper, so ECMP choices match an mlnet fabric's.
-    uint64_t key[2] = { node->GetId(),
-                        RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed() };
+    uint64_t key[2] = {node->GetId(),
+                       RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed()};
     uint32_t seed = Hash32(reinterpret_cast<const char*>(key), sizeof(key));
     Ptr<HostForwardingRouting> routing = CreateObject<HostForwardingRouting>();
     routing->SetAttribute("Seed", UintegerValue(seed));

@@ -12,7 +12,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TopooptDirectConnectFabric");
 NS_OBJECT_ENSURE_REGISTERED(DirectConnectFabric);
 
-TypeId DirectConnectFabric::GetTypeId()
+TypeId
+DirectConnectFabric::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::DirectConnectFabric")
@@ -23,7 +24,8 @@ TypeId DirectConnectFabric::GetTypeId()
                           "When ports go dark, recompute routes over the remaining live "
                           "circuits (if they still connect every server); otherwise traffic "
                           "routed into a dark port meets the plane's DarkPortPolicy.",
-                          BooleanValue(true), MakeBooleanAccessor(&DirectConnectFabric::m_reroute),
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&DirectConnectFabric::m_reroute),
                           MakeBooleanChecker())
             .AddTraceSource("RoutesInstalled",
                             "Routes were recomputed and installed after a plane's "
@@ -36,14 +38,16 @@ TypeId DirectConnectFabric::GetTypeId()
 DirectConnectFabric::DirectConnectFabric() = default;
 DirectConnectFabric::~DirectConnectFabric() = default;
 
-void DirectConnectFabric::DoDispose()
+void
+DirectConnectFabric::DoDispose()
 {
     m_planes.clear();
     Object::DoDispose();
 }
 
-void DirectConnectFabric::Bind(const std::vector<Ptr<OpticalCircuitSwitch>>& planes,
-                               const std::vector<std::vector<uint32_t>>& interfaces)
+void
+DirectConnectFabric::Bind(const std::vector<Ptr<OpticalCircuitSwitch>>& planes,
+                          const std::vector<std::vector<uint32_t>>& interfaces)
 {
     NS_ASSERT_MSG(GetObject<Cluster>(), "aggregate the fabric to its cluster first");
     m_planes = planes;
@@ -52,13 +56,16 @@ void DirectConnectFabric::Bind(const std::vector<Ptr<OpticalCircuitSwitch>>& pla
     for (uint32_t p = 0; p < planes.size(); ++p)
     {
         planes[p]->TraceConnectWithoutContext(
-            "ReconfigurationStart", MakeCallback(&DirectConnectFabric::OnStart, this).Bind(p));
+            "ReconfigurationStart",
+            MakeCallback(&DirectConnectFabric::OnStart, this).Bind(p));
         planes[p]->TraceConnectWithoutContext(
-            "ReconfigurationEnd", MakeCallback(&DirectConnectFabric::OnEnd, this).Bind(p));
+            "ReconfigurationEnd",
+            MakeCallback(&DirectConnectFabric::OnEnd, this).Bind(p));
     }
 }
 
-void DirectConnectFabric::RegisterCircuits()
+void
+DirectConnectFabric::RegisterCircuits()
 {
     for (uint32_t p = 0; p < m_planes.size(); ++p)
     {
@@ -69,7 +76,8 @@ void DirectConnectFabric::RegisterCircuits()
     }
 }
 
-void DirectConnectFabric::Register(uint32_t plane, uint32_t a, uint32_t b)
+void
+DirectConnectFabric::Register(uint32_t plane, uint32_t a, uint32_t b)
 {
     Ptr<Cluster> cluster = GetObject<Cluster>();
     auto key = std::make_tuple(plane, std::min(a, b), std::max(a, b));
@@ -85,7 +93,8 @@ void DirectConnectFabric::Register(uint32_t plane, uint32_t a, uint32_t b)
         uint32_t lo = std::min(a, b);
         uint32_t hi = std::max(a, b);
         id = cluster->AddLink(m_planes[plane]->GetPortDevice(lo),
-                              m_planes[plane]->GetPortDevice(hi), "ocs");
+                              m_planes[plane]->GetPortDevice(hi),
+                              "ocs");
         cluster->SetLinkInterfaces(id, m_interfaces[lo][plane], m_interfaces[hi][plane]);
         m_linkOfCircuit[key] = id;
     }
@@ -93,17 +102,20 @@ void DirectConnectFabric::Register(uint32_t plane, uint32_t a, uint32_t b)
     m_linkOfPort[plane][b] = id;
 }
 
-uint32_t DirectConnectFabric::GetNPlanes() const
+uint32_t
+DirectConnectFabric::GetNPlanes() const
 {
     return static_cast<uint32_t>(m_planes.size());
 }
 
-uint32_t DirectConnectFabric::GetNServers() const
+uint32_t
+DirectConnectFabric::GetNServers() const
 {
     return static_cast<uint32_t>(m_interfaces.size());
 }
 
-Ptr<OpticalCircuitSwitch> DirectConnectFabric::GetPlane(uint32_t plane) const
+Ptr<OpticalCircuitSwitch>
+DirectConnectFabric::GetPlane(uint32_t plane) const
 {
     if (plane >= m_planes.size())
     {
@@ -114,24 +126,27 @@ Ptr<OpticalCircuitSwitch> DirectConnectFabric::GetPlane(uint32_t plane) const
     return m_planes[plane];
 }
 
-int64_t DirectConnectFabric::GetLinkOfPort(uint32_t plane, uint32_t server) const
+int64_t
+DirectConnectFabric::GetLinkOfPort(uint32_t plane, uint32_t server) const
 {
     NS_ASSERT(plane < m_linkOfPort.size() && server < m_linkOfPort[plane].size());
     return m_linkOfPort[plane][server];
 }
 
-uint32_t DirectConnectFabric::GetRouteInstalls() const
+uint32_t
+DirectConnectFabric::GetRouteInstalls() const
 {
     return m_routeInstalls;
 }
 
-void DirectConnectFabric::CheckPlane(uint32_t plane,
-                                     const OpticalCircuitSwitch::Matching& matching) const
+void
+DirectConnectFabric::CheckPlane(uint32_t plane,
+                                const OpticalCircuitSwitch::Matching& matching) const
 {
     GetPlane(plane);
     for (const auto& [a, b] : matching)
     {
-        for (uint32_t s : { a, b })
+        for (uint32_t s : {a, b})
         {
             if (s >= GetNServers())
             {
@@ -143,21 +158,23 @@ void DirectConnectFabric::CheckPlane(uint32_t plane,
     }
 }
 
-void DirectConnectFabric::Reconfigure(uint32_t plane,
-                                      const OpticalCircuitSwitch::Matching& matching)
+void
+DirectConnectFabric::Reconfigure(uint32_t plane, const OpticalCircuitSwitch::Matching& matching)
 {
     CheckPlane(plane, matching);
     m_planes[plane]->Reconfigure(matching);
 }
 
-void DirectConnectFabric::ReconfigurePartial(uint32_t plane,
-                                             const OpticalCircuitSwitch::Matching& matching)
+void
+DirectConnectFabric::ReconfigurePartial(uint32_t plane,
+                                        const OpticalCircuitSwitch::Matching& matching)
 {
     CheckPlane(plane, matching);
     m_planes[plane]->ReconfigurePartial(matching);
 }
 
-void DirectConnectFabric::ApplyPlan(const TopologyPlan& plan)
+void
+DirectConnectFabric::ApplyPlan(const TopologyPlan& plan)
 {
     if (plan.GetServers() != GetNServers() || plan.GetDegree() != GetNPlanes())
     {
@@ -173,7 +190,8 @@ void DirectConnectFabric::ApplyPlan(const TopologyPlan& plan)
     }
 }
 
-bool DirectConnectFabric::AllReachable(Ptr<Cluster> cluster) const
+bool
+DirectConnectFabric::AllReachable(Ptr<Cluster> cluster) const
 {
     RoutePlanner planner(cluster);
     planner.Compute();
@@ -190,7 +208,8 @@ bool DirectConnectFabric::AllReachable(Ptr<Cluster> cluster) const
     return true;
 }
 
-void DirectConnectFabric::OnStart(uint32_t plane, uint32_t id, const std::vector<uint32_t>& ports)
+void
+DirectConnectFabric::OnStart(uint32_t plane, uint32_t id, const std::vector<uint32_t>& ports)
 {
     Ptr<Cluster> cluster = GetObject<Cluster>();
     for (uint32_t s : ports)
@@ -219,7 +238,8 @@ void DirectConnectFabric::OnStart(uint32_t plane, uint32_t id, const std::vector
     }
 }
 
-void DirectConnectFabric::OnEnd(uint32_t plane, uint32_t id, const std::vector<uint32_t>& ports)
+void
+DirectConnectFabric::OnEnd(uint32_t plane, uint32_t id, const std::vector<uint32_t>& ports)
 {
     for (uint32_t s : ports)
     {

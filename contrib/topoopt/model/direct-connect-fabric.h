@@ -21,10 +21,11 @@
 #ifndef TOPOOPT_DIRECT_CONNECT_FABRIC_H
 #define TOPOOPT_DIRECT_CONNECT_FABRIC_H
 
-#include "ns3/cluster.h"
-#include "ns3/object.h"
 #include "optical-circuit-switch.h"
 #include "topology-plan.h"
+
+#include "ns3/cluster.h"
+#include "ns3/object.h"
 
 #include <map>
 #include <tuple>
@@ -91,12 +92,12 @@ private:
     void Register(uint32_t plane, uint32_t a, uint32_t b);
     bool AllReachable(Ptr<Cluster> cluster) const;
 
-    bool m_reroute{ true }; //!< attribute RerouteAroundDarkPorts
+    bool m_reroute{true}; //!< attribute RerouteAroundDarkPorts
     std::vector<Ptr<OpticalCircuitSwitch>> m_planes;
     std::vector<std::vector<uint32_t>> m_interfaces; //!< [server][plane]
     std::vector<std::vector<int64_t>> m_linkOfPort;  //!< [plane][server]
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, uint32_t> m_linkOfCircuit; //!< (p, a<b)
-    uint32_t m_routeInstalls{ 0 };
+    uint32_t m_routeInstalls{0};
     TracedCallback<uint32_t> m_routesInstalledTrace; //!< (plane that triggered it)
 };
 

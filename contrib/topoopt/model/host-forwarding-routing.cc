@@ -11,7 +11,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TopooptHostForwardingRouting");
 NS_OBJECT_ENSURE_REGISTERED(HostForwardingRouting);
 
-TypeId HostForwardingRouting::GetTypeId()
+TypeId
+HostForwardingRouting::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::HostForwardingRouting")
@@ -29,7 +30,8 @@ TypeId HostForwardingRouting::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&HostForwardingRouting::m_rate),
                           MakeDataRateChecker())
-            .AddTraceSource("Relay", "A transit packet was relayed: (packet, time it waited).",
+            .AddTraceSource("Relay",
+                            "A transit packet was relayed: (packet, time it waited).",
                             MakeTraceSourceAccessor(&HostForwardingRouting::m_relayTrace),
                             "ns3::HostForwardingRouting::RelayTracedCallback");
     return tid;
@@ -38,17 +40,22 @@ TypeId HostForwardingRouting::GetTypeId()
 HostForwardingRouting::HostForwardingRouting() = default;
 HostForwardingRouting::~HostForwardingRouting() = default;
 
-void HostForwardingRouting::DoDispose()
+void
+HostForwardingRouting::DoDispose()
 {
     m_forward.Nullify();
     m_relay.Nullify();
     FlowHashRouting::DoDispose();
 }
 
-bool HostForwardingRouting::RouteInput(Ptr<const Packet> p, const Ipv4Header& header,
-                                       Ptr<const NetDevice> idev, UnicastForwardCallback ucb,
-                                       MulticastForwardCallback mcb, LocalDeliverCallback lcb,
-                                       ErrorCallback ecb)
+bool
+HostForwardingRouting::RouteInput(Ptr<const Packet> p,
+                                  const Ipv4Header& header,
+                                  Ptr<const NetDevice> idev,
+                                  UnicastForwardCallback ucb,
+                                  MulticastForwardCallback mcb,
+                                  LocalDeliverCallback lcb,
+                                  ErrorCallback ecb)
 {
     // The stack passes the same forward callback every time: wrap it once.
     if (m_relay.IsNull() || !m_forward.IsEqual(ucb))
@@ -59,8 +66,11 @@ bool HostForwardingRouting::RouteInput(Ptr<const Packet> p, const Ipv4Header& he
     return FlowHashRouting::RouteInput(p, header, idev, m_relay, mcb, lcb, ecb);
 }
 
-void HostForwardingRouting::Relay(UnicastForwardCallback ucb, Ptr<Ipv4Route> route,
-                                  Ptr<const Packet> p, const Ipv4Header& header)
+void
+HostForwardingRouting::Relay(UnicastForwardCallback ucb,
+                             Ptr<Ipv4Route> route,
+                             Ptr<const Packet> p,
+                             const Ipv4Header& header)
 {
     ++m_relayed;
     if (m_latency.IsZero() && m_rate.GetBitRate() == 0)
@@ -83,13 +93,17 @@ void HostForwardingRouting::Relay(UnicastForwardCallback ucb, Ptr<Ipv4Route> rou
     Simulator::Schedule(wait, &HostForwardingRouting::Forward, this, ucb, route, p, header);
 }
 
-void HostForwardingRouting::Forward(UnicastForwardCallback ucb, Ptr<Ipv4Route> route,
-                                    Ptr<const Packet> p, Ipv4Header header)
+void
+HostForwardingRouting::Forward(UnicastForwardCallback ucb,
+                               Ptr<Ipv4Route> route,
+                               Ptr<const Packet> p,
+                               Ipv4Header header)
 {
     ucb(route, p, header);
 }
 
-uint64_t HostForwardingRouting::GetRelayedPackets() const
+uint64_t
+HostForwardingRouting::GetRelayedPackets() const
 {
     return m_relayed;
 }

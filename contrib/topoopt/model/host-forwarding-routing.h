@@ -39,9 +39,13 @@ public:
     HostForwardingRouting();
     ~HostForwardingRouting() override;
 
-    bool RouteInput(Ptr<const Packet> p, const Ipv4Header& header, Ptr<const NetDevice> idev,
-                    UnicastForwardCallback ucb, MulticastForwardCallback mcb,
-                    LocalDeliverCallback lcb, ErrorCallback ecb) override;
+    bool RouteInput(Ptr<const Packet> p,
+                    const Ipv4Header& header,
+                    Ptr<const NetDevice> idev,
+                    UnicastForwardCallback ucb,
+                    MulticastForwardCallback mcb,
+                    LocalDeliverCallback lcb,
+                    ErrorCallback ecb) override;
 
     /// \return transit packets relayed so far
     uint64_t GetRelayedPackets() const;
@@ -50,15 +54,19 @@ protected:
     void DoDispose() override;
 
 private:
-    void Relay(UnicastForwardCallback ucb, Ptr<Ipv4Route> route, Ptr<const Packet> p,
+    void Relay(UnicastForwardCallback ucb,
+               Ptr<Ipv4Route> route,
+               Ptr<const Packet> p,
                const Ipv4Header& header);
-    void Forward(UnicastForwardCallback ucb, Ptr<Ipv4Route> route, Ptr<const Packet> p,
+    void Forward(UnicastForwardCallback ucb,
+                 Ptr<Ipv4Route> route,
+                 Ptr<const Packet> p,
                  Ipv4Header header);
 
-    Time m_latency{ 0 };      //!< attribute ForwardingLatency
-    DataRate m_rate{ 0 };     //!< attribute ForwardingRate (0: no cap)
-    Time m_engineFreeAt{ 0 }; //!< when the relay engine finishes its backlog
-    uint64_t m_relayed{ 0 };
+    Time m_latency{0};      //!< attribute ForwardingLatency
+    DataRate m_rate{0};     //!< attribute ForwardingRate (0: no cap)
+    Time m_engineFreeAt{0}; //!< when the relay engine finishes its backlog
+    uint64_t m_relayed{0};
     UnicastForwardCallback m_forward; //!< the stack's forward callback (last seen)
     UnicastForwardCallback m_relay;   //!< it, wrapped by Relay
 

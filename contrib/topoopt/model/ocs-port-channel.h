@@ -58,7 +58,7 @@ protected:
 
 private:
     Ptr<OpticalCircuitSwitch> m_switch; //!< the switch (cycle broken in DoDispose)
-    uint32_t m_port{ 0 };               //!< port index on the switch
+    uint32_t m_port{0};                 //!< port index on the switch
 };
 
 } // namespace ns3

@@ -1,12 +1,13 @@
 #include "optical-circuit-switch.h"
 
+#include "ocs-port-channel.h"
+
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
-#include "ocs-port-channel.h"
 
 #include <algorithm>
 #include <sstream>
@@ -29,7 +30,8 @@ constexpr double kOcsLossDb = 2.0;
 constexpr double kPatchPanelLossDb = 0.5;
 } // namespace
 
-TypeId OpticalCircuitSwitch::GetTypeId()
+TypeId
+OpticalCircuitSwitch::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::OpticalCircuitSwitch")
@@ -39,19 +41,26 @@ TypeId OpticalCircuitSwitch::GetTypeId()
             .AddAttribute("Technology",
                           "Optical technology: patch-panel or ocs (sets the default "
                           "ReconfigurationDelay and InsertionLossDb).",
-                          EnumValue(OCS), MakeEnumAccessor(&OpticalCircuitSwitch::m_technology),
+                          EnumValue(OCS),
+                          MakeEnumAccessor(&OpticalCircuitSwitch::m_technology),
                           MakeEnumChecker(OCS, "ocs", PATCH_PANEL, "patch-panel"))
             .AddAttribute("DarkPortPolicy",
                           "Traffic on a port whose circuit is being reconfigured: drop, "
                           "buffer (held at the sender until the new circuit is up) or "
                           "drain-then-switch (pause, let sent frames arrive, switch, wait).",
-                          EnumValue(DROP), MakeEnumAccessor(&OpticalCircuitSwitch::m_policy),
-                          MakeEnumChecker(DROP, "drop", BUFFER, "buffer", DRAIN_THEN_SWITCH,
+                          EnumValue(DROP),
+                          MakeEnumAccessor(&OpticalCircuitSwitch::m_policy),
+                          MakeEnumChecker(DROP,
+                                          "drop",
+                                          BUFFER,
+                                          "buffer",
+                                          DRAIN_THEN_SWITCH,
                                           "drain-then-switch"))
-            .AddAttribute(
-                "PortCount", "Number of ports of the switch (ports). Default: 136 (Palomar).",
-                UintegerValue(136), MakeUintegerAccessor(&OpticalCircuitSwitch::m_portCount),
-                MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("PortCount",
+                          "Number of ports of the switch (ports). Default: 136 (Palomar).",
+                          UintegerValue(136),
+                          MakeUintegerAccessor(&OpticalCircuitSwitch::m_portCount),
+                          MakeUintegerChecker<uint32_t>(2))
             .AddAttribute("ReconfigurationDelay",
                           "Time a port whose circuit changes stays dark (s). Negative: the "
                           "technology default, 10 ms for ocs, 120 s for patch-panel "
@@ -79,23 +88,29 @@ TypeId OpticalCircuitSwitch::GetTypeId()
                           DoubleValue(-1),
                           MakeDoubleAccessor(&OpticalCircuitSwitch::m_insertionLossDb),
                           MakeDoubleChecker<double>())
-            .AddAttribute("LaunchPowerDbm", "Transceiver launch power (dBm).", DoubleValue(0),
+            .AddAttribute("LaunchPowerDbm",
+                          "Transceiver launch power (dBm).",
+                          DoubleValue(0),
                           MakeDoubleAccessor(&OpticalCircuitSwitch::m_launchPowerDbm),
                           MakeDoubleChecker<double>())
-            .AddAttribute("ReceiverSensitivityDbm", "Transceiver receiver sensitivity (dBm).",
+            .AddAttribute("ReceiverSensitivityDbm",
+                          "Transceiver receiver sensitivity (dBm).",
                           DoubleValue(-10),
                           MakeDoubleAccessor(&OpticalCircuitSwitch::m_receiverSensitivityDbm),
                           MakeDoubleChecker<double>())
             .AddAttribute("PowerMarginDb",
                           "Margin the received power must keep above the sensitivity (dB).",
-                          DoubleValue(3), MakeDoubleAccessor(&OpticalCircuitSwitch::m_marginDb),
+                          DoubleValue(3),
+                          MakeDoubleAccessor(&OpticalCircuitSwitch::m_marginDb),
                           MakeDoubleChecker<double>(0))
             .AddTraceSource(
-                "ReconfigurationStart", "Ports went dark for a reconfiguration: (id, ports).",
+                "ReconfigurationStart",
+                "Ports went dark for a reconfiguration: (id, ports).",
                 MakeTraceSourceAccessor(&OpticalCircuitSwitch::m_reconfigurationStartTrace),
                 "ns3::OpticalCircuitSwitch::ReconfigurationTracedCallback")
             .AddTraceSource(
-                "ReconfigurationEnd", "The new circuits of a reconfiguration are up: (id, ports).",
+                "ReconfigurationEnd",
+                "The new circuits of a reconfiguration are up: (id, ports).",
                 MakeTraceSourceAccessor(&OpticalCircuitSwitch::m_reconfigurationEndTrace),
                 "ns3::OpticalCircuitSwitch::ReconfigurationTracedCallback")
             .AddTraceSource("DroppedWhileDark",
@@ -109,7 +124,8 @@ TypeId OpticalCircuitSwitch::GetTypeId()
 OpticalCircuitSwitch::OpticalCircuitSwitch() = default;
 OpticalCircuitSwitch::~OpticalCircuitSwitch() = default;
 
-void OpticalCircuitSwitch::DoDispose()
+void
+OpticalCircuitSwitch::DoDispose()
 {
     m_scheduleEvent.Cancel();
     m_scheduleRunning = false;
@@ -120,7 +136,8 @@ void OpticalCircuitSwitch::DoDispose()
 
 // ---- Cabling -----------------------------------------------------------------------
 
-uint32_t OpticalCircuitSwitch::AddPort(Ptr<PointToPointNetDevice> device)
+uint32_t
+OpticalCircuitSwitch::AddPort(Ptr<PointToPointNetDevice> device)
 {
     NS_LOG_FUNCTION(this << device);
     if (!device)
@@ -150,18 +167,21 @@ uint32_t OpticalCircuitSwitch::AddPort(Ptr<PointToPointNetDevice> device)
     return index;
 }
 
-uint32_t OpticalCircuitSwitch::GetNPorts() const
+uint32_t
+OpticalCircuitSwitch::GetNPorts() const
 {
     return static_cast<uint32_t>(m_ports.size());
 }
 
-Ptr<PointToPointNetDevice> OpticalCircuitSwitch::GetPortDevice(uint32_t port) const
+Ptr<PointToPointNetDevice>
+OpticalCircuitSwitch::GetPortDevice(uint32_t port) const
 {
     NS_ASSERT_MSG(port < m_ports.size(), "port " << port << " out of range");
     return m_ports[port].device;
 }
 
-Ptr<PointToPointNetDevice> OpticalCircuitSwitch::GetPeerDevice(uint32_t port) const
+Ptr<PointToPointNetDevice>
+OpticalCircuitSwitch::GetPeerDevice(uint32_t port) const
 {
     if (port >= m_ports.size() || m_ports[port].peer < 0 || m_ports[port].state == DARK)
     {
@@ -170,13 +190,15 @@ Ptr<PointToPointNetDevice> OpticalCircuitSwitch::GetPeerDevice(uint32_t port) co
     return m_ports[m_ports[port].peer].device;
 }
 
-int64_t OpticalCircuitSwitch::GetPeer(uint32_t port) const
+int64_t
+OpticalCircuitSwitch::GetPeer(uint32_t port) const
 {
     NS_ASSERT_MSG(port < m_ports.size(), "port " << port << " out of range");
     return m_ports[port].state == DARK ? -1 : m_ports[port].peer;
 }
 
-OpticalCircuitSwitch::Matching OpticalCircuitSwitch::GetMatching() const
+OpticalCircuitSwitch::Matching
+OpticalCircuitSwitch::GetMatching() const
 {
     Matching m;
     for (uint32_t p = 0; p < m_ports.size(); ++p)
@@ -190,26 +212,30 @@ OpticalCircuitSwitch::Matching OpticalCircuitSwitch::GetMatching() const
     return m;
 }
 
-bool OpticalCircuitSwitch::IsDark(uint32_t port) const
+bool
+OpticalCircuitSwitch::IsDark(uint32_t port) const
 {
     NS_ASSERT(port < m_ports.size());
     return m_ports[port].state == DARK;
 }
 
-bool OpticalCircuitSwitch::IsDraining(uint32_t port) const
+bool
+OpticalCircuitSwitch::IsDraining(uint32_t port) const
 {
     NS_ASSERT(port < m_ports.size());
     return m_ports[port].state == DRAINING;
 }
 
-Time OpticalCircuitSwitch::GetDarkTime(uint32_t port) const
+Time
+OpticalCircuitSwitch::GetDarkTime(uint32_t port) const
 {
     NS_ASSERT(port < m_ports.size());
     const Port& p = m_ports[port];
     return p.darkTotal + (p.state == DARK ? Simulator::Now() - p.darkSince : Time(0));
 }
 
-uint32_t OpticalCircuitSwitch::GetHeldFrames(uint32_t port) const
+uint32_t
+OpticalCircuitSwitch::GetHeldFrames(uint32_t port) const
 {
     NS_ASSERT(port < m_ports.size());
     return static_cast<uint32_t>(m_ports[port].held.size());
@@ -217,7 +243,8 @@ uint32_t OpticalCircuitSwitch::GetHeldFrames(uint32_t port) const
 
 // ---- Optics ------------------------------------------------------------------------
 
-Time OpticalCircuitSwitch::GetReconfigurationDelay() const
+Time
+OpticalCircuitSwitch::GetReconfigurationDelay() const
 {
     if (!m_reconfigurationDelay.IsStrictlyNegative())
     {
@@ -226,7 +253,8 @@ Time OpticalCircuitSwitch::GetReconfigurationDelay() const
     return m_technology == PATCH_PANEL ? kPatchPanelDelay : kOcsDelay;
 }
 
-double OpticalCircuitSwitch::GetInsertionLossDb() const
+double
+OpticalCircuitSwitch::GetInsertionLossDb() const
 {
     if (m_insertionLossDb >= 0)
     {
@@ -235,12 +263,14 @@ double OpticalCircuitSwitch::GetInsertionLossDb() const
     return m_technology == PATCH_PANEL ? kPatchPanelLossDb : kOcsLossDb;
 }
 
-double OpticalCircuitSwitch::GetPowerBudgetSlackDb() const
+double
+OpticalCircuitSwitch::GetPowerBudgetSlackDb() const
 {
     return m_launchPowerDbm - GetInsertionLossDb() - m_receiverSensitivityDbm - m_marginDb;
 }
 
-void OpticalCircuitSwitch::CheckPowerBudget() const
+void
+OpticalCircuitSwitch::CheckPowerBudget() const
 {
     if (GetPowerBudgetSlackDb() < 0)
     {
@@ -257,7 +287,8 @@ void OpticalCircuitSwitch::CheckPowerBudget() const
     }
 }
 
-void OpticalCircuitSwitch::SetDataRate(DataRate rate)
+void
+OpticalCircuitSwitch::SetDataRate(DataRate rate)
 {
     m_rate = rate;
     for (auto& p : m_ports)
@@ -266,12 +297,14 @@ void OpticalCircuitSwitch::SetDataRate(DataRate rate)
     }
 }
 
-DataRate OpticalCircuitSwitch::GetDataRate() const
+DataRate
+OpticalCircuitSwitch::GetDataRate() const
 {
     return m_rate;
 }
 
-void OpticalCircuitSwitch::SetFibreDelay(Time delay)
+void
+OpticalCircuitSwitch::SetFibreDelay(Time delay)
 {
     m_fibreDelay = delay;
     for (auto& p : m_ports)
@@ -280,19 +313,21 @@ void OpticalCircuitSwitch::SetFibreDelay(Time delay)
     }
 }
 
-Time OpticalCircuitSwitch::GetFibreDelay() const
+Time
+OpticalCircuitSwitch::GetFibreDelay() const
 {
     return m_fibreDelay;
 }
 
 // ---- Matchings ---------------------------------------------------------------------
 
-void OpticalCircuitSwitch::ValidateMatching(const Matching& matching) const
+void
+OpticalCircuitSwitch::ValidateMatching(const Matching& matching) const
 {
     std::vector<bool> used(m_ports.size(), false);
     for (const auto& [a, b] : matching)
     {
-        for (uint32_t x : { a, b })
+        for (uint32_t x : {a, b})
         {
             if (x >= m_ports.size())
             {
@@ -308,7 +343,7 @@ void OpticalCircuitSwitch::ValidateMatching(const Matching& matching) const
             throw std::invalid_argument("OpticalCircuitSwitch: circuit (" + std::to_string(a) +
                                         ", " + std::to_string(b) + ") joins a port to itself");
         }
-        for (uint32_t x : { a, b })
+        for (uint32_t x : {a, b})
         {
             if (used[x])
             {
@@ -321,13 +356,15 @@ void OpticalCircuitSwitch::ValidateMatching(const Matching& matching) const
     }
 }
 
-int64_t OpticalCircuitSwitch::Target(uint32_t port) const
+int64_t
+OpticalCircuitSwitch::Target(uint32_t port) const
 {
     const Port& p = m_ports[port];
     return p.state == LIVE ? p.peer : p.pendingPeer;
 }
 
-std::vector<int64_t> OpticalCircuitSwitch::PeersAfter(const Matching& matching, bool partial) const
+std::vector<int64_t>
+OpticalCircuitSwitch::PeersAfter(const Matching& matching, bool partial) const
 {
     std::vector<int64_t> next(m_ports.size(), -1);
     if (partial)
@@ -338,7 +375,7 @@ std::vector<int64_t> OpticalCircuitSwitch::PeersAfter(const Matching& matching, 
         }
         for (const auto& [a, b] : matching)
         {
-            for (uint32_t x : { a, b })
+            for (uint32_t x : {a, b})
             {
                 if (next[x] >= 0)
                 {
@@ -355,7 +392,8 @@ std::vector<int64_t> OpticalCircuitSwitch::PeersAfter(const Matching& matching, 
     return next;
 }
 
-void OpticalCircuitSwitch::SetMatching(const Matching& matching)
+void
+OpticalCircuitSwitch::SetMatching(const Matching& matching)
 {
     NS_LOG_FUNCTION(this);
     ValidateMatching(matching);
@@ -393,7 +431,8 @@ void OpticalCircuitSwitch::SetMatching(const Matching& matching)
     }
 }
 
-void OpticalCircuitSwitch::Reconfigure(const Matching& matching)
+void
+OpticalCircuitSwitch::Reconfigure(const Matching& matching)
 {
     if (m_scheduleRunning)
     {
@@ -405,7 +444,8 @@ void OpticalCircuitSwitch::Reconfigure(const Matching& matching)
     Begin(PeersAfter(matching, false), GetReconfigurationDelay(), nullptr);
 }
 
-void OpticalCircuitSwitch::ReconfigurePartial(const Matching& matching)
+void
+OpticalCircuitSwitch::ReconfigurePartial(const Matching& matching)
 {
     if (m_scheduleRunning)
     {
@@ -417,8 +457,8 @@ void OpticalCircuitSwitch::ReconfigurePartial(const Matching& matching)
     Begin(PeersAfter(matching, true), GetReconfigurationDelay(), nullptr);
 }
 
-void OpticalCircuitSwitch::Begin(const std::vector<int64_t>& next, Time dark,
-                                 std::function<void()> done)
+void
+OpticalCircuitSwitch::Begin(const std::vector<int64_t>& next, Time dark, std::function<void()> done)
 {
     std::vector<uint32_t> changed;
     for (uint32_t p = 0; p < m_ports.size(); ++p)
@@ -473,13 +513,21 @@ void OpticalCircuitSwitch::Begin(const std::vector<int64_t>& next, Time dark,
     }
     else
     {
-        Simulator::Schedule(until - now, &OpticalCircuitSwitch::GoDark, this, id, changed, dark,
+        Simulator::Schedule(until - now,
+                            &OpticalCircuitSwitch::GoDark,
+                            this,
+                            id,
+                            changed,
+                            dark,
                             done);
     }
 }
 
-void OpticalCircuitSwitch::GoDark(uint32_t id, std::vector<uint32_t> ports, Time dark,
-                                  std::function<void()> done)
+void
+OpticalCircuitSwitch::GoDark(uint32_t id,
+                             std::vector<uint32_t> ports,
+                             Time dark,
+                             std::function<void()> done)
 {
     Time now = Simulator::Now();
     for (uint32_t p : ports)
@@ -496,7 +544,7 @@ void OpticalCircuitSwitch::GoDark(uint32_t id, std::vector<uint32_t> ports, Time
             }
             else if (f.start >= now && m_policy != DROP)
             {
-                back.push_back({ f.packet, f.txTime });
+                back.push_back({f.packet, f.txTime});
             }
             else
             {
@@ -513,8 +561,8 @@ void OpticalCircuitSwitch::GoDark(uint32_t id, std::vector<uint32_t> ports, Time
     Simulator::Schedule(dark, &OpticalCircuitSwitch::ComeUp, this, id, ports, done);
 }
 
-void OpticalCircuitSwitch::ComeUp(uint32_t id, std::vector<uint32_t> ports,
-                                  std::function<void()> done)
+void
+OpticalCircuitSwitch::ComeUp(uint32_t id, std::vector<uint32_t> ports, std::function<void()> done)
 {
     Time now = Simulator::Now();
     for (uint32_t p : ports)
@@ -546,7 +594,8 @@ void OpticalCircuitSwitch::ComeUp(uint32_t id, std::vector<uint32_t> ports,
 
 // ---- Frames ------------------------------------------------------------------------
 
-bool OpticalCircuitSwitch::Transmit(uint32_t port, Ptr<const Packet> p, Time txTime)
+bool
+OpticalCircuitSwitch::Transmit(uint32_t port, Ptr<const Packet> p, Time txTime)
 {
     NS_ASSERT(port < m_ports.size());
     Port& pt = m_ports[port];
@@ -560,12 +609,13 @@ bool OpticalCircuitSwitch::Transmit(uint32_t port, Ptr<const Packet> p, Time txT
         DropFrame(port, p);
         return false;
     }
-    pt.held.push_back({ p->Copy(), txTime });
+    pt.held.push_back({p->Copy(), txTime});
     ++m_held;
     return true;
 }
 
-void OpticalCircuitSwitch::Launch(uint32_t port, Ptr<Packet> p, Time txTime)
+void
+OpticalCircuitSwitch::Launch(uint32_t port, Ptr<Packet> p, Time txTime)
 {
     Port& pt = m_ports[port];
     Time now = Simulator::Now();
@@ -574,13 +624,18 @@ void OpticalCircuitSwitch::Launch(uint32_t port, Ptr<Packet> p, Time txTime)
     Time start = std::max(now, pt.wireFreeAt);
     pt.wireFreeAt = start + txTime;
     uint64_t seq = m_nextSeq++;
-    pt.flights.push_back({ p, start, txTime, seq });
+    pt.flights.push_back({p, start, txTime, seq});
     Ptr<PointToPointNetDevice> dst = m_ports[pt.peer].device;
-    Simulator::ScheduleWithContext(dst->GetNode()->GetId(), (start - now) + txTime + m_fibreDelay,
-                                   &OpticalCircuitSwitch::Deliver, this, port, seq);
+    Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
+                                   (start - now) + txTime + m_fibreDelay,
+                                   &OpticalCircuitSwitch::Deliver,
+                                   this,
+                                   port,
+                                   seq);
 }
 
-void OpticalCircuitSwitch::Deliver(uint32_t port, uint64_t seq)
+void
+OpticalCircuitSwitch::Deliver(uint32_t port, uint64_t seq)
 {
     Port& pt = m_ports[port];
     if (pt.flights.empty() || pt.flights.front().seq != seq)
@@ -593,32 +648,38 @@ void OpticalCircuitSwitch::Deliver(uint32_t port, uint64_t seq)
     m_ports[pt.peer].device->Receive(p);
 }
 
-void OpticalCircuitSwitch::DropFrame(uint32_t port, Ptr<const Packet> p)
+void
+OpticalCircuitSwitch::DropFrame(uint32_t port, Ptr<const Packet> p)
 {
     NS_LOG_LOGIC("port " << port << " dark: frame " << p->GetUid() << " lost");
     ++m_dropped;
     m_droppedWhileDarkTrace(p, port);
 }
 
-uint64_t OpticalCircuitSwitch::GetFramesDelivered() const
+uint64_t
+OpticalCircuitSwitch::GetFramesDelivered() const
 {
     return m_delivered;
 }
 
-uint64_t OpticalCircuitSwitch::GetFramesDroppedWhileDark() const
+uint64_t
+OpticalCircuitSwitch::GetFramesDroppedWhileDark() const
 {
     return m_dropped;
 }
 
-uint64_t OpticalCircuitSwitch::GetFramesHeld() const
+uint64_t
+OpticalCircuitSwitch::GetFramesHeld() const
 {
     return m_held;
 }
 
 // ---- Schedule ----------------------------------------------------------------------
 
-void OpticalCircuitSwitch::SetSchedule(const std::vector<ScheduleEntry>& entries,
-                                       uint32_t repetitions, Time start)
+void
+OpticalCircuitSwitch::SetSchedule(const std::vector<ScheduleEntry>& entries,
+                                  uint32_t repetitions,
+                                  Time start)
 {
     if (m_scheduleRunning)
     {
@@ -652,7 +713,8 @@ void OpticalCircuitSwitch::SetSchedule(const std::vector<ScheduleEntry>& entries
     m_scheduleEvent = Simulator::Schedule(start, &OpticalCircuitSwitch::RunScheduleSlot, this);
 }
 
-void OpticalCircuitSwitch::RunScheduleSlot()
+void
+OpticalCircuitSwitch::RunScheduleSlot()
 {
     if (!m_scheduleRunning)
     {
@@ -661,34 +723,33 @@ void OpticalCircuitSwitch::RunScheduleSlot()
     const ScheduleEntry& e = m_schedule[m_scheduleSlot];
     Time dark = e.dark.IsStrictlyNegative() ? GetReconfigurationDelay() : e.dark;
     Time live = e.live;
-    Begin(PeersAfter(e.matching, false), dark,
-          [this, live]()
-          {
-              if (!m_scheduleRunning)
-              {
-                  return;
-              }
-              if (++m_scheduleSlot == m_schedule.size())
-              {
-                  m_scheduleSlot = 0;
-                  if (m_scheduleRepetitions > 0 && ++m_scheduleRound == m_scheduleRepetitions)
-                  {
-                      m_scheduleRunning = false; // the last slot's circuits stay
-                      return;
-                  }
-              }
-              m_scheduleEvent =
-                  Simulator::Schedule(live, &OpticalCircuitSwitch::RunScheduleSlot, this);
-          });
+    Begin(PeersAfter(e.matching, false), dark, [this, live]() {
+        if (!m_scheduleRunning)
+        {
+            return;
+        }
+        if (++m_scheduleSlot == m_schedule.size())
+        {
+            m_scheduleSlot = 0;
+            if (m_scheduleRepetitions > 0 && ++m_scheduleRound == m_scheduleRepetitions)
+            {
+                m_scheduleRunning = false; // the last slot's circuits stay
+                return;
+            }
+        }
+        m_scheduleEvent = Simulator::Schedule(live, &OpticalCircuitSwitch::RunScheduleSlot, this);
+    });
 }
 
-void OpticalCircuitSwitch::CancelSchedule()
+void
+OpticalCircuitSwitch::CancelSchedule()
 {
     m_scheduleRunning = false;
     m_scheduleEvent.Cancel();
 }
 
-bool OpticalCircuitSwitch::IsScheduleRunning() const
+bool
+OpticalCircuitSwitch::IsScheduleRunning() const
 {
     return m_scheduleRunning;
 }

@@ -81,7 +81,7 @@ public:
     {
         Matching matching; //!< full matching of this slot
         Time live;         //!< how long the slot's circuits carry traffic (> 0)
-        Time dark{ -1 };   //!< how long changing ports stay dark (< 0: ReconfigurationDelay)
+        Time dark{-1};     //!< how long changing ports stay dark (< 0: ReconfigurationDelay)
     };
 
     /**
@@ -148,7 +148,8 @@ public:
      * \param start when the first slot's reconfiguration starts (relative to now)
      * Throws std::invalid_argument for a bad entry.
      */
-    void SetSchedule(const std::vector<ScheduleEntry>& entries, uint32_t repetitions,
+    void SetSchedule(const std::vector<ScheduleEntry>& entries,
+                     uint32_t repetitions,
                      Time start = Seconds(0));
     /// \brief Stop a running schedule after the reconfiguration in progress (if any).
     void CancelSchedule();
@@ -217,14 +218,14 @@ private:
     {
         Ptr<PointToPointNetDevice> device;
         Ptr<OcsPortChannel> channel;
-        int64_t peer{ -1 };        //!< live peer (-1 none)
-        int64_t pendingPeer{ -1 }; //!< peer after the reconfiguration in progress
-        PortState state{ LIVE };
-        Time wireFreeAt{ 0 };       //!< when the last scheduled frame leaves the sender
+        int64_t peer{-1};        //!< live peer (-1 none)
+        int64_t pendingPeer{-1}; //!< peer after the reconfiguration in progress
+        PortState state{LIVE};
+        Time wireFreeAt{0};         //!< when the last scheduled frame leaves the sender
         std::deque<Flight> flights; //!< frames on (or queued for) the fibre, in order
         std::deque<Held> held;      //!< frames waiting for a circuit
-        Time darkSince{ 0 };
-        Time darkTotal{ 0 };
+        Time darkSince{0};
+        Time darkTotal{0};
     };
 
     void ValidateMatching(const Matching& matching) const;
@@ -245,29 +246,29 @@ private:
     Time GetFibreDelay() const;
 
     // Attributes
-    Technology m_technology{ OCS };
-    DarkPortPolicy m_policy{ DROP };
-    uint32_t m_portCount{ 136 };
-    Time m_reconfigurationDelay{ -1 };
-    DataRate m_rate{ "100Gbps" };
-    Time m_fibreDelay{ MicroSeconds(1) };
-    double m_insertionLossDb{ -1 };
-    double m_launchPowerDbm{ 0 };
-    double m_receiverSensitivityDbm{ -10 };
-    double m_marginDb{ 3 };
+    Technology m_technology{OCS};
+    DarkPortPolicy m_policy{DROP};
+    uint32_t m_portCount{136};
+    Time m_reconfigurationDelay{-1};
+    DataRate m_rate{"100Gbps"};
+    Time m_fibreDelay{MicroSeconds(1)};
+    double m_insertionLossDb{-1};
+    double m_launchPowerDbm{0};
+    double m_receiverSensitivityDbm{-10};
+    double m_marginDb{3};
 
     std::vector<Port> m_ports;
-    uint64_t m_nextSeq{ 0 };
-    uint32_t m_nextReconfiguration{ 0 };
-    uint64_t m_delivered{ 0 };
-    uint64_t m_dropped{ 0 };
-    uint64_t m_held{ 0 };
+    uint64_t m_nextSeq{0};
+    uint32_t m_nextReconfiguration{0};
+    uint64_t m_delivered{0};
+    uint64_t m_dropped{0};
+    uint64_t m_held{0};
 
     std::vector<ScheduleEntry> m_schedule;
-    uint32_t m_scheduleRepetitions{ 0 };
-    uint32_t m_scheduleSlot{ 0 };
-    uint32_t m_scheduleRound{ 0 };
-    bool m_scheduleRunning{ false };
+    uint32_t m_scheduleRepetitions{0};
+    uint32_t m_scheduleSlot{0};
+    uint32_t m_scheduleRound{0};
+    bool m_scheduleRunning{false};
     EventId m_scheduleEvent;
 
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_reconfigurationStartTrace;

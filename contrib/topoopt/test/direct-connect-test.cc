@@ -51,14 +51,12 @@ protected:
             Socket::CreateSocket(cluster->GetRankNode(b), UdpSocketFactory::GetTypeId());
         rx->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9));
         Time arrival(-1);
-        rx->SetRecvCallback(MakeCallback(+[](Time* t, Ptr<Socket> s)
-                                         {
-                                             while (s->Recv())
-                                             {
-                                                 *t = Simulator::Now();
-                                             }
-                                         })
-                                .Bind(&arrival));
+        rx->SetRecvCallback(MakeCallback(+[](Time* t, Ptr<Socket> s) {
+                                while (s->Recv())
+                                {
+                                    *t = Simulator::Now();
+                                }
+                            }).Bind(&arrival));
         Ptr<Socket> tx =
             Socket::CreateSocket(cluster->GetRankNode(a), UdpSocketFactory::GetTypeId());
         tx->Connect(InetSocketAddress(cluster->GetRankAddress(b), 9));
@@ -76,7 +74,7 @@ TEST_F(DirectConnectTest, RingAllReduceOnFinderPlanMatchesTheTwin)
     Ptr<TopologyFinder> finder = CreateObject<TopologyFinder>();
     finder->SetAttribute("Degree", UintegerValue(4));
     finder->AssignStreams(1);
-    TopologyPlan plan = finder->Find(n, { { n, 1e6 } }, Eigen::MatrixXd());
+    TopologyPlan plan = finder->Find(n, {{n, 1e6}}, Eigen::MatrixXd());
     ASSERT_FALSE(plan.GetRings().empty());
     std::vector<std::vector<uint32_t>> orders;
     for (const auto& ring : plan.GetRings())
@@ -156,17 +154,19 @@ TEST_F(DirectConnectTest, HostRelayAddsLatencyAndCap)
     const Time delay = MicroSeconds(1);
     const Time hop = rate.CalculateBytesTxTime(ip + 2) + delay;
     const Time at = MicroSeconds(5);
+
     struct Case
     {
         Time latency;
         DataRate cap;
         Time expected;
     };
+
     const DataRate cap("1Gbps");
     for (const Case& k :
-         { Case{ Time(0), DataRate(0), 2 * hop },
-           Case{ MicroSeconds(3), DataRate(0), 2 * hop + MicroSeconds(3) },
-           Case{ MicroSeconds(3), cap, 2 * hop + MicroSeconds(3) + cap.CalculateBytesTxTime(ip) } })
+         {Case{Time(0), DataRate(0), 2 * hop},
+          Case{MicroSeconds(3), DataRate(0), 2 * hop + MicroSeconds(3)},
+          Case{MicroSeconds(3), cap, 2 * hop + MicroSeconds(3) + cap.CalculateBytesTxTime(ip)}})
     {
         DirectConnectHelper helper(Ring4());
         helper.SetLinkRate(rate);
@@ -184,7 +184,7 @@ TEST_F(DirectConnectTest, ParallelCircuitsStaySeparateLinks)
 {
     // Planes 0 and 1 both join 0-1 and 2-3; plane 2 joins 1-2 and 0-3.
     TopologyPlan plan(4, 3);
-    for (uint32_t p : { 0u, 1u })
+    for (uint32_t p : {0u, 1u})
     {
         plan.AddCircuit(p, 0, 1);
         plan.AddCircuit(p, 2, 3);
@@ -229,16 +229,17 @@ TEST_F(DirectConnectTest, RegistryAndRoutesFollowReconfiguration)
     int64_t old01 = fabric->GetLinkOfPort(0, 0);
     ASSERT_GE(old01, 0);
     // Plane 0: (0,1),(2,3) -> (0,2),(1,3) at 1 us, dark until 6 us.
-    Simulator::Schedule(MicroSeconds(1), &DirectConnectFabric::Reconfigure, fabric, 0u,
-                        OpticalCircuitSwitch::Matching{ { 0, 2 }, { 1, 3 } });
-    Simulator::Schedule(MicroSeconds(3),
-                        [cluster, fabric, old01]()
-                        {
-                            EXPECT_TRUE(cluster->GetLink(old01).failed);
-                            EXPECT_TRUE(cluster->GetLink(old01).detached);
-                            EXPECT_EQ(fabric->GetLinkOfPort(0, 0), -1);
-                            EXPECT_TRUE(fabric->GetPlane(0)->IsDark(0));
-                        });
+    Simulator::Schedule(MicroSeconds(1),
+                        &DirectConnectFabric::Reconfigure,
+                        fabric,
+                        0u,
+                        OpticalCircuitSwitch::Matching{{0, 2}, {1, 3}});
+    Simulator::Schedule(MicroSeconds(3), [cluster, fabric, old01]() {
+        EXPECT_TRUE(cluster->GetLink(old01).failed);
+        EXPECT_TRUE(cluster->GetLink(old01).detached);
+        EXPECT_EQ(fabric->GetLinkOfPort(0, 0), -1);
+        EXPECT_TRUE(fabric->GetPlane(0)->IsDark(0));
+    });
     // After the circuits are up a datagram 0 -> 2 takes the new circuit: one hop.
     const Time at = MicroSeconds(10);
     Time arrival = OneDatagram(cluster, 0, 2, 1000, at);
@@ -258,7 +259,7 @@ TEST_F(DirectConnectTest, RegistryAndRoutesFollowReconfiguration)
     EXPECT_GE(fabric->GetRouteInstalls(), 1u);
 
     // Back to the first matching: the old circuits get their old links back.
-    fabric->Reconfigure(0, { { 0, 1 }, { 2, 3 } });
+    fabric->Reconfigure(0, {{0, 1}, {2, 3}});
     Simulator::Run();
     EXPECT_EQ(cluster->GetLinks().size(), 6u);
     EXPECT_EQ(fabric->GetLinkOfPort(0, 0), old01);
@@ -269,8 +270,7 @@ TEST_F(DirectConnectTest, RegistryAndRoutesFollowReconfiguration)
 
 TEST_F(DirectConnectTest, BadInputThrows)
 {
-    auto throwsWith = [](DirectConnectHelper& h, const std::string& words)
-    {
+    auto throwsWith = [](DirectConnectHelper& h, const std::string& words) {
         try
         {
             h.Install();
@@ -312,8 +312,8 @@ TEST_F(DirectConnectTest, BadInputThrows)
                  std::invalid_argument);
     DirectConnectHelper h(Ring4());
     Ptr<DirectConnectFabric> fabric = h.Install()->GetObject<DirectConnectFabric>();
-    EXPECT_THROW(fabric->Reconfigure(0, { { 0, 7 } }), std::invalid_argument);
-    EXPECT_THROW(fabric->Reconfigure(2, { { 0, 1 } }), std::invalid_argument);
+    EXPECT_THROW(fabric->Reconfigure(0, {{0, 7}}), std::invalid_argument);
+    EXPECT_THROW(fabric->Reconfigure(2, {{0, 1}}), std::invalid_argument);
     EXPECT_THROW(fabric->ApplyPlan(TopologyPlan(4, 3)), std::invalid_argument);
 }
 

@@ -27,6 +27,7 @@ struct Arrival
 {
     Time at;
     uint32_t size;
+
     bool operator==(const Arrival& o) const
     {
         return at == o.at && size == o.size;
@@ -58,7 +59,7 @@ protected:
 
     bool Rx(Ptr<NetDevice> dev, Ptr<const Packet> p, uint16_t, const Address&)
     {
-        m_rx[PeekPointer(dev)].push_back({ Simulator::Now(), p->GetSize() });
+        m_rx[PeekPointer(dev)].push_back({Simulator::Now(), p->GetSize()});
         return true;
     }
 
@@ -103,9 +104,9 @@ protected:
         return m_rx[PeekPointer(dev)];
     }
 
-    DataRate m_rate{ "10Gbps" };
-    Time m_delay{ NanoSeconds(1500) };
-    uint32_t m_sent{ 0 };
+    DataRate m_rate{"10Gbps"};
+    Time m_delay{NanoSeconds(1500)};
+    uint32_t m_sent{0};
     std::map<NetDevice*, std::vector<Arrival>> m_rx;
 };
 
@@ -123,21 +124,21 @@ TEST_F(OcsTest, LiveCircuitTimesLikePointToPoint)
     Record(link.Get(1));
 
     Ptr<OpticalCircuitSwitch> ocs = MakeSwitch(4);
-    ocs->SetMatching({ { 2, 1 }, { 0, 3 } }); // circuit 0 <-> 3 is the one compared
+    ocs->SetMatching({{2, 1}, {0, 3}}); // circuit 0 <-> 3 is the one compared
     Ptr<NetDevice> a = ocs->GetPortDevice(0);
     Ptr<NetDevice> b = ocs->GetPortDevice(3);
 
     const std::vector<std::pair<double, std::vector<uint32_t>>> bursts = {
-        { 0.0, { 100, 1500, 9000, 64, 3000 } },
-        { 3.0, { 500 } },
-        { 20.0, { 9000, 9000, 40 } },
-        { 55.5, { 1234 } },
+        {0.0, {100, 1500, 9000, 64, 3000}},
+        {3.0, {500}},
+        {20.0, {9000, 9000, 40}},
+        {55.5, {1234}},
     };
     for (const auto& [us, sizes] : bursts)
     {
         for (uint32_t s : sizes)
         {
-            for (auto [from, ocsFrom] : { std::make_pair(link.Get(0), a), { link.Get(1), b } })
+            for (auto [from, ocsFrom] : {std::make_pair(link.Get(0), a), {link.Get(1), b}})
             {
                 Simulator::Schedule(MicroSeconds(us), &OcsTest::Send, from, s);
                 Simulator::Schedule(MicroSeconds(us), &OcsTest::Send, ocsFrom, s);
@@ -172,7 +173,7 @@ protected:
     void Run(const std::string& policy)
     {
         m_ocs = MakeSwitch(4, policy);
-        m_ocs->SetMatching({ { 0, 1 }, { 2, 3 } });
+        m_ocs->SetMatching({{0, 1}, {2, 3}});
         m_ocs->TraceConnectWithoutContext("DroppedWhileDark",
                                           MakeCallback(&OcsPolicyTest::Dropped, this));
         m_ocs->TraceConnectWithoutContext("ReconfigurationStart",
@@ -181,8 +182,10 @@ protected:
                                           MakeCallback(&OcsPolicyTest::End, this));
         // 1000 B every 1 us at 10 Gbps (0.8016 us on the wire): no queueing while live.
         Stream(m_ocs->GetPortDevice(0), 1000, MicroSeconds(1), Seconds(0), MicroSeconds(80));
-        Simulator::Schedule(NanoSeconds(30500), &OpticalCircuitSwitch::Reconfigure, m_ocs,
-                            OpticalCircuitSwitch::Matching{ { 0, 2 }, { 1, 3 } });
+        Simulator::Schedule(NanoSeconds(30500),
+                            &OpticalCircuitSwitch::Reconfigure,
+                            m_ocs,
+                            OpticalCircuitSwitch::Matching{{0, 2}, {1, 3}});
         Simulator::Run();
     }
 
@@ -195,7 +198,7 @@ protected:
     void Start(uint32_t, const std::vector<uint32_t>& ports)
     {
         m_start = Simulator::Now();
-        EXPECT_EQ(ports, (std::vector<uint32_t>{ 0, 1, 2, 3 }));
+        EXPECT_EQ(ports, (std::vector<uint32_t>{0, 1, 2, 3}));
     }
 
     void End(uint32_t, const std::vector<uint32_t>&)
@@ -209,9 +212,9 @@ protected:
     }
 
     Ptr<OpticalCircuitSwitch> m_ocs;
-    uint32_t m_dropTrace{ 0 };
-    Time m_start{ -1 };
-    Time m_end{ -1 };
+    uint32_t m_dropTrace{0};
+    Time m_start{-1};
+    Time m_end{-1};
 };
 
 TEST_F(OcsPolicyTest, DropLosesDarkTrafficAndDeliversNothingAcrossDarkPort)
@@ -299,22 +302,24 @@ TEST_F(OcsTest, PartialReconfigurationLeavesOtherCircuitsUntouched)
     {
         m_rx.clear();
         Ptr<OpticalCircuitSwitch> ocs = MakeSwitch(6);
-        ocs->SetMatching({ { 0, 1 }, { 2, 3 }, { 4, 5 } });
-        for (uint32_t p : { 0u, 2u, 4u, 5u })
+        ocs->SetMatching({{0, 1}, {2, 3}, {4, 5}});
+        for (uint32_t p : {0u, 2u, 4u, 5u})
         {
             Stream(ocs->GetPortDevice(p), 1400, NanoSeconds(700), Seconds(0), MicroSeconds(40));
         }
         if (reconfigure)
         {
-            Simulator::Schedule(MicroSeconds(10), &OpticalCircuitSwitch::ReconfigurePartial, ocs,
-                                OpticalCircuitSwitch::Matching{ { 0, 2 } });
+            Simulator::Schedule(MicroSeconds(10),
+                                &OpticalCircuitSwitch::ReconfigurePartial,
+                                ocs,
+                                OpticalCircuitSwitch::Matching{{0, 2}});
         }
         Simulator::Run();
         runs[reconfigure][0] = At(ocs->GetPortDevice(5));
         runs[reconfigure][1] = At(ocs->GetPortDevice(4));
         if (reconfigure)
         {
-            EXPECT_EQ(ocs->GetMatching(), (OpticalCircuitSwitch::Matching{ { 0, 2 }, { 4, 5 } }));
+            EXPECT_EQ(ocs->GetMatching(), (OpticalCircuitSwitch::Matching{{0, 2}, {4, 5}}));
             EXPECT_EQ(ocs->GetDarkTime(4), Time(0));
             EXPECT_EQ(ocs->GetDarkTime(5), Time(0));
             EXPECT_EQ(ocs->GetDarkTime(1), MicroSeconds(20));
@@ -333,11 +338,11 @@ TEST_F(OcsTest, PowerBudgetRejectsLossyConfiguration)
     Ptr<OpticalCircuitSwitch> ocs = MakeSwitch(2);
     // Defaults: 0 dBm - 2 dB (ocs) = -2 dBm >= -10 dBm + 3 dB.
     EXPECT_DOUBLE_EQ(ocs->GetPowerBudgetSlackDb(), 0.0 - 2.0 + 10.0 - 3.0);
-    EXPECT_NO_THROW(ocs->SetMatching({ { 0, 1 } }));
+    EXPECT_NO_THROW(ocs->SetMatching({{0, 1}}));
     ocs->SetAttribute("InsertionLossDb", DoubleValue(7.5)); // -7.5 dBm < -7 dBm
     try
     {
-        ocs->Reconfigure({ { 0, 1 } });
+        ocs->Reconfigure({{0, 1}});
         ADD_FAILURE() << "a 7.5 dB circuit passed a 7 dB budget";
     }
     catch (const std::invalid_argument& e)
@@ -345,9 +350,9 @@ TEST_F(OcsTest, PowerBudgetRejectsLossyConfiguration)
         EXPECT_NE(std::string(e.what()).find("infeasible power budget"), std::string::npos)
             << e.what();
     }
-    EXPECT_THROW(ocs->SetMatching({ { 0, 1 } }), std::invalid_argument);
+    EXPECT_THROW(ocs->SetMatching({{0, 1}}), std::invalid_argument);
     ocs->SetAttribute("LaunchPowerDbm", DoubleValue(1.0)); // -6.5 dBm: feasible again
-    EXPECT_NO_THROW(ocs->SetMatching({ { 0, 1 } }));
+    EXPECT_NO_THROW(ocs->SetMatching({{0, 1}}));
 }
 
 TEST_F(OcsTest, TechnologyDefaultsAndBadInput)
@@ -366,21 +371,18 @@ TEST_F(OcsTest, TechnologyDefaultsAndBadInput)
     small->AddPort(NewDevice(CreateObject<Node>()));
     small->AddPort(NewDevice(CreateObject<Node>()));
     EXPECT_THROW(small->AddPort(NewDevice(CreateObject<Node>())), std::invalid_argument);
-    EXPECT_THROW(small->SetMatching({ { 0, 2 } }), std::invalid_argument); // port out of range
-    EXPECT_THROW(small->SetMatching({ { 0, 0 } }), std::invalid_argument); // self loop
+    EXPECT_THROW(small->SetMatching({{0, 2}}), std::invalid_argument); // port out of range
+    EXPECT_THROW(small->SetMatching({{0, 0}}), std::invalid_argument); // self loop
     Ptr<OpticalCircuitSwitch> four = MakeSwitch(4);
-    EXPECT_THROW(four->SetMatching({ { 0, 1 }, { 1, 2 } }), std::invalid_argument); // port twice
+    EXPECT_THROW(four->SetMatching({{0, 1}, {1, 2}}), std::invalid_argument); // port twice
     // A port still dark cannot be reconfigured again.
-    four->SetMatching({ { 0, 1 }, { 2, 3 } });
-    Simulator::Schedule(
-        MicroSeconds(1),
-        [four]()
-        {
-            four->Reconfigure({ { 0, 2 }, { 1, 3 } });
-            EXPECT_THROW(four->ReconfigurePartial({ { 0, 3 } }), std::invalid_argument);
-        });
+    four->SetMatching({{0, 1}, {2, 3}});
+    Simulator::Schedule(MicroSeconds(1), [four]() {
+        four->Reconfigure({{0, 2}, {1, 3}});
+        EXPECT_THROW(four->ReconfigurePartial({{0, 3}}), std::invalid_argument);
+    });
     Simulator::Run();
-    EXPECT_EQ(four->GetMatching(), (OpticalCircuitSwitch::Matching{ { 0, 2 }, { 1, 3 } }));
+    EXPECT_EQ(four->GetMatching(), (OpticalCircuitSwitch::Matching{{0, 2}, {1, 3}}));
 }
 
 TEST_F(OcsTest, ScheduleRepeatsMatchings)
@@ -388,7 +390,7 @@ TEST_F(OcsTest, ScheduleRepeatsMatchings)
     // Two slots (0-1, 2-3) and (0-2, 1-3), dark 2 us, live 10 us, twice, from the
     // first slot's matching: reconfigurations at 10, 22, 34 us (three changes).
     Ptr<OpticalCircuitSwitch> ocs = MakeSwitch(4);
-    ocs->SetMatching({ { 0, 1 }, { 2, 3 } });
+    ocs->SetMatching({{0, 1}, {2, 3}});
     std::vector<Time> starts;
     std::vector<Time> ends;
     ocs->TraceConnectWithoutContext(
@@ -402,16 +404,16 @@ TEST_F(OcsTest, ScheduleRepeatsMatchings)
             v->push_back(Simulator::Now());
         }).Bind(&ends));
     std::vector<OpticalCircuitSwitch::ScheduleEntry> slots = {
-        { { { 0, 1 }, { 2, 3 } }, MicroSeconds(10), MicroSeconds(2) },
-        { { { 0, 2 }, { 1, 3 } }, MicroSeconds(10), MicroSeconds(2) },
+        {{{0, 1}, {2, 3}}, MicroSeconds(10), MicroSeconds(2)},
+        {{{0, 2}, {1, 3}}, MicroSeconds(10), MicroSeconds(2)},
     };
     ocs->SetSchedule(slots, 2);
-    EXPECT_THROW(ocs->Reconfigure({ { 0, 3 } }), std::invalid_argument);
+    EXPECT_THROW(ocs->Reconfigure({{0, 3}}), std::invalid_argument);
     Simulator::Run();
-    EXPECT_EQ(starts, (std::vector<Time>{ MicroSeconds(10), MicroSeconds(22), MicroSeconds(34) }));
-    EXPECT_EQ(ends, (std::vector<Time>{ MicroSeconds(12), MicroSeconds(24), MicroSeconds(36) }));
+    EXPECT_EQ(starts, (std::vector<Time>{MicroSeconds(10), MicroSeconds(22), MicroSeconds(34)}));
+    EXPECT_EQ(ends, (std::vector<Time>{MicroSeconds(12), MicroSeconds(24), MicroSeconds(36)}));
     EXPECT_FALSE(ocs->IsScheduleRunning());
-    EXPECT_EQ(ocs->GetMatching(), (OpticalCircuitSwitch::Matching{ { 0, 2 }, { 1, 3 } }));
+    EXPECT_EQ(ocs->GetMatching(), (OpticalCircuitSwitch::Matching{{0, 2}, {1, 3}}));
     EXPECT_EQ(ocs->GetDarkTime(3), MicroSeconds(6));
 }
 
