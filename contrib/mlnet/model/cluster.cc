@@ -8,6 +8,7 @@
 #include "ns3/pointer.h"
 
 #include <limits>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -37,6 +38,8 @@ void
 Cluster::DoDispose()
 {
     m_links.clear();
+    m_slots.clear();
+    m_slotOfDevice.clear();
     m_rankNodes = NodeContainer();
     m_switchNodes = NodeContainer();
     m_routePreference = nullptr;
@@ -74,19 +77,38 @@ Cluster::AddLink(Ptr<PointToPointNetDevice> a,
     m_links.push_back(link);
     m_linksOfNode[link.nodeA].push_back(link.id);
     m_linksOfNode[link.nodeB].push_back(link.id);
-    // PhyTxBegin sees the whole PPP frame as it starts on the wire.
-    a->TraceConnectWithoutContext("PhyTxBegin",
-                                  MakeCallback(&Cluster::CountTx, this).Bind(link.id, true));
-    b->TraceConnectWithoutContext("PhyTxBegin",
-                                  MakeCallback(&Cluster::CountTx, this).Bind(link.id, false));
+    BindDevice(a, link.id, true);
+    BindDevice(b, link.id, false);
     return link.id;
 }
 
 void
-Cluster::CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p)
+Cluster::BindDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId, bool aToB)
 {
-    ClusterLink& l = m_links[linkId];
-    if (aToB)
+    auto it = m_slotOfDevice.find(PeekPointer(dev));
+    if (it != m_slotOfDevice.end())
+    {
+        m_slots[it->second] = DeviceSlot{linkId, aToB, true};
+        return;
+    }
+    uint32_t slot = static_cast<uint32_t>(m_slots.size());
+    m_slots.push_back(DeviceSlot{linkId, aToB, true});
+    m_slotOfDevice[PeekPointer(dev)] = slot;
+    // PhyTxBegin sees the whole PPP frame as it starts on the wire.
+    dev->TraceConnectWithoutContext("PhyTxBegin",
+                                    MakeCallback(&Cluster::CountTx, this).Bind(slot));
+}
+
+void
+Cluster::CountTx(uint32_t slot, Ptr<const Packet> p)
+{
+    const DeviceSlot& s = m_slots[slot];
+    if (!s.counting)
+    {
+        return;
+    }
+    ClusterLink& l = m_links[s.linkId];
+    if (s.aToB)
     {
         l.bytesAtoB += p->GetSize();
         ++l.packetsAtoB;
@@ -250,6 +272,43 @@ Cluster::FailLink(uint32_t linkId)
         dev->SetReceiveErrorModel(em);
     }
     m_linkFailedTrace(linkId);
+}
+
+void
+Cluster::DetachLink(uint32_t linkId)
+{
+    NS_ASSERT(linkId < m_links.size());
+    ClusterLink& l = m_links[linkId];
+    if (l.failed)
+    {
+        return;
+    }
+    l.failed = true;
+    l.detached = true;
+    for (auto dev : {l.devA, l.devB})
+    {
+        DeviceSlot& s = m_slots[m_slotOfDevice.at(PeekPointer(dev))];
+        if (s.linkId == linkId)
+        {
+            s.counting = false;
+        }
+    }
+}
+
+void
+Cluster::ReattachLink(uint32_t linkId)
+{
+    NS_ASSERT(linkId < m_links.size());
+    ClusterLink& l = m_links[linkId];
+    if (l.failed && !l.detached)
+    {
+        throw std::invalid_argument("link " + std::to_string(linkId) +
+                                    " was failed by FailLink and cannot be reattached");
+    }
+    l.failed = false;
+    l.detached = false;
+    BindDevice(l.devA, linkId, true);
+    BindDevice(l.devB, linkId, false);
 }
 
 std::map<std::string, uint64_t>

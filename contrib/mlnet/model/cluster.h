@@ -72,7 +72,8 @@ struct ClusterLink
     uint64_t bytesBtoA{0};            //!< wire bytes sent B -> A
     uint64_t packetsAtoB{0};          //!< frames sent A -> B
     uint64_t packetsBtoA{0};          //!< frames sent B -> A
-    bool failed{false};               //!< set by Cluster::FailLink
+    bool failed{false};               //!< set by Cluster::FailLink (and DetachLink)
+    bool detached{false};             //!< out of service by DetachLink (devices intact)
 };
 
 /**
@@ -103,6 +104,9 @@ class Cluster : public Object
     void AddSwitchNode(Ptr<Node> node);
     /**
      * \brief Register a link and start counting its bytes.
+     *
+     * A device may belong to several links over time (a reconfigurable optical
+     * circuit, see DetachLink); its frames are counted on the link it joined last.
      * \param a device at end A
      * \param b device at end B (peer of a)
      * \param linkClass class of the link, e.g. "host-tor"
@@ -167,6 +171,22 @@ class Cluster : public Object
      * Routing must be recomputed afterwards (RoutePlanner::Install does).
      */
     void FailLink(uint32_t linkId);
+    /**
+     * \brief Take a link out of service without touching its devices (an optical
+     * circuit torn down by a reconfiguration; the devices live on in other links).
+     *
+     * The link counts as failed for routing and the injection rate, its devices'
+     * frames stop counting on it, and its counters keep what it carried. Routing
+     * must be recomputed afterwards (RoutePlanner::Install). Added for
+     * reconfigurable fabrics (contrib/topoopt); fixed fabrics never call it.
+     */
+    void DetachLink(uint32_t linkId);
+    /**
+     * \brief Put a detached link back in service (the same circuit set up again):
+     * its devices' frames count on it again. Throws std::invalid_argument if the
+     * link was failed by FailLink rather than detached.
+     */
+    void ReattachLink(uint32_t linkId);
 
     /// \return wire bytes carried by all links of each class (both directions)
     std::map<std::string, uint64_t> GetBytesByLinkClass() const;
@@ -179,7 +199,19 @@ class Cluster : public Object
     void DoDispose() override;
 
   private:
-    void CountTx(uint32_t linkId, bool aToB, Ptr<const Packet> p);
+    void CountTx(uint32_t slot, Ptr<const Packet> p);
+    /// Make `dev`'s frames count on `linkId` in direction `aToB` (connects its trace once).
+    void BindDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId, bool aToB);
+
+    /// Where a device's frames are counted (one slot per device, reused across links).
+    struct DeviceSlot
+    {
+        uint32_t linkId{0}; //!< link the device's frames count on
+        bool aToB{true};    //!< direction of that link the device sends in
+        bool counting{true}; //!< false while the link is detached
+    };
+    std::vector<DeviceSlot> m_slots;
+    std::unordered_map<const PointToPointNetDevice*, uint32_t> m_slotOfDevice;
 
     NodeContainer m_rankNodes;
     NodeContainer m_switchNodes;

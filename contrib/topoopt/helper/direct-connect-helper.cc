@@ -1,0 +1,214 @@
+#include "direct-connect-helper.h"
+
+#include "host-forwarding-routing-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/direct-connect-fabric.h"
+#include "ns3/drop-tail-queue.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/node.h"
+#include "ns3/optical-circuit-switch.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TopooptDirectConnectHelper");
+
+DirectConnectHelper::DirectConnectHelper()
+{
+    m_ocsFactory.SetTypeId("ns3::OpticalCircuitSwitch");
+}
+
+DirectConnectHelper::DirectConnectHelper(const TopologyPlan& plan)
+    : DirectConnectHelper()
+{
+    SetPlan(plan);
+}
+
+void
+DirectConnectHelper::SetPlan(const TopologyPlan& plan)
+{
+    m_plan = plan;
+    m_hasPlan = true;
+}
+
+void
+DirectConnectHelper::SetOcsAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_ocsFactory.Set(name, value);
+}
+
+void
+DirectConnectHelper::SetForwardingLatency(Time latency)
+{
+    m_forwardingLatency = latency;
+}
+
+void
+DirectConnectHelper::SetForwardingRate(DataRate rate)
+{
+    m_forwardingRate = rate;
+}
+
+void
+DirectConnectHelper::SetPortsPerServer(uint32_t ports)
+{
+    m_portsPerServer = ports;
+}
+
+void
+DirectConnectHelper::SetRerouteAroundDarkPorts(bool reroute)
+{
+    m_reroute = reroute;
+}
+
+Ptr<Cluster>
+DirectConnectHelper::Install()
+{
+    ValidateCommon();
+    if (!m_hasPlan)
+    {
+        throw std::invalid_argument("DirectConnectHelper: no plan; call SetPlan(plan) first");
+    }
+    const uint32_t n = m_plan.GetServers();
+    const uint32_t d = m_plan.GetDegree();
+    if (n < 2)
+    {
+        throw std::invalid_argument("DirectConnectHelper: the plan has " + std::to_string(n) +
+                                    " servers; a fabric needs at least 2");
+    }
+    if (d == 0)
+    {
+        throw std::invalid_argument("DirectConnectHelper: the plan has degree 0; give each "
+                                    "server at least one port");
+    }
+    if (m_portsPerServer > 0 && d > m_portsPerServer)
+    {
+        throw std::invalid_argument(
+            "DirectConnectHelper: the plan's degree " + std::to_string(d) + " is larger than the " +
+            std::to_string(m_portsPerServer) + " ports per server; use a plan of degree <= " +
+            std::to_string(m_portsPerServer) + " or give the servers more ports");
+    }
+    if (m_forwardingLatency.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("DirectConnectHelper: negative forwarding latency");
+    }
+    m_plan.Validate();
+
+    // Planes first: a plan that does not fit the switches fails before anything is built.
+    std::vector<Ptr<OpticalCircuitSwitch>> planes;
+    for (uint32_t p = 0; p < d; ++p)
+    {
+        Ptr<OpticalCircuitSwitch> ocs = m_ocsFactory.Create<OpticalCircuitSwitch>();
+        ocs->SetAttribute("DataRate", DataRateValue(m_rate));
+        ocs->SetAttribute("FibreDelay", TimeValue(m_delay));
+        UintegerValue ports;
+        ocs->GetAttribute("PortCount", ports);
+        if (ports.Get() < n)
+        {
+            throw std::invalid_argument(
+                "DirectConnectHelper: the plan has servers 0.." + std::to_string(n - 1) +
+                " but plane " + std::to_string(p) + " has only " + std::to_string(ports.Get()) +
+                " ports; raise the OCS PortCount attribute or use a smaller plan");
+        }
+        ocs->CheckPowerBudget();
+        planes.push_back(ocs);
+    }
+
+    Ptr<Cluster> cluster = CreateObject<Cluster>();
+    NodeContainer nodes;
+    nodes.Create(n);
+    InternetStackHelper stack;
+    stack.SetIpv6StackInstall(false);
+    stack.SetRoutingHelper(HostForwardingRoutingHelper(m_forwardingLatency, m_forwardingRate));
+    stack.Install(nodes);
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        cluster->AddRankNode(nodes.Get(s));
+    }
+
+    ObjectFactory deviceFactory("ns3::PointToPointNetDevice");
+    deviceFactory.Set("Mtu", UintegerValue(m_mtu));
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        deviceFactory.Set(name, *value);
+    }
+    std::vector<std::vector<uint32_t>> interfaces(n, std::vector<uint32_t>(d));
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        Ptr<Node> node = nodes.Get(s);
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        for (uint32_t p = 0; p < d; ++p)
+        {
+            Ptr<PointToPointNetDevice> dev = deviceFactory.Create<PointToPointNetDevice>();
+            dev->SetAddress(Mac48Address::Allocate());
+            Ptr<DropTailQueue<Packet>> queue = CreateObject<DropTailQueue<Packet>>();
+            queue->SetMaxSize(m_queueSize);
+            dev->SetQueue(queue);
+            node->AddDevice(dev);
+            uint32_t port = planes[p]->AddPort(dev);
+            NS_ASSERT(port == s);
+            // One /30 per server port (10.0.0.0/8): the port owns .1. The peer of a
+            // circuit changes with reconfiguration; point-to-point devices ignore
+            // link-layer destinations, so addresses need not follow circuits.
+            uint32_t subnet = s * d + p;
+            if (subnet >= (1u << 22))
+            {
+                throw std::invalid_argument("DirectConnectHelper: too many ports for "
+                                            "10.0.0.0/8 addressing (4M max)");
+            }
+            uint32_t i = ipv4->AddInterface(dev);
+            Ipv4Address address((10u << 24) + subnet * 4 + 1);
+            ipv4->AddAddress(i, Ipv4InterfaceAddress(address, Ipv4Mask("255.255.255.252")));
+            ipv4->SetMetric(i, 1);
+            ipv4->SetUp(i);
+            cluster->AddNodeAddress(node->GetId(), address);
+            interfaces[s][p] = i;
+        }
+    }
+    for (uint32_t p = 0; p < d; ++p)
+    {
+        OpticalCircuitSwitch::Matching m(m_plan.GetCircuits(p).begin(),
+                                         m_plan.GetCircuits(p).end());
+        planes[p]->SetMatching(m);
+    }
+
+    Ptr<DirectConnectFabric> fabric = CreateObject<DirectConnectFabric>();
+    fabric->SetAttribute("RerouteAroundDarkPorts", BooleanValue(m_reroute));
+    cluster->AggregateObject(fabric);
+    fabric->Bind(planes, interfaces);
+    fabric->RegisterCircuits();
+
+    FabricSpec spec;
+    spec.kind = "direct-connect";
+    spec.routing = "ecmp";
+    Finish(cluster, spec);
+
+    // Finish gave the ports with a circuit a host FIFO queue disc; ports the plan
+    // leaves unused get one too, for the circuits a reconfiguration may give them.
+    TrafficControlHelper hostTc;
+    hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(m_hostQueueSize));
+    for (uint32_t p = 0; p < d; ++p)
+    {
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            Ptr<NetDevice> dev = planes[p]->GetPortDevice(s);
+            Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+            if (!tc->GetRootQueueDiscOnDevice(dev))
+            {
+                hostTc.Install(dev);
+            }
+        }
+    }
+    return cluster;
+}
+
+} // namespace ns3

@@ -1,0 +1,82 @@
+/*
+ * DirectConnectHelper: builds a TopoOpt direct-connect fabric from a TopologyPlan.
+ *
+ * n servers, each with d NIC ports; port p of every server is cabled to optical
+ * plane p (one OpticalCircuitSwitch per plane) whose circuits are the plan's
+ * plane p. Every circuit becomes a Cluster link of class "ocs" (parallel circuits
+ * between the same pair stay separate links, with their own devices and queues).
+ * There is no packet switch: servers relay transit traffic with
+ * HostForwardingRouting (FlowHashRouting over RoutePlanner's shortest paths, plus a
+ * per-hop relay latency and an optional relay rate cap). The Cluster is an
+ * ordinary mlnet Cluster, so transports, collectives, the training driver and the
+ * alpha-beta twin run on it unchanged; its DirectConnectFabric
+ * (cluster->GetObject<DirectConnectFabric>()) reconfigures planes and keeps the
+ * link registry and routes in step.
+ *
+ * Rates and delays come from FabricHelper's SetLinkRate / SetLinkDelay (they set
+ * every plane's DataRate and FibreDelay); other switch attributes (Technology,
+ * DarkPortPolicy, ReconfigurationDelay, optics) through SetOcsAttribute.
+ *
+ * Routing limit: forwarding is by destination (FlowHashRouting), so the plan's
+ * per-pair routes are not followed; packets take shortest paths over the live
+ * circuits (flow-hashed among equal-cost next hops). A plan whose routes are
+ * shortest paths (TopologyFinder's BFS routes, direct ring hops) gets the same hop
+ * counts, not necessarily the same paths.
+ */
+#ifndef TOPOOPT_DIRECT_CONNECT_HELPER_H
+#define TOPOOPT_DIRECT_CONNECT_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/fabric-helper.h"
+#include "ns3/nstime.h"
+#include "ns3/object-factory.h"
+#include "ns3/topology-plan.h"
+
+namespace ns3
+{
+
+/**
+ * \brief Builds n servers x d ports over d optical planes from a TopologyPlan.
+ */
+class DirectConnectHelper : public FabricHelper
+{
+public:
+    DirectConnectHelper();
+    /// \param plan the topology to build (validated at Install)
+    explicit DirectConnectHelper(const TopologyPlan& plan);
+
+    /// \brief Use this plan.
+    void SetPlan(const TopologyPlan& plan);
+    /// \brief Set an attribute of every plane's OpticalCircuitSwitch.
+    void SetOcsAttribute(const std::string& name, const AttributeValue& value);
+    /// \brief Per-hop relay latency of a server (default 0: free, as in the released code).
+    void SetForwardingLatency(Time latency);
+    /// \brief Relay bandwidth cap of a server (default 0: none).
+    void SetForwardingRate(DataRate rate);
+    /// \brief NIC ports each server has (default 0: the plan's degree). The plan's degree
+    /// must not exceed it.
+    void SetPortsPerServer(uint32_t ports);
+    /// \brief Recompute routes around ports that go dark (default true).
+    void SetRerouteAroundDarkPorts(bool reroute);
+
+    /**
+     * \brief Build the fabric.
+     * \return the cluster (link class "ocs"), routes installed, with a
+     * DirectConnectFabric aggregated
+     * Throws std::invalid_argument for a bad plan or configuration.
+     */
+    Ptr<Cluster> Install() override;
+
+private:
+    TopologyPlan m_plan;
+    bool m_hasPlan{false};
+    ObjectFactory m_ocsFactory;
+    Time m_forwardingLatency{0};
+    DataRate m_forwardingRate{0};
+    uint32_t m_portsPerServer{0};
+    bool m_reroute{true};
+};
+
+} // namespace ns3
+
+#endif // TOPOOPT_DIRECT_CONNECT_HELPER_H
