@@ -30,18 +30,20 @@ namespace
 
 struct Figure
 {
-    double wallS{ 0 };
-    uint64_t packetHops{ 0 };
-    uint64_t events{ 0 };
-    double simS{ 0 };
+    double wallS{0};
+    uint64_t packetHops{0};
+    uint64_t events{0};
+    double simS{0};
 };
 
-double WallSince(std::chrono::steady_clock::time_point t0)
+double
+WallSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-Figure RunMlnet(uint32_t ranks, uint64_t bytes, const std::string& rate)
+Figure
+RunMlnet(uint32_t ranks, uint64_t bytes, const std::string& rate)
 {
     auto t0 = std::chrono::steady_clock::now();
     IdealSwitchHelper star(ranks);
@@ -70,7 +72,8 @@ Figure RunMlnet(uint32_t ranks, uint64_t bytes, const std::string& rate)
     return f;
 }
 
-Figure RunStock(uint32_t ranks, uint64_t bytes, const std::string& rate)
+Figure
+RunStock(uint32_t ranks, uint64_t bytes, const std::string& rate)
 {
     auto t0 = std::chrono::steady_clock::now();
     NodeContainer hosts;
@@ -112,9 +115,10 @@ Figure RunStock(uint32_t ranks, uint64_t bytes, const std::string& rate)
     for (uint32_t i = 0; i < ranks; ++i)
     {
         apps.Get(2 * i)->TraceConnectWithoutContext(
-            "Rx", MakeCallback(+[](Time* last, Ptr<const Packet>, const Address&) {
-                      *last = Simulator::Now();
-                  }).Bind(&lastRx));
+            "Rx",
+            MakeCallback(+[](Time* last, Ptr<const Packet>, const Address&) {
+                *last = Simulator::Now();
+            }).Bind(&lastRx));
     }
     Simulator::Run();
     Figure f;
@@ -134,7 +138,8 @@ Figure RunStock(uint32_t ranks, uint64_t bytes, const std::string& rate)
 
 } // namespace
 
-int main(int argc, char* argv[])
+int
+main(int argc, char* argv[])
 {
     uint32_t ranks = 8;
     std::string bytes = "64MiB";
@@ -178,10 +183,10 @@ int main(int argc, char* argv[])
             best[1] = m;
         }
     }
-    const char* names[2] = { "stock ns-3 OnOff/UDP", "mlnet UDP transport + ring" };
+    const char* names[2] = {"stock ns-3 OnOff/UDP", "mlnet UDP transport + ring"};
     if (tsv)
     {
-        const char* keys[2] = { "stock", "ipv4-path" };
+        const char* keys[2] = {"stock", "ipv4-path"};
         for (int i = 0; i < 2; ++i)
         {
             std::printf("result\t%s\t%s\t%llu\t%.6f\t%llu\t%.9f\n", MLNET_NS3_KIND, keys[i],
@@ -191,8 +196,8 @@ int main(int argc, char* argv[])
         return 0;
     }
     std::printf("ns-3 3.37: %s (%s)\n", MLNET_NS3_KIND, MLNET_NS3_LOCATION);
-    std::printf("ring traffic, %u ranks, %s per rank, %s, ideal switch, best of %u\n", ranks,
-                bytes.c_str(), rate.c_str(), repeat);
+    std::printf("ring traffic, %u ranks, %s per rank, %s, ideal switch, best of %u\n",
+                ranks, bytes.c_str(), rate.c_str(), repeat);
     std::printf("%-28s %12s %10s %14s %14s %10s\n", "variant", "packet-hops", "wall_s",
                 "hops/wall_s", "events/wall_s", "sim_s");
     for (int i = 0; i < 2; ++i)
