@@ -107,7 +107,7 @@ fi
 # --- 2. build dependencies, only what is missing ------------------------------------------
 # Not `apt-get build-dep ns3`: that pulls Debian's documentation toolchain (doxygen,
 # sphinx, LaTeX, dia, ...) and Python-binding tools, none of which this build uses.
-deps=(build-essential cmake dpkg-dev xz-utils python3 libopenmpi-dev openmpi-bin libgsl-dev)
+deps=(build-essential cmake dpkg-dev xz-utils libopenmpi-dev openmpi-bin libgsl-dev)
 missing=()
 for p in "${deps[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -136,6 +136,11 @@ fi
 echo "build-ns3: ns-3 sources in $nsdir"
 
 # --- 4./5. configure, build, install ----------------------------------------------------
+# Release is ns-3.37's "release" profile: -O3 -DNDEBUG, and with NS3_LOG/NS3_ASSERT off
+# neither NS3_LOG_ENABLE nor NS3_ASSERT_ENABLE is defined. (Its "optimized" profile is
+# the same plus -march=native, NS3_NATIVE_OPTIMIZATIONS, left off so that the install
+# does not depend on this CPU.) Python is not looked for: without bindings it would only
+# add its include folder to the exported targets.
 build=$srcroot/build
 rm -rf "$build"
 modules="core;network;internet;point-to-point;traffic-control;applications;flow-monitor;stats;mpi"
@@ -146,7 +151,8 @@ nice -n 10 cmake -S "$nsdir" -B "$build" \
   -DNS3_ENABLED_MODULES="$modules" \
   -DNS3_MPI=ON -DNS3_LOG=OFF -DNS3_ASSERT=OFF \
   -DNS3_EXAMPLES=OFF -DNS3_TESTS=OFF -DNS3_PYTHON_BINDINGS=OFF \
-  -DNS3_WARNINGS_AS_ERRORS=OFF -DNS3_NATIVE_OPTIMIZATIONS=OFF
+  -DNS3_WARNINGS_AS_ERRORS=OFF -DNS3_NATIVE_OPTIMIZATIONS=OFF \
+  -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON
 nice -n 10 cmake --build "$build" -j "$jobs"
 rm -rf "$prefix"
 nice -n 10 cmake --install "$build"
