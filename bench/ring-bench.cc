@@ -3,7 +3,11 @@
 // ns-3 (PointToPointHelper star, global routing, OnOffApplication/PacketSink, each
 // rank streaming 2(N-1)/N*S bytes to its ring successor at line rate), in one run.
 //
-//   bench/ring-bench [--ranks=8] [--bytes=64MiB] [--rate=100Gbps] [--repeat=3]
+//   bench/ring-bench [--ranks=8] [--bytes=64MiB] [--rate=100Gbps] [--repeat=3] [--tsv]
+//
+// --tsv prints one tab-separated line per variant instead of the table (utils/bench.sh
+// collects them from the builds against Debian's ns-3 and the optimized one):
+//   result <ns-3 kind> <variant> <packet-hops> <wall_s> <events> <sim_s>
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
@@ -141,11 +145,13 @@ main(int argc, char* argv[])
     std::string bytes = "64MiB";
     std::string rate = "100Gbps";
     uint32_t repeat = 3;
+    bool tsv = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("ranks", "ranks on the ideal switch", ranks);
     cmd.AddValue("bytes", "all-reduce size per rank", bytes);
     cmd.AddValue("rate", "link rate", rate);
     cmd.AddValue("repeat", "runs of each variant; the best wall time counts", repeat);
+    cmd.AddValue("tsv", "print tab-separated result lines instead of the table", tsv);
     cmd.Parse(argc, argv);
     uint64_t size = 0;
     try
@@ -178,6 +184,18 @@ main(int argc, char* argv[])
         }
     }
     const char* names[2] = {"stock ns-3 OnOff/UDP", "mlnet UDP transport + ring"};
+    if (tsv)
+    {
+        const char* keys[2] = {"stock", "ipv4-path"};
+        for (int i = 0; i < 2; ++i)
+        {
+            std::printf("result\t%s\t%s\t%llu\t%.6f\t%llu\t%.9f\n", MLNET_NS3_KIND, keys[i],
+                        static_cast<unsigned long long>(best[i].packetHops), best[i].wallS,
+                        static_cast<unsigned long long>(best[i].events), best[i].simS);
+        }
+        return 0;
+    }
+    std::printf("ns-3 3.37: %s (%s)\n", MLNET_NS3_KIND, MLNET_NS3_LOCATION);
     std::printf("ring traffic, %u ranks, %s per rank, %s, ideal switch, best of %u\n",
                 ranks, bytes.c_str(), rate.c_str(), repeat);
     std::printf("%-28s %12s %10s %14s %14s %10s\n", "variant", "packet-hops", "wall_s",

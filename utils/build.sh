@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# Configures and builds the project. Usage: utils/build.sh [--sanitize]
-# Release build in build/, ASan+UBSan build in build-sanitize/. Build output goes to
-# stderr; the build folder is printed on stdout, so callers can capture it.
+# Configures and builds the project. Usage: utils/build.sh [--sanitize | --optimized]
+# Release build in build/ against Debian's ns-3 package; ASan+UBSan build in
+# build-sanitize/; with --optimized, a Release build in build-optimized/ against the
+# optimized ns-3 of ./utils/setup.sh --optimized (third_party/ns3-opt/, or
+# $MLNET_NS3_PREFIX). Build output goes to stderr; the build folder is printed on
+# stdout, so callers can capture it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-dir="$top/build"; extra=()
-if [ "${1:-}" = "--sanitize" ]; then
-  dir="$top/build-sanitize"; extra=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLNET_SANITIZE=ON)
-fi
+dir="$top/build"; extra=(-DMLNET_NS3_PREFIX=system)
+case "${1:-}" in
+  --sanitize)
+    dir="$top/build-sanitize"
+    extra=(-DMLNET_NS3_PREFIX=system -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMLNET_SANITIZE=ON) ;;
+  --optimized)
+    prefix=${MLNET_NS3_PREFIX:-$top/third_party/ns3-opt}
+    if [ ! -f "$prefix/lib/cmake/ns3/ns3Config.cmake" ]; then
+      echo "build: no optimized ns-3 in $prefix; run ./utils/setup.sh --optimized first" >&2
+      exit 1
+    fi
+    dir="$top/build-optimized"; extra=(-DMLNET_NS3_PREFIX="$prefix") ;;
+  "") ;;
+  *) echo "build: unknown argument '$1' (usage: utils/build.sh [--sanitize | --optimized])" >&2
+     exit 2 ;;
+esac
 jobs=${MLNET_JOBS:-$(nproc)}
 cmake -S "$top" -B "$dir" "${extra[@]}" >&2
 cmake --build "$dir" -j "$jobs" >&2

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs, only when missing, every Debian package the project needs to build,
 # test, run its examples and draw its plots. Idempotent: a second run does nothing.
+# Usage: utils/setup.sh [--optimized [--force]]
+#   --optimized  then also builds ns-3 3.37 from Debian's source package, optimized and
+#                with MPI, into third_party/ns3-opt/ (utils/build-ns3.sh; once, a few
+#                minutes; --force rebuilds it).
 set -euo pipefail
+optimized=0
+case "${1:-}" in
+  "") ;;
+  --optimized) optimized=1; shift ;;
+  *) echo "setup: unknown argument '$1' (usage: utils/setup.sh [--optimized [--force]])" >&2
+     exit 2 ;;
+esac
 
 packages=(
   build-essential cmake pkg-config
@@ -20,12 +31,15 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all ${#packages[@]} packages present"
-  exit 0
+else
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ $optimized -eq 1 ]; then
+  exec "$(cd "$(dirname "$0")" && pwd)/build-ns3.sh" "$@"
+fi
