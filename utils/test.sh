@@ -18,6 +18,7 @@ dir=$("$top/utils/build.sh" "${mode[@]}" | tail -n 1)
 jobs=${MLNET_JOBS:-$(nproc)}
 if [ "${mode[*]:-}" = "--sanitize" ]; then
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export LSAN_OPTIONS=suppressions="$top/utils/lsan.supp"
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 fi
 cd "$dir"
