@@ -189,22 +189,37 @@ main(int argc, char* argv[])
         const char* keys[2] = {"stock", "ipv4-path"};
         for (int i = 0; i < 2; ++i)
         {
-            std::printf("result\t%s\t%s\t%llu\t%.6f\t%llu\t%.9f\n", MLNET_NS3_KIND, keys[i],
-                        static_cast<unsigned long long>(best[i].packetHops), best[i].wallS,
-                        static_cast<unsigned long long>(best[i].events), best[i].simS);
+            std::printf("result\t%s\t%s\t%llu\t%.6f\t%llu\t%.9f\n",
+                        MLNET_NS3_KIND,
+                        keys[i],
+                        static_cast<unsigned long long>(best[i].packetHops),
+                        best[i].wallS,
+                        static_cast<unsigned long long>(best[i].events),
+                        best[i].simS);
         }
         return 0;
     }
     std::printf("ns-3 3.37: %s (%s)\n", MLNET_NS3_KIND, MLNET_NS3_LOCATION);
     std::printf("ring traffic, %u ranks, %s per rank, %s, ideal switch, best of %u\n",
-                ranks, bytes.c_str(), rate.c_str(), repeat);
-    std::printf("%-28s %12s %10s %14s %14s %10s\n", "variant", "packet-hops", "wall_s",
-                "hops/wall_s", "events/wall_s", "sim_s");
+                ranks,
+                bytes.c_str(),
+                rate.c_str(),
+                repeat);
+    std::printf("%-28s %12s %10s %14s %14s %10s\n",
+                "variant",
+                "packet-hops",
+                "wall_s",
+                "hops/wall_s",
+                "events/wall_s",
+                "sim_s");
     for (int i = 0; i < 2; ++i)
     {
-        std::printf("%-28s %12llu %10.3f %14.4g %14.4g %10.6f\n", names[i],
-                    static_cast<unsigned long long>(best[i].packetHops), best[i].wallS,
-                    best[i].packetHops / best[i].wallS, best[i].events / best[i].wallS,
+        std::printf("%-28s %12llu %10.3f %14.4g %14.4g %10.6f\n",
+                    names[i],
+                    static_cast<unsigned long long>(best[i].packetHops),
+                    best[i].wallS,
+                    best[i].packetHops / best[i].wallS,
+                    best[i].events / best[i].wallS,
                     best[i].simS);
     }
     double ratio = (best[1].packetHops / best[1].wallS) / (best[0].packetHops / best[0].wallS);

@@ -2,6 +2,8 @@
 
 #include "flow-hash-routing-helper.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -12,13 +14,11 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/route-planner.h"
 #include "ns3/traffic-control-helper.h"
-#include "ns3/boolean.h"
-#include "ns3/double.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
-#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -183,15 +183,24 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
         QueueSize limit(QueueSizeUnit::PACKETS,
                         std::max<uint32_t>(m_queueSize.GetValue(), 2 * m_ecnThreshold));
         switchTc.SetRootQueueDisc("ns3::RedQueueDisc",
-                                  "UseEcn", BooleanValue(true),
-                                  "UseHardDrop", BooleanValue(false),
-                                  "QW", DoubleValue(1.0),
-                                  "MinTh", DoubleValue(m_ecnThreshold),
-                                  "MaxTh", DoubleValue(m_ecnThreshold),
-                                  "MaxSize", QueueSizeValue(limit),
-                                  "LinkBandwidth", DataRateValue(m_rate),
-                                  "LinkDelay", TimeValue(m_delay),
-                                  "MeanPktSize", UintegerValue(m_mtu));
+                                  "UseEcn",
+                                  BooleanValue(true),
+                                  "UseHardDrop",
+                                  BooleanValue(false),
+                                  "QW",
+                                  DoubleValue(1.0),
+                                  "MinTh",
+                                  DoubleValue(m_ecnThreshold),
+                                  "MaxTh",
+                                  DoubleValue(m_ecnThreshold),
+                                  "MaxSize",
+                                  QueueSizeValue(limit),
+                                  "LinkBandwidth",
+                                  DataRateValue(m_rate),
+                                  "LinkDelay",
+                                  TimeValue(m_delay),
+                                  "MeanPktSize",
+                                  UintegerValue(m_mtu));
     }
     for (const auto& l : cluster->GetLinks())
     {
@@ -251,8 +260,7 @@ FabricHelper::FailRandomLinks(Ptr<Cluster> cluster,
     std::vector<uint32_t> candidates;
     for (const auto& l : links)
     {
-        if (!l.failed &&
-            std::find(classes.begin(), classes.end(), l.linkClass) != classes.end())
+        if (!l.failed && std::find(classes.begin(), classes.end(), l.linkClass) != classes.end())
         {
             candidates.push_back(l.id);
         }

@@ -32,7 +32,7 @@ namespace ns3
  */
 class FabricHelper
 {
-  public:
+public:
     FabricHelper();
     virtual ~FabricHelper();
 
@@ -78,7 +78,7 @@ class FabricHelper
                                                  uint32_t count,
                                                  const std::vector<std::string>& classes);
 
-  protected:
+protected:
     /// Check the common parameters (throws std::invalid_argument).
     void ValidateCommon() const;
     /// Create `n` nodes with the internet stack and FlowHashRouting.
@@ -96,16 +96,16 @@ class FabricHelper
      */
     void Finish(Ptr<Cluster> cluster, FabricSpec spec);
 
-    DataRate m_rate{"100Gbps"};         //!< link rate
-    Time m_delay{MicroSeconds(1)};      //!< link delay
-    uint32_t m_mtu{9000};               //!< MTU (bytes)
-    QueueSize m_queueSize{"1000p"};     //!< switch device queue
+    DataRate m_rate{"100Gbps"};          //!< link rate
+    Time m_delay{MicroSeconds(1)};       //!< link delay
+    uint32_t m_mtu{9000};                //!< MTU (bytes)
+    QueueSize m_queueSize{"1000p"};      //!< switch device queue
     QueueSize m_hostQueueSize{"10000p"}; //!< host root qdisc
-    bool m_ecn{false};                  //!< RED-ECN on switches
-    uint32_t m_ecnThreshold{65};        //!< marking threshold (packets)
+    bool m_ecn{false};                   //!< RED-ECN on switches
+    uint32_t m_ecnThreshold{65};         //!< marking threshold (packets)
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
 
-  private:
+private:
     uint32_t m_nextSubnet{0};
 };
 

@@ -19,15 +19,14 @@ NS_OBJECT_ENSURE_REGISTERED(Cluster);
 TypeId
 Cluster::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::Cluster")
-            .SetParent<Object>()
-            .SetGroupName("Mlnet")
-            .AddConstructor<Cluster>()
-            .AddTraceSource("LinkFailed",
-                            "A link was failed: link id.",
-                            MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
-                            "ns3::TracedValueCallback::Uint32");
+    static TypeId tid = TypeId("ns3::Cluster")
+                            .SetParent<Object>()
+                            .SetGroupName("Mlnet")
+                            .AddConstructor<Cluster>()
+                            .AddTraceSource("LinkFailed",
+                                            "A link was failed: link id.",
+                                            MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
+                                            "ns3::TracedValueCallback::Uint32");
     return tid;
 }
 
@@ -95,8 +94,7 @@ Cluster::BindDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId, bool aToB)
     m_slots.push_back(DeviceSlot{linkId, aToB, true});
     m_slotOfDevice[PeekPointer(dev)] = slot;
     // PhyTxBegin sees the whole PPP frame as it starts on the wire.
-    dev->TraceConnectWithoutContext("PhyTxBegin",
-                                    MakeCallback(&Cluster::CountTx, this).Bind(slot));
+    dev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Cluster::CountTx, this).Bind(slot));
 }
 
 void

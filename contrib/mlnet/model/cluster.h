@@ -39,20 +39,20 @@ class RoutePreference;
  */
 struct FabricSpec
 {
-    std::string kind;               //!< "ideal", "fattree", "torus", "graph", ...
-    uint32_t ranks{0};              //!< number of ranks
-    DataRate linkRate{"100Gbps"};   //!< rate of every link unless a helper says otherwise
+    std::string kind;                //!< "ideal", "fattree", "torus", "graph", ...
+    uint32_t ranks{0};               //!< number of ranks
+    DataRate linkRate{"100Gbps"};    //!< rate of every link unless a helper says otherwise
     Time linkDelay{MicroSeconds(1)}; //!< propagation delay of every link
-    uint32_t mtu{9000};             //!< IP MTU of every device (bytes)
+    uint32_t mtu{9000};              //!< IP MTU of every device (bytes)
     // Fat-tree / Clos
-    uint32_t tiers{0};              //!< switch tiers (1 = ideal switch, 2 or 3)
-    uint32_t radix{0};              //!< switch radix (ports)
-    uint32_t ranksPerTor{0};        //!< hosts below one ToR
-    double oversubscription{1.0};   //!< ToR downlink / uplink capacity ratio
+    uint32_t tiers{0};            //!< switch tiers (1 = ideal switch, 2 or 3)
+    uint32_t radix{0};            //!< switch radix (ports)
+    uint32_t ranksPerTor{0};      //!< hosts below one ToR
+    double oversubscription{1.0}; //!< ToR downlink / uplink capacity ratio
     // Torus / mesh
-    std::vector<uint32_t> dims;     //!< k per dimension; product = ranks
-    bool wrap{true};                //!< wraparound links (torus) or not (mesh)
-    std::string routing{"ecmp"};    //!< "ecmp" (flow-hash over shortest paths) or "dor"
+    std::vector<uint32_t> dims;  //!< k per dimension; product = ranks
+    bool wrap{true};             //!< wraparound links (torus) or not (mesh)
+    std::string routing{"ecmp"}; //!< "ecmp" (flow-hash over shortest paths) or "dor"
 };
 
 /**
@@ -60,20 +60,20 @@ struct FabricSpec
  */
 struct ClusterLink
 {
-    uint32_t id{0};                   //!< index in the registry
-    std::string linkClass;            //!< e.g. "host-tor", "tor-agg", "agg-core", "torus"
-    uint32_t nodeA{0};                //!< ns-3 node id of end A
-    uint32_t nodeB{0};                //!< ns-3 node id of end B
-    Ptr<PointToPointNetDevice> devA;  //!< device at end A
-    Ptr<PointToPointNetDevice> devB;  //!< device at end B
-    uint32_t ifA{0};                  //!< IPv4 interface index of devA (0 until assigned)
-    uint32_t ifB{0};                  //!< IPv4 interface index of devB
-    uint64_t bytesAtoB{0};            //!< wire bytes (PPP frames) sent A -> B
-    uint64_t bytesBtoA{0};            //!< wire bytes sent B -> A
-    uint64_t packetsAtoB{0};          //!< frames sent A -> B
-    uint64_t packetsBtoA{0};          //!< frames sent B -> A
-    bool failed{false};               //!< set by Cluster::FailLink (and DetachLink)
-    bool detached{false};             //!< out of service by DetachLink (devices intact)
+    uint32_t id{0};                  //!< index in the registry
+    std::string linkClass;           //!< e.g. "host-tor", "tor-agg", "agg-core", "torus"
+    uint32_t nodeA{0};               //!< ns-3 node id of end A
+    uint32_t nodeB{0};               //!< ns-3 node id of end B
+    Ptr<PointToPointNetDevice> devA; //!< device at end A
+    Ptr<PointToPointNetDevice> devB; //!< device at end B
+    uint32_t ifA{0};                 //!< IPv4 interface index of devA (0 until assigned)
+    uint32_t ifB{0};                 //!< IPv4 interface index of devB
+    uint64_t bytesAtoB{0};           //!< wire bytes (PPP frames) sent A -> B
+    uint64_t bytesBtoA{0};           //!< wire bytes sent B -> A
+    uint64_t packetsAtoB{0};         //!< frames sent A -> B
+    uint64_t packetsBtoA{0};         //!< frames sent B -> A
+    bool failed{false};              //!< set by Cluster::FailLink (and DetachLink)
+    bool detached{false};            //!< out of service by DetachLink (devices intact)
 };
 
 /**
@@ -81,7 +81,7 @@ struct ClusterLink
  */
 class Cluster : public Object
 {
-  public:
+public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -195,10 +195,10 @@ class Cluster : public Object
     /// \brief Zero every byte and packet counter.
     void ResetCounters();
 
-  protected:
+protected:
     void DoDispose() override;
 
-  private:
+private:
     void CountTx(uint32_t slot, Ptr<const Packet> p);
     /// Make `dev`'s frames count on `linkId` in direction `aToB` (connects its trace once).
     void BindDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId, bool aToB);
@@ -206,10 +206,11 @@ class Cluster : public Object
     /// Where a device's frames are counted (one slot per device, reused across links).
     struct DeviceSlot
     {
-        uint32_t linkId{0}; //!< link the device's frames count on
-        bool aToB{true};    //!< direction of that link the device sends in
+        uint32_t linkId{0};  //!< link the device's frames count on
+        bool aToB{true};     //!< direction of that link the device sends in
         bool counting{true}; //!< false while the link is detached
     };
+
     std::vector<DeviceSlot> m_slots;
     std::unordered_map<const PointToPointNetDevice*, uint32_t> m_slotOfDevice;
 

@@ -34,7 +34,7 @@ namespace ns3
  */
 class FlowHashRouting : public Ipv4RoutingProtocol
 {
-  public:
+public:
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -87,10 +87,10 @@ class FlowHashRouting : public Ipv4RoutingProtocol
     void PrintRoutingTable(Ptr<OutputStreamWrapper> stream,
                            Time::Unit unit = Time::S) const override;
 
-  protected:
+protected:
     void DoDispose() override;
 
-  private:
+private:
     Ptr<Ipv4Route> Lookup(uint32_t rank,
                           const Ipv4Header& header,
                           uint16_t srcPort,

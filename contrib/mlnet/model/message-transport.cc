@@ -3,6 +3,9 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace ns3
 {
 
@@ -82,6 +85,36 @@ MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
     NS_ASSERT_MSG(src != dst, "a rank does not send to itself");
     m_bytesSent += bytes;
     m_sendTrace(src, dst, bytes);
+}
+
+void
+MessageTransport::CheckSend(uint32_t src,
+                            uint32_t dst,
+                            uint64_t bytes,
+                            const MessageBytes& data) const
+{
+    const std::string who = GetInstanceTypeId().GetName() + "::Send: ";
+    if (!m_cluster)
+    {
+        throw std::invalid_argument(who + "call Install(cluster) first");
+    }
+    uint32_t n = m_cluster->GetNRanks();
+    if (src >= n || dst >= n || src == dst)
+    {
+        throw std::invalid_argument(who + "bad ranks " + std::to_string(src) + " -> " +
+                                    std::to_string(dst) + "; need two different ranks below " +
+                                    std::to_string(n));
+    }
+    if (bytes == 0)
+    {
+        throw std::invalid_argument(who + "a message needs at least 1 byte");
+    }
+    if (data && data->size() != bytes)
+    {
+        throw std::invalid_argument(who + "data holds " + std::to_string(data->size()) +
+                                    " bytes but bytes = " + std::to_string(bytes) +
+                                    "; they must match");
+    }
 }
 
 void

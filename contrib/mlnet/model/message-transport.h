@@ -116,6 +116,12 @@ protected:
     void Deliver(const Message& msg);
     /// Subclasses call this from Send for accounting and tracing.
     void NotifySend(uint32_t src, uint32_t dst, uint64_t bytes);
+    /**
+     * Subclasses call this first in Send: throws std::invalid_argument, naming the
+     * transport, when it is not installed, the ranks are out of range or equal, the
+     * message is empty, or real data does not match bytes.
+     */
+    void CheckSend(uint32_t src, uint32_t dst, uint64_t bytes, const MessageBytes& data) const;
 
     Ptr<Cluster> m_cluster; //!< set by Install
 

@@ -7,10 +7,10 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
-#include <algorithm>
 #include <deque>
 #include <limits>
 #include <map>
@@ -198,9 +198,9 @@ RoutePlanner::ComputeDimensionOrder()
                     // the direction, so both directions carry half of the ties and
                     // all-to-all loads every channel alike (k/8 per unit injection).
                     bool tie = spec.wrap && 2 * fwd == k;
-                    bool plus = !spec.wrap       ? t[dim] > c[dim]
-                                : tie            ? (srcCoords[dim] % 2 == 0)
-                                                 : fwd < k - fwd;
+                    bool plus = !spec.wrap ? t[dim] > c[dim]
+                                : tie      ? (srcCoords[dim] % 2 == 0)
+                                           : fwd < k - fwd;
                     c[dim] = plus ? (c[dim] + 1) % k : (c[dim] + k - 1) % k;
                     uint32_t nextNode = m_cluster->GetRankNode(RankOf(c, dims))->GetId();
                     auto it = linkBetween.find({node, nextNode});

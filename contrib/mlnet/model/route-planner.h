@@ -28,7 +28,7 @@ namespace ns3
  */
 class RoutePlanner
 {
-  public:
+public:
     /// \param cluster the cluster whose links define the graph
     explicit RoutePlanner(Ptr<Cluster> cluster);
 
@@ -48,10 +48,9 @@ class RoutePlanner
      * \brief Expected share of a src->dst flow carried by each directed link.
      * \return pairs (directed link key = 2*linkId + (0 if A->B else 1), fraction)
      */
-    std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank,
-                                                        uint32_t dstRank) const;
+    std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank, uint32_t dstRank) const;
 
-  private:
+private:
     /// Replace routes of a torus/mesh by dimension order where they are clean.
     void ComputeDimensionOrder();
     /// Narrow multi-link sets with the cluster's RoutePreference, if any.

@@ -8,7 +8,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetRoutePreference");
 NS_OBJECT_ENSURE_REGISTERED(RoutePreference);
 
-TypeId RoutePreference::GetTypeId()
+TypeId
+RoutePreference::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::RoutePreference").SetParent<Object>().SetGroupName("Mlnet");
     return tid;

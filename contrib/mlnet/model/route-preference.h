@@ -53,7 +53,9 @@ public:
      * \return the links to keep; links not among the candidates are ignored, and an
      *         answer that keeps none of them keeps all of them
      */
-    virtual std::vector<uint32_t> Select(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank,
+    virtual std::vector<uint32_t> Select(const Cluster& cluster,
+                                         uint32_t nodeId,
+                                         uint32_t dstRank,
                                          const std::vector<uint32_t>& candidates) const = 0;
 };
 

@@ -275,27 +275,7 @@ TcpMessageTransport::Send(uint32_t src,
                           MessageBytes data)
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
-    if (!m_cluster)
-    {
-        throw std::invalid_argument("TcpMessageTransport::Send: call Install(cluster) first");
-    }
-    uint32_t n = m_cluster->GetNRanks();
-    if (src >= n || dst >= n || src == dst)
-    {
-        throw std::invalid_argument("TcpMessageTransport::Send: bad ranks " + std::to_string(src) +
-                                    " -> " + std::to_string(dst) +
-                                    "; need two different ranks below " + std::to_string(n));
-    }
-    if (bytes == 0)
-    {
-        throw std::invalid_argument("TcpMessageTransport::Send: a message needs at least 1 byte");
-    }
-    if (data && data->size() != bytes)
-    {
-        throw std::invalid_argument(
-            "TcpMessageTransport::Send: data holds " + std::to_string(data->size()) +
-            " bytes but bytes = " + std::to_string(bytes) + "; they must match");
-    }
+    CheckSend(src, dst, bytes, data);
     NotifySend(src, dst, bytes);
     uint64_t key = Key(src, dst);
     auto ins = m_connections.try_emplace(key);

@@ -325,27 +325,7 @@ UdpMessageTransport::Send(uint32_t src,
                           MessageBytes data)
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
-    if (!m_cluster)
-    {
-        throw std::invalid_argument("UdpMessageTransport::Send: call Install(cluster) first");
-    }
-    uint32_t n = m_cluster->GetNRanks();
-    if (src >= n || dst >= n || src == dst)
-    {
-        throw std::invalid_argument("UdpMessageTransport::Send: bad ranks " + std::to_string(src) +
-                                    " -> " + std::to_string(dst) +
-                                    "; need two different ranks below " + std::to_string(n));
-    }
-    if (bytes == 0)
-    {
-        throw std::invalid_argument("UdpMessageTransport::Send: a message needs at least 1 byte");
-    }
-    if (data && data->size() != bytes)
-    {
-        throw std::invalid_argument(
-            "UdpMessageTransport::Send: data holds " + std::to_string(data->size()) +
-            " bytes but bytes = " + std::to_string(bytes) + "; they must match");
-    }
+    CheckSend(src, dst, bytes, data);
     uint64_t packets = (bytes + m_maxPayload - 1) / m_maxPayload;
     if (packets > std::numeric_limits<uint32_t>::max())
     {

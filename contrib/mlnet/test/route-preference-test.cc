@@ -17,11 +17,13 @@ namespace
 class TestPreference : public RoutePreference
 {
 public:
-    int mode{ 0 };
-    mutable uint32_t calls{ 0 };
-    mutable uint32_t smallestSet{ UINT32_MAX };
+    int mode{0};
+    mutable uint32_t calls{0};
+    mutable uint32_t smallestSet{UINT32_MAX};
 
-    std::vector<uint32_t> Select(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank,
+    std::vector<uint32_t> Select(const Cluster& cluster,
+                                 uint32_t nodeId,
+                                 uint32_t dstRank,
                                  const std::vector<uint32_t>& candidates) const override
     {
         ++calls;
@@ -32,9 +34,9 @@ public:
         }
         if (mode == 2)
         {
-            return { static_cast<uint32_t>(cluster.GetLinks().size()) + 7 };
+            return {static_cast<uint32_t>(cluster.GetLinks().size()) + 7};
         }
-        return { *std::min_element(candidates.begin(), candidates.end()) };
+        return {*std::min_element(candidates.begin(), candidates.end())};
     }
 };
 
@@ -119,7 +121,7 @@ TEST_F(RoutePreferenceTest, NarrowsSetsWithoutLengtheningRoutes)
 
 TEST_F(RoutePreferenceTest, EmptyOrForeignAnswerKeepsEveryCandidate)
 {
-    for (int mode : { 1, 2 })
+    for (int mode : {1, 2})
     {
         Ptr<Cluster> c = Build();
         auto pref = CreateObject<TestPreference>();

@@ -10,7 +10,8 @@ HbDomainHelper::HbDomainHelper(uint32_t domainSize)
 {
 }
 
-Ptr<Cluster> HbDomainHelper::Install()
+Ptr<Cluster>
+HbDomainHelper::Install()
 {
     ValidateRail();
     if (m_domainSize < 2)

@@ -12,9 +12,9 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RailonlyRailFabricHelper");
 
 RailFabricHelper::RailFabricHelper(uint32_t domains, uint32_t domainSize)
-    : m_domains(domains)
-    , m_domainSize(domainSize)
-    , m_policy(RailRoutePreference::FORWARD_AT_SOURCE)
+    : m_domains(domains),
+      m_domainSize(domainSize),
+      m_policy(RailRoutePreference::FORWARD_AT_SOURCE)
 {
     // NIC defaults from the reference: 400G ConnectX-7, SimAI's 500 ns NIC latency.
     m_rate = DataRate("400Gbps");
@@ -23,78 +23,93 @@ RailFabricHelper::RailFabricHelper(uint32_t domains, uint32_t domainSize)
 
 RailFabricHelper::~RailFabricHelper() = default;
 
-void RailFabricHelper::SetHbRate(DataRate rate)
+void
+RailFabricHelper::SetHbRate(DataRate rate)
 {
     m_hbRate = rate;
 }
 
-void RailFabricHelper::SetHbDelay(Time delay)
+void
+RailFabricHelper::SetHbDelay(Time delay)
 {
     m_hbDelay = delay;
 }
 
-void RailFabricHelper::SetRadix(uint32_t radix)
+void
+RailFabricHelper::SetRadix(uint32_t radix)
 {
     m_radix = radix;
 }
 
-void RailFabricHelper::SetCrossRailPolicy(RailRoutePreference::Policy policy)
+void
+RailFabricHelper::SetCrossRailPolicy(RailRoutePreference::Policy policy)
 {
     m_policy = policy;
 }
 
-uint32_t RailFabricHelper::GetDomains() const
+uint32_t
+RailFabricHelper::GetDomains() const
 {
     return m_domains;
 }
 
-uint32_t RailFabricHelper::GetDomainSize() const
+uint32_t
+RailFabricHelper::GetDomainSize() const
 {
     return m_domainSize;
 }
 
-uint32_t RailFabricHelper::GetRadix() const
+uint32_t
+RailFabricHelper::GetRadix() const
 {
     return m_radix;
 }
 
-RailRoutePreference::Policy RailFabricHelper::GetCrossRailPolicy() const
+RailRoutePreference::Policy
+RailFabricHelper::GetCrossRailPolicy() const
 {
     return m_policy;
 }
 
-uint32_t RailFabricHelper::GetDomainOf(uint32_t rank) const
+uint32_t
+RailFabricHelper::GetDomainOf(uint32_t rank) const
 {
     return rank / m_domainSize;
 }
 
-uint32_t RailFabricHelper::GetLocalRank(uint32_t rank) const
+uint32_t
+RailFabricHelper::GetLocalRank(uint32_t rank) const
 {
     return rank % m_domainSize;
 }
 
-uint32_t RailFabricHelper::GetRank(uint32_t domain, uint32_t local) const
+uint32_t
+RailFabricHelper::GetRank(uint32_t domain, uint32_t local) const
 {
     return domain * m_domainSize + local;
 }
 
-uint32_t RailFabricHelper::GetRailOfSwitch(uint32_t nodeId) const
+uint32_t
+RailFabricHelper::GetRailOfSwitch(uint32_t nodeId) const
 {
     auto it = m_railOfSwitch.find(nodeId);
     return it == m_railOfSwitch.end() ? UINT32_MAX : it->second;
 }
 
-const std::vector<uint32_t>& RailFabricHelper::GetNvSwitchIds() const
+const std::vector<uint32_t>&
+RailFabricHelper::GetNvSwitchIds() const
 {
     return m_nvSwitchIds;
 }
 
-const std::vector<std::vector<uint32_t>>& RailFabricHelper::GetSwitchIdsByTier() const
+const std::vector<std::vector<uint32_t>>&
+RailFabricHelper::GetSwitchIdsByTier() const
 {
     return m_switchIdsByTier;
 }
 
-void RailFabricHelper::ValidateRail() const
+void
+RailFabricHelper::ValidateRail() const
 {
     ValidateCommon();
     if (m_domainSize == 0)
@@ -122,7 +137,8 @@ void RailFabricHelper::ValidateRail() const
     }
 }
 
-void RailFabricHelper::ResetLayout()
+void
+RailFabricHelper::ResetLayout()
 {
     m_gpus = NodeContainer();
     m_nvSwitchIds.clear();
@@ -130,7 +146,8 @@ void RailFabricHelper::ResetLayout()
     m_switchIdsByTier.clear();
 }
 
-Ptr<Cluster> RailFabricHelper::BuildDomains()
+Ptr<Cluster>
+RailFabricHelper::BuildDomains()
 {
     Ptr<Cluster> cluster = CreateObject<Cluster>();
     m_gpus = CreateNodes(m_domains * m_domainSize);
@@ -155,9 +172,14 @@ Ptr<Cluster> RailFabricHelper::BuildDomains()
     return cluster;
 }
 
-std::vector<Ptr<Node>> RailFabricHelper::BuildLeafSpine(
-    Ptr<Cluster> cluster, const std::vector<std::vector<Ptr<Node>>>& leaves, uint32_t spines,
-    const std::string& downClass, const std::string& upClass, uint32_t leafRail, uint32_t spineRail)
+std::vector<Ptr<Node>>
+RailFabricHelper::BuildLeafSpine(Ptr<Cluster> cluster,
+                                 const std::vector<std::vector<Ptr<Node>>>& leaves,
+                                 uint32_t spines,
+                                 const std::string& downClass,
+                                 const std::string& upClass,
+                                 uint32_t leafRail,
+                                 uint32_t spineRail)
 {
     NodeContainer leafNodes = CreateNodes(leaves.size());
     std::vector<Ptr<Node>> out;
@@ -205,7 +227,8 @@ std::vector<Ptr<Node>> RailFabricHelper::BuildLeafSpine(
     return out;
 }
 
-void RailFabricHelper::FinishRail(Ptr<Cluster> cluster, FabricSpec spec)
+void
+RailFabricHelper::FinishRail(Ptr<Cluster> cluster, FabricSpec spec)
 {
     auto preference = CreateObject<RailRoutePreference>();
     preference->SetDomainSize(m_domainSize);

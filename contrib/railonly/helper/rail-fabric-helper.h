@@ -84,8 +84,10 @@ protected:
      */
     std::vector<Ptr<Node>> BuildLeafSpine(Ptr<Cluster> cluster,
                                           const std::vector<std::vector<Ptr<Node>>>& leaves,
-                                          uint32_t spines, const std::string& downClass,
-                                          const std::string& upClass, uint32_t leafRail,
+                                          uint32_t spines,
+                                          const std::string& downClass,
+                                          const std::string& upClass,
+                                          uint32_t leafRail,
                                           uint32_t spineRail);
     /// Install the cross-rail policy into the cluster, then FabricHelper::Finish.
     void FinishRail(Ptr<Cluster> cluster, FabricSpec spec);
@@ -94,9 +96,9 @@ protected:
 
     uint32_t m_domains;                                   //!< D
     uint32_t m_domainSize;                                //!< K
-    DataRate m_hbRate{ "3600Gbps" };                      //!< NVLink rate per GPU
-    Time m_hbDelay{ NanoSeconds(25) };                    //!< NVLink delay
-    uint32_t m_radix{ 64 };                               //!< switch radix
+    DataRate m_hbRate{"3600Gbps"};                        //!< NVLink rate per GPU
+    Time m_hbDelay{NanoSeconds(25)};                      //!< NVLink delay
+    uint32_t m_radix{64};                                 //!< switch radix
     RailRoutePreference::Policy m_policy;                 //!< cross-rail policy
     NodeContainer m_gpus;                                 //!< GPUs in rank order
     std::vector<uint32_t> m_nvSwitchIds;                  //!< NVSwitch per domain

@@ -16,7 +16,8 @@ RailOnlyHelper::RailOnlyHelper(uint32_t domains, uint32_t domainSize)
 {
 }
 
-uint32_t RailOnlyHelper::RailTiers(uint32_t domains, uint32_t radix)
+uint32_t
+RailOnlyHelper::RailTiers(uint32_t domains, uint32_t radix)
 {
     if (domains <= radix)
     {
@@ -26,7 +27,8 @@ uint32_t RailOnlyHelper::RailTiers(uint32_t domains, uint32_t radix)
     return domains <= k * k / 2 ? 2 : 0;
 }
 
-Ptr<Cluster> RailOnlyHelper::Install()
+Ptr<Cluster>
+RailOnlyHelper::Install()
 {
     ValidateRail();
     if (m_domains * m_domainSize < 2)

@@ -17,12 +17,14 @@ RailOptimizedHelper::RailOptimizedHelper(uint32_t domains, uint32_t domainSize)
     m_policy = RailRoutePreference::NETWORK;
 }
 
-void RailOptimizedHelper::SetRailAligned(bool aligned)
+void
+RailOptimizedHelper::SetRailAligned(bool aligned)
 {
     m_railAligned = aligned;
 }
 
-Ptr<Cluster> RailOptimizedHelper::Install()
+Ptr<Cluster>
+RailOptimizedHelper::Install()
 {
     ValidateRail();
     const uint32_t n = m_domains * m_domainSize;
@@ -91,7 +93,7 @@ Ptr<Cluster> RailOptimizedHelper::Install()
         {
             gpus.push_back(m_gpus.Get(g));
         }
-        auto made = BuildLeafSpine(cluster, { gpus }, 0, "rail", "", leafRail[l], UINT32_MAX);
+        auto made = BuildLeafSpine(cluster, {gpus}, 0, "rail", "", leafRail[l], UINT32_MAX);
         leaves.push_back(made[0]);
     }
     NodeContainer spineNodes = CreateNodes(spines);

@@ -41,7 +41,7 @@ public:
     Ptr<Cluster> Install() override;
 
 private:
-    bool m_railAligned{ true };
+    bool m_railAligned{true};
 };
 
 } // namespace ns3

@@ -17,13 +17,15 @@ NS_OBJECT_ENSURE_REGISTERED(RailCostModel);
 
 namespace
 {
-uint64_t CeilDiv(uint64_t a, uint64_t b)
+uint64_t
+CeilDiv(uint64_t a, uint64_t b)
 {
     return (a + b - 1) / b;
 }
 } // namespace
 
-TypeId RailCostModel::GetTypeId()
+TypeId
+RailCostModel::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RailCostModel")
@@ -32,14 +34,17 @@ TypeId RailCostModel::GetTypeId()
             .AddConstructor<RailCostModel>()
             .AddAttribute("Radix",
                           "Switch radix k (ports per switch, count); 64 is a QM9700 (64 x 400G).",
-                          UintegerValue(64), MakeUintegerAccessor(&RailCostModel::m_radix),
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RailCostModel::m_radix),
                           MakeUintegerChecker<uint32_t>(2))
             .AddAttribute("IncludeNics",
                           "Count one NIC per GPU in cost and power (equal in both designs, so "
                           "it only dilutes the reduction).",
-                          BooleanValue(false), MakeBooleanAccessor(&RailCostModel::m_includeNics),
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RailCostModel::m_includeNics),
                           MakeBooleanChecker())
-            .AddTraceSource("Evaluated", "A design was counted and priced.",
+            .AddTraceSource("Evaluated",
+                            "A design was counted and priced.",
                             MakeTraceSourceAccessor(&RailCostModel::m_evaluatedTrace),
                             "ns3::RailCostModel::EvaluatedCallback");
     return tid;
@@ -50,25 +55,34 @@ RailCostModel::RailCostModel()
     // Defaults. Power of optics: NVIDIA networking docs via the reference
     // (twin-port 800G OSFP MMS4X00-NS 17 W = 8.5 W per 400G port; NIC-side 400G
     // OSFP MMS4X00-NS400 9 W max). Everything else is an estimate awaiting a source.
-    m_table["switch"] = { 30000.0, 750.0, false,
-                          "64-port 400G (QM9700-class) switch; price and chassis power without "
-                          "optics are unverified estimates" };
-    m_table["switch_transceiver"] = { 700.0, 8.5, false,
-                                      "one 400G port of an 800G twin-port OSFP; power from "
-                                      "MMS4X00-NS (17 W per twin-port module, NVIDIA docs), price "
-                                      "unverified" };
-    m_table["nic_transceiver"] = { 700.0, 9.0, false,
-                                   "NIC-side 400G OSFP; power from MMS4X00-NS400 (9 W max, "
-                                   "NVIDIA docs), price unverified" };
-    m_table["fiber"] = { 50.0, 0.0, false, "one fibre per link; price unverified" };
-    m_table["nic"] = { 1500.0, 25.0, false,
-                       "400G NIC (ConnectX-7 class); price and power unverified; counted only "
-                       "with IncludeNics" };
+    m_table["switch"] = {30000.0,
+                         750.0,
+                         false,
+                         "64-port 400G (QM9700-class) switch; price and chassis power without "
+                         "optics are unverified estimates"};
+    m_table["switch_transceiver"] = {700.0,
+                                     8.5,
+                                     false,
+                                     "one 400G port of an 800G twin-port OSFP; power from "
+                                     "MMS4X00-NS (17 W per twin-port module, NVIDIA docs), price "
+                                     "unverified"};
+    m_table["nic_transceiver"] = {700.0,
+                                  9.0,
+                                  false,
+                                  "NIC-side 400G OSFP; power from MMS4X00-NS400 (9 W max, "
+                                  "NVIDIA docs), price unverified"};
+    m_table["fiber"] = {50.0, 0.0, false, "one fibre per link; price unverified"};
+    m_table["nic"] = {1500.0,
+                      25.0,
+                      false,
+                      "400G NIC (ConnectX-7 class); price and power unverified; counted only "
+                      "with IncludeNics"};
 }
 
 RailCostModel::~RailCostModel() = default;
 
-ClosCount RailCostModel::Clos(uint64_t endpoints, uint32_t radix)
+ClosCount
+RailCostModel::Clos(uint64_t endpoints, uint32_t radix)
 {
     if (endpoints == 0)
     {
@@ -86,7 +100,7 @@ ClosCount RailCostModel::Clos(uint64_t endpoints, uint32_t radix)
     if (endpoints <= k)
     {
         c.tiers = 1;
-        c.switchesByTier = { 1 };
+        c.switchesByTier = {1};
     }
     else
     {
@@ -98,13 +112,14 @@ ClosCount RailCostModel::Clos(uint64_t endpoints, uint32_t radix)
         if (endpoints <= k * k / 2)
         {
             c.tiers = 2;
-            c.switchesByTier = { CeilDiv(2 * endpoints, k), CeilDiv(endpoints, k) };
+            c.switchesByTier = {CeilDiv(2 * endpoints, k), CeilDiv(endpoints, k)};
         }
         else if (endpoints <= k * k * k / 4)
         {
             c.tiers = 3;
-            c.switchesByTier = { CeilDiv(2 * endpoints, k), CeilDiv(2 * endpoints, k),
-                                 CeilDiv(endpoints, k) };
+            c.switchesByTier = {CeilDiv(2 * endpoints, k),
+                                CeilDiv(2 * endpoints, k),
+                                CeilDiv(endpoints, k)};
         }
         else
         {
@@ -122,13 +137,13 @@ ClosCount RailCostModel::Clos(uint64_t endpoints, uint32_t radix)
     return c;
 }
 
-DesignCost RailCostModel::Price(DesignCost d) const
+DesignCost
+RailCostModel::Price(DesignCost d) const
 {
     d.nicTransceivers = d.gpus;
     d.switchTransceivers = 2 * d.links - d.gpus;
     d.transceivers = d.nicTransceivers + d.switchTransceivers;
-    auto add = [&](const char* name, double count)
-    {
+    auto add = [&](const char* name, double count) {
         const PriceItem& item = m_table.at(name);
         d.cost += count * item.priceUsd;
         d.powerW += count * item.powerW;
@@ -145,7 +160,8 @@ DesignCost RailCostModel::Price(DesignCost d) const
     return d;
 }
 
-DesignCost RailCostModel::RailOptimized(uint64_t gpus, uint32_t hbDomain) const
+DesignCost
+RailCostModel::RailOptimized(uint64_t gpus, uint32_t hbDomain) const
 {
     if (hbDomain == 0)
     {
@@ -170,7 +186,8 @@ DesignCost RailCostModel::RailOptimized(uint64_t gpus, uint32_t hbDomain) const
     return Price(d);
 }
 
-DesignCost RailCostModel::RailOnly(uint64_t gpus, uint32_t hbDomain) const
+DesignCost
+RailCostModel::RailOnly(uint64_t gpus, uint32_t hbDomain) const
 {
     if (hbDomain == 0)
     {
@@ -198,7 +215,8 @@ DesignCost RailCostModel::RailOnly(uint64_t gpus, uint32_t hbDomain) const
     return Price(d);
 }
 
-CostComparison RailCostModel::Compare(uint64_t gpus, uint32_t hbDomain) const
+CostComparison
+RailCostModel::Compare(uint64_t gpus, uint32_t hbDomain) const
 {
     CostComparison c;
     c.railOnly = RailOnly(gpus, hbDomain);
@@ -208,8 +226,9 @@ CostComparison RailCostModel::Compare(uint64_t gpus, uint32_t hbDomain) const
     return c;
 }
 
-std::vector<CostComparison> RailCostModel::Sweep(const std::vector<uint64_t>& gpus,
-                                                 const std::vector<uint32_t>& hbDomains) const
+std::vector<CostComparison>
+RailCostModel::Sweep(const std::vector<uint64_t>& gpus,
+                     const std::vector<uint32_t>& hbDomains) const
 {
     std::vector<CostComparison> rows;
     const uint64_t k = m_radix;
@@ -227,7 +246,8 @@ std::vector<CostComparison> RailCostModel::Sweep(const std::vector<uint64_t>& gp
     return rows;
 }
 
-void RailCostModel::SetRadix(uint32_t radix)
+void
+RailCostModel::SetRadix(uint32_t radix)
 {
     if (radix < 2)
     {
@@ -237,17 +257,20 @@ void RailCostModel::SetRadix(uint32_t radix)
     m_radix = radix;
 }
 
-uint32_t RailCostModel::GetRadix() const
+uint32_t
+RailCostModel::GetRadix() const
 {
     return m_radix;
 }
 
-const std::map<std::string, PriceItem>& RailCostModel::GetTable() const
+const std::map<std::string, PriceItem>&
+RailCostModel::GetTable() const
 {
     return m_table;
 }
 
-void RailCostModel::SetItem(const std::string& name, const PriceItem& item)
+void
+RailCostModel::SetItem(const std::string& name, const PriceItem& item)
 {
     if (m_table.find(name) == m_table.end())
     {
@@ -258,7 +281,8 @@ void RailCostModel::SetItem(const std::string& name, const PriceItem& item)
     m_table[name] = item;
 }
 
-void RailCostModel::LoadJson(const std::string& text)
+void
+RailCostModel::LoadJson(const std::string& text)
 {
     nlohmann::json j;
     try
@@ -341,7 +365,8 @@ void RailCostModel::LoadJson(const std::string& text)
     }
 }
 
-void RailCostModel::LoadJsonFile(const std::string& path)
+void
+RailCostModel::LoadJsonFile(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
@@ -353,44 +378,46 @@ void RailCostModel::LoadJsonFile(const std::string& path)
     LoadJson(ss.str());
 }
 
-std::string RailCostModel::GetTableJson() const
+std::string
+RailCostModel::GetTableJson() const
 {
     nlohmann::json j;
     for (const auto& [name, item] : m_table)
     {
-        j[name] = { { "price_usd", item.priceUsd },
-                    { "power_w", item.powerW },
-                    { "verified", item.verified },
-                    { "source", item.source } };
+        j[name] = {{"price_usd", item.priceUsd},
+                   {"power_w", item.powerW},
+                   {"verified", item.verified},
+                   {"source", item.source}};
     }
     j["switch"]["ports"] = m_radix;
     j["include_nics"] = m_includeNics;
     return j.dump(2);
 }
 
-std::string RailCostModel::RowsToJson(const std::vector<CostComparison>& rows)
+std::string
+RailCostModel::RowsToJson(const std::vector<CostComparison>& rows)
 {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& c : rows)
     {
-        for (const DesignCost* d : { &c.railOptimized, &c.railOnly })
+        for (const DesignCost* d : {&c.railOptimized, &c.railOnly})
         {
             bool ro = d == &c.railOnly;
-            out.push_back({ { "gpus", d->gpus },
-                            { "hb_domain", d->hbDomain },
-                            { "design", d->design },
-                            { "radix", d->radix },
-                            { "tiers", d->tiers },
-                            { "switches", d->switches },
-                            { "links", d->links },
-                            { "transceivers", d->transceivers },
-                            { "cost", d->cost },
-                            { "power_w", d->powerW },
-                            { "cost_reduction", ro ? c.costReduction : 0.0 },
-                            { "power_reduction", ro ? c.powerReduction : 0.0 } });
+            out.push_back({{"gpus", d->gpus},
+                           {"hb_domain", d->hbDomain},
+                           {"design", d->design},
+                           {"radix", d->radix},
+                           {"tiers", d->tiers},
+                           {"switches", d->switches},
+                           {"links", d->links},
+                           {"transceivers", d->transceivers},
+                           {"cost", d->cost},
+                           {"power_w", d->powerW},
+                           {"cost_reduction", ro ? c.costReduction : 0.0},
+                           {"power_reduction", ro ? c.powerReduction : 0.0}});
         }
     }
-    return nlohmann::json{ { "rows", out } }.dump(2);
+    return nlohmann::json{{"rows", out}}.dump(2);
 }
 
 } // namespace ns3

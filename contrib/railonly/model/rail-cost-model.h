@@ -39,12 +39,12 @@ namespace ns3
  */
 struct ClosCount
 {
-    uint64_t endpoints{ 0 };              //!< N
-    uint32_t radix{ 0 };                  //!< k
-    uint32_t tiers{ 0 };                  //!< 1, 2 or 3
+    uint64_t endpoints{0};                //!< N
+    uint32_t radix{0};                    //!< k
+    uint32_t tiers{0};                    //!< 1, 2 or 3
     std::vector<uint64_t> switchesByTier; //!< tier 0 = leaves (the switches endpoints attach to)
-    uint64_t switches{ 0 };               //!< total switches
-    uint64_t links{ 0 };                  //!< endpoint links + switch-switch links
+    uint64_t switches{0};                 //!< total switches
+    uint64_t links{0};                    //!< endpoint links + switch-switch links
 };
 
 /**
@@ -52,10 +52,10 @@ struct ClosCount
  */
 struct PriceItem
 {
-    double priceUsd{ 0 };   //!< price per unit (USD)
-    double powerW{ 0 };     //!< power per unit (W)
-    bool verified{ false }; //!< whether price and power come from a checked source
-    std::string source;     //!< where the numbers come from, or why they are estimates
+    double priceUsd{0};   //!< price per unit (USD)
+    double powerW{0};     //!< power per unit (W)
+    bool verified{false}; //!< whether price and power come from a checked source
+    std::string source;   //!< where the numbers come from, or why they are estimates
 };
 
 /**
@@ -64,18 +64,18 @@ struct PriceItem
 struct DesignCost
 {
     std::string design;                   //!< "rail-only" or "rail-optimized"
-    uint64_t gpus{ 0 };                   //!< N
-    uint32_t hbDomain{ 0 };               //!< K
-    uint32_t radix{ 0 };                  //!< k
-    uint32_t tiers{ 0 };                  //!< tiers of the Clos (of one rail, for rail-only)
-    uint64_t switches{ 0 };               //!< all switches
+    uint64_t gpus{0};                     //!< N
+    uint32_t hbDomain{0};                 //!< K
+    uint32_t radix{0};                    //!< k
+    uint32_t tiers{0};                    //!< tiers of the Clos (of one rail, for rail-only)
+    uint64_t switches{0};                 //!< all switches
     std::vector<uint64_t> switchesByTier; //!< summed over rails, tier 0 = leaves
-    uint64_t links{ 0 };                  //!< optical links
-    uint64_t nicTransceivers{ 0 };        //!< NIC-side transceivers (one per GPU)
-    uint64_t switchTransceivers{ 0 };     //!< switch-side transceiver ports
-    uint64_t transceivers{ 0 };           //!< both kinds
-    double cost{ 0 };                     //!< USD
-    double powerW{ 0 };                   //!< W
+    uint64_t links{0};                    //!< optical links
+    uint64_t nicTransceivers{0};          //!< NIC-side transceivers (one per GPU)
+    uint64_t switchTransceivers{0};       //!< switch-side transceiver ports
+    uint64_t transceivers{0};             //!< both kinds
+    double cost{0};                       //!< USD
+    double powerW{0};                     //!< W
 };
 
 /**
@@ -83,10 +83,10 @@ struct DesignCost
  */
 struct CostComparison
 {
-    DesignCost railOnly;        //!< the rail-only design
-    DesignCost railOptimized;   //!< the baseline
-    double costReduction{ 0 };  //!< 1 - cost(rail-only) / cost(rail-optimized)
-    double powerReduction{ 0 }; //!< 1 - power(rail-only) / power(rail-optimized)
+    DesignCost railOnly;      //!< the rail-only design
+    DesignCost railOptimized; //!< the baseline
+    double costReduction{0};  //!< 1 - cost(rail-only) / cost(rail-optimized)
+    double powerReduction{0}; //!< 1 - power(rail-only) / power(rail-optimized)
 };
 
 /**
@@ -154,8 +154,8 @@ public:
 private:
     DesignCost Price(DesignCost d) const;
 
-    uint32_t m_radix{ 64 };
-    bool m_includeNics{ false };
+    uint32_t m_radix{64};
+    bool m_includeNics{false};
     std::map<std::string, PriceItem> m_table;
     /// Fires for every design evaluated.
     TracedCallback<const DesignCost&> m_evaluatedTrace;

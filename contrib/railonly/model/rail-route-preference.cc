@@ -13,43 +13,52 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RailonlyRailRoutePreference");
 NS_OBJECT_ENSURE_REGISTERED(RailRoutePreference);
 
-TypeId RailRoutePreference::GetTypeId()
+TypeId
+RailRoutePreference::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RailRoutePreference")
             .SetParent<RoutePreference>()
             .SetGroupName("Mlnet")
             .AddConstructor<RailRoutePreference>()
-            .AddAttribute(
-                "Policy",
-                "Where cross-rail traffic (GPU a:i to b:j, a != b, i != j) crosses the "
-                "HB domain: ForwardAtSource (NVLink to a:j, then rail j), "
-                "ForwardAtDestination (rail i to b:i, then NVLink), or Network (no "
-                "GPU relaying where the switches offer an equally short route).",
-                EnumValue(FORWARD_AT_SOURCE), MakeEnumAccessor(&RailRoutePreference::m_policy),
-                MakeEnumChecker(FORWARD_AT_SOURCE, "ForwardAtSource", FORWARD_AT_DESTINATION,
-                                "ForwardAtDestination", NETWORK, "Network"))
-            .AddAttribute(
-                "DomainSize", "GPUs per HB domain K (count); rank = domain * K + local rank.",
-                UintegerValue(8), MakeUintegerAccessor(&RailRoutePreference::m_domainSize),
-                MakeUintegerChecker<uint32_t>(1));
+            .AddAttribute("Policy",
+                          "Where cross-rail traffic (GPU a:i to b:j, a != b, i != j) crosses the "
+                          "HB domain: ForwardAtSource (NVLink to a:j, then rail j), "
+                          "ForwardAtDestination (rail i to b:i, then NVLink), or Network (no "
+                          "GPU relaying where the switches offer an equally short route).",
+                          EnumValue(FORWARD_AT_SOURCE),
+                          MakeEnumAccessor(&RailRoutePreference::m_policy),
+                          MakeEnumChecker(FORWARD_AT_SOURCE,
+                                          "ForwardAtSource",
+                                          FORWARD_AT_DESTINATION,
+                                          "ForwardAtDestination",
+                                          NETWORK,
+                                          "Network"))
+            .AddAttribute("DomainSize",
+                          "GPUs per HB domain K (count); rank = domain * K + local rank.",
+                          UintegerValue(8),
+                          MakeUintegerAccessor(&RailRoutePreference::m_domainSize),
+                          MakeUintegerChecker<uint32_t>(1));
     return tid;
 }
 
 RailRoutePreference::RailRoutePreference() = default;
 RailRoutePreference::~RailRoutePreference() = default;
 
-void RailRoutePreference::SetPolicy(Policy policy)
+void
+RailRoutePreference::SetPolicy(Policy policy)
 {
     m_policy = policy;
 }
 
-RailRoutePreference::Policy RailRoutePreference::GetPolicy() const
+RailRoutePreference::Policy
+RailRoutePreference::GetPolicy() const
 {
     return m_policy;
 }
 
-void RailRoutePreference::SetDomainSize(uint32_t k)
+void
+RailRoutePreference::SetDomainSize(uint32_t k)
 {
     if (k == 0)
     {
@@ -58,28 +67,31 @@ void RailRoutePreference::SetDomainSize(uint32_t k)
     m_domainSize = k;
 }
 
-uint32_t RailRoutePreference::GetDomainSize() const
+uint32_t
+RailRoutePreference::GetDomainSize() const
 {
     return m_domainSize;
 }
 
-std::string RailRoutePreference::PolicyName(Policy policy)
+std::string
+RailRoutePreference::PolicyName(Policy policy)
 {
     switch (policy)
     {
-        case FORWARD_AT_SOURCE:
-            return "source";
-        case FORWARD_AT_DESTINATION:
-            return "destination";
-        case NETWORK:
-            return "network";
+    case FORWARD_AT_SOURCE:
+        return "source";
+    case FORWARD_AT_DESTINATION:
+        return "destination";
+    case NETWORK:
+        return "network";
     }
     return "?";
 }
 
-RailRoutePreference::Policy RailRoutePreference::ParsePolicy(const std::string& name)
+RailRoutePreference::Policy
+RailRoutePreference::ParsePolicy(const std::string& name)
 {
-    for (Policy p : { FORWARD_AT_SOURCE, FORWARD_AT_DESTINATION, NETWORK })
+    for (Policy p : {FORWARD_AT_SOURCE, FORWARD_AT_DESTINATION, NETWORK})
     {
         if (PolicyName(p) == name)
         {
@@ -90,9 +102,11 @@ RailRoutePreference::Policy RailRoutePreference::ParsePolicy(const std::string& 
                                 "'; use source, destination or network");
 }
 
-std::vector<uint32_t> RailRoutePreference::Select(const Cluster& cluster, uint32_t nodeId,
-                                                  uint32_t dstRank,
-                                                  const std::vector<uint32_t>& candidates) const
+std::vector<uint32_t>
+RailRoutePreference::Select(const Cluster& cluster,
+                            uint32_t nodeId,
+                            uint32_t dstRank,
+                            const std::vector<uint32_t>& candidates) const
 {
     const uint32_t k = m_domainSize;
     const uint32_t dstDomain = dstRank / k;

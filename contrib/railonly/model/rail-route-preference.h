@@ -68,12 +68,14 @@ public:
     /// \return the policy named "source", "destination" or "network" (throws otherwise)
     static Policy ParsePolicy(const std::string& name);
 
-    std::vector<uint32_t> Select(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank,
+    std::vector<uint32_t> Select(const Cluster& cluster,
+                                 uint32_t nodeId,
+                                 uint32_t dstRank,
                                  const std::vector<uint32_t>& candidates) const override;
 
 private:
-    Policy m_policy{ FORWARD_AT_SOURCE };
-    uint32_t m_domainSize{ 8 };
+    Policy m_policy{FORWARD_AT_SOURCE};
+    uint32_t m_domainSize{8};
 };
 
 } // namespace ns3

@@ -12,7 +12,8 @@ using namespace ns3;
 namespace
 {
 
-std::string Message(const std::function<void()>& f)
+std::string
+Message(const std::function<void()>& f)
 {
     try
     {
@@ -35,7 +36,7 @@ TEST(RailCostModelTest, ClosCountsMatchTheFormulas)
     ClosCount two = RailCostModel::Clos(2048, 64);
     EXPECT_EQ(two.tiers, 2u);
     EXPECT_EQ(two.switches, 3u * 2048 / 64);
-    EXPECT_EQ(two.switchesByTier, (std::vector<uint64_t>{ 2 * 2048 / 64, 2048 / 64 }));
+    EXPECT_EQ(two.switchesByTier, (std::vector<uint64_t>{2 * 2048 / 64, 2048 / 64}));
     EXPECT_EQ(two.links, 2u * 2048);
     ClosCount three = RailCostModel::Clos(65536, 64);
     EXPECT_EQ(three.tiers, 3u);
@@ -48,7 +49,7 @@ TEST(RailCostModelTest, ClosCountsMatchTheFormulas)
     EXPECT_EQ(RailCostModel::Clos(33, 8).tiers, 3u);
     EXPECT_EQ(RailCostModel::Clos(128, 8).switches, 5u * 128 / 8);
     // Partial sizes round up: 100 GPUs at k = 64 -> ceil(200/64) = 4 leaves, 2 spines.
-    EXPECT_EQ(RailCostModel::Clos(100, 64).switchesByTier, (std::vector<uint64_t>{ 4, 2 }));
+    EXPECT_EQ(RailCostModel::Clos(100, 64).switchesByTier, (std::vector<uint64_t>{4, 2}));
 }
 
 TEST(RailCostModelTest, ReproducesTheB300ScalableUnitTable)
@@ -56,10 +57,10 @@ TEST(RailCostModelTest, ReproducesTheB300ScalableUnitTable)
     // NVIDIA DGX SuperPOD B300: 1 SU = 512 GPUs -> 16 leaves, 8 spines, 512 + 512 cables;
     // 4 SUs = 2048 GPUs -> 64 leaves, 32 spines, 2048 + 2048 cables (radix-64 leaves).
     for (auto [gpus, leaves, spines] :
-         { std::tuple<uint64_t, uint64_t, uint64_t>{ 512, 16, 8 }, { 2048, 64, 32 } })
+         {std::tuple<uint64_t, uint64_t, uint64_t>{512, 16, 8}, {2048, 64, 32}})
     {
         ClosCount c = RailCostModel::Clos(gpus, 64);
-        EXPECT_EQ(c.switchesByTier, (std::vector<uint64_t>{ leaves, spines })) << gpus;
+        EXPECT_EQ(c.switchesByTier, (std::vector<uint64_t>{leaves, spines})) << gpus;
         EXPECT_EQ(c.links, 2 * gpus); // node-leaf + leaf-spine
     }
 }
@@ -104,8 +105,8 @@ TEST(RailCostModelTest, CostAndPowerMatchHandCalculations)
 TEST(RailCostModelTest, ReductionRangeOverClusterAndHbDomainSizes)
 {
     auto m = CreateObject<RailCostModel>();
-    std::vector<uint64_t> gpus{ 4096, 8192, 16384, 32768 };
-    std::vector<uint32_t> hb{ 8, 16, 32, 64, 128, 256 };
+    std::vector<uint64_t> gpus{4096, 8192, 16384, 32768};
+    std::vector<uint32_t> hb{8, 16, 32, 64, 128, 256};
     auto rows = m->Sweep(gpus, hb);
     ASSERT_EQ(rows.size(), gpus.size() * hb.size());
     double minCost = 1, maxCost = 0, minPower = 1, maxPower = 0;
@@ -126,14 +127,14 @@ TEST(RailCostModelTest, ReductionRangeOverClusterAndHbDomainSizes)
         maxCost = std::max(maxCost, r.costReduction);
         minPower = std::min(minPower, r.powerReduction);
         maxPower = std::max(maxPower, r.powerReduction);
-        byTiers[{ r.railOnly.tiers, r.railOptimized.tiers }] = r.costReduction;
+        byTiers[{r.railOnly.tiers, r.railOptimized.tiers}] = r.costReduction;
     }
     std::cout << "default table: cost -" << minCost * 100 << "% to -" << maxCost * 100
               << "%, power -" << minPower * 100 << "% to -" << maxPower * 100
               << "% (paper: cost -38% to -77%, power -37% to -75%)" << std::endl;
     // Fewer tiers in the rails, larger saving: 2 vs 3 < 1 vs 3.
-    ASSERT_TRUE(byTiers.count({ 2, 3 }) && byTiers.count({ 1, 3 }));
-    EXPECT_LT((byTiers[{ 2, 3 }]), (byTiers[{ 1, 3 }]));
+    ASSERT_TRUE(byTiers.count({2, 3}) && byTiers.count({1, 3}));
+    EXPECT_LT((byTiers[{2, 3}]), (byTiers[{1, 3}]));
     // The published ranges' ends, within a few points with the default (unverified) table.
     EXPECT_NEAR(minPower, 0.37, 0.03);
     EXPECT_NEAR(maxPower, 0.75, 0.03);

@@ -30,12 +30,14 @@ protected:
     }
 
     /// Every route from rank `src` to rank `dst` in the planner's tables (all ECMP branches).
-    static std::vector<Path> Routes(Ptr<Cluster> c, const RoutePlanner& planner, uint32_t src,
+    static std::vector<Path> Routes(Ptr<Cluster> c,
+                                    const RoutePlanner& planner,
+                                    uint32_t src,
                                     uint32_t dst)
     {
         std::vector<Path> out;
         uint32_t dstNode = c->GetRankNode(dst)->GetId();
-        std::vector<Path> stack{ { c->GetRankNode(src)->GetId() } };
+        std::vector<Path> stack{{c->GetRankNode(src)->GetId()}};
         while (!stack.empty())
         {
             Path p = stack.back();
@@ -113,7 +115,9 @@ protected:
     }
 
     /// Run a real-valued ring all-reduce of `len` floats over `ranks`; check exact sums.
-    static Time RingAllReduce(Ptr<Cluster> c, const std::vector<uint32_t>& ranks, uint32_t len,
+    static Time RingAllReduce(Ptr<Cluster> c,
+                              const std::vector<uint32_t>& ranks,
+                              uint32_t len,
                               Time* predicted = nullptr)
     {
         auto udp = CreateObject<UdpMessageTransport>();
@@ -193,7 +197,7 @@ TEST_F(RailFabricTest, RailOnlyHasOneSwitchPerRailAndNoSpine)
     {
         ++classes[l.linkClass];
     }
-    EXPECT_EQ(classes, (std::map<std::string, uint32_t>{ { "nvlink", 16 }, { "rail", 16 } }));
+    EXPECT_EQ(classes, (std::map<std::string, uint32_t>{{"nvlink", 16}, {"rail", 16}}));
     // GPU r of domain d is rank d*K + r and sits on rail r.
     EXPECT_EQ(h.GetRank(2, 3), 11u);
     EXPECT_EQ(h.GetDomainOf(11), 2u);
@@ -234,10 +238,9 @@ TEST_F(RailFabricTest, RailsWiderThanTheRadixBecomeTwoTierClos)
 TEST_F(RailFabricTest, NoRouteCrossesRailsThroughASwitch)
 {
     for (auto policy :
-         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+         {RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION})
     {
-        for (auto [d, k, radix] :
-             { std::tuple<uint32_t, uint32_t, uint32_t>{ 4, 4, 64 }, { 6, 2, 4 } })
+        for (auto [d, k, radix] : {std::tuple<uint32_t, uint32_t, uint32_t>{4, 4, 64}, {6, 2, 4}})
         {
             RailOnlyHelper h(d, k);
             h.SetRadix(radix);
@@ -285,7 +288,7 @@ TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
 {
     // 4 domains x 4 GPUs. GPU (0,1) = rank 1 to GPU (1,2) = rank 6.
     for (auto policy :
-         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+         {RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION})
     {
         RailOnlyHelper h(4, 4);
         h.SetCrossRailPolicy(policy);
@@ -295,8 +298,7 @@ TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
         auto node = [&](uint32_t rank) { return c->GetRankNode(rank)->GetId(); };
         uint32_t nvs0 = h.GetNvSwitchIds()[0];
         uint32_t nvs1 = h.GetNvSwitchIds()[1];
-        auto railSwitch = [&](uint32_t rail)
-        {
+        auto railSwitch = [&](uint32_t rail) {
             for (uint32_t id : h.GetSwitchIdsByTier()[0])
             {
                 if (h.GetRailOfSwitch(id) == rail)
@@ -309,13 +311,13 @@ TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
         std::vector<Path> routes = Routes(c, planner, 1, 6);
         ASSERT_EQ(routes.size(), 1u) << "the policy must pick one of the two 4-hop routes";
         Path expected = policy == RailRoutePreference::FORWARD_AT_SOURCE
-                            ? Path{ node(1), nvs0, node(2), railSwitch(2), node(6) }
-                            : Path{ node(1), railSwitch(1), node(5), nvs1, node(6) };
+                            ? Path{node(1), nvs0, node(2), railSwitch(2), node(6)}
+                            : Path{node(1), railSwitch(1), node(5), nvs1, node(6)};
         EXPECT_EQ(routes[0], expected) << RailRoutePreference::PolicyName(policy);
         // Inside a domain: NVLink only. Along a rail: the rail only.
-        EXPECT_EQ(Routes(c, planner, 0, 3), (std::vector<Path>{ { node(0), nvs0, node(3) } }));
+        EXPECT_EQ(Routes(c, planner, 0, 3), (std::vector<Path>{{node(0), nvs0, node(3)}}));
         EXPECT_EQ(Routes(c, planner, 1, 13),
-                  (std::vector<Path>{ { node(1), railSwitch(1), node(13) } }));
+                  (std::vector<Path>{{node(1), railSwitch(1), node(13)}}));
         Simulator::Destroy();
     }
 }
@@ -325,7 +327,7 @@ TEST_F(RailFabricTest, PacketsFollowThePolicyAtPacketLevel)
     // One 100 kB message from GPU (0,1) to GPU (1,2): the links of the chosen 4-hop
     // route carry it, in the right direction, and the other route carries nothing.
     for (auto policy :
-         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+         {RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION})
     {
         RailOnlyHelper h(4, 4);
         h.SetCrossRailPolicy(policy);
@@ -383,7 +385,7 @@ TEST_F(RailFabricTest, WithoutAPolicyShortestPathsSplitBetweenBothRelays)
 TEST_F(RailFabricTest, RingAllReduceRunsOnRailOnlyThroughTheHbDomains)
 {
     for (auto policy :
-         { RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION })
+         {RailRoutePreference::FORWARD_AT_SOURCE, RailRoutePreference::FORWARD_AT_DESTINATION})
     {
         RailOnlyHelper h(4, 4);
         h.SetCrossRailPolicy(policy);
@@ -411,7 +413,7 @@ TEST_F(RailFabricTest, RailAlignedAllReducePutsNoBytesOnTheSpine)
     Ptr<Cluster> c = h.Install();
     EXPECT_EQ(h.GetSwitchIdsByTier()[0].size(), 4u);
     EXPECT_EQ(h.GetSwitchIdsByTier()[1].size(), 2u);
-    RingAllReduce(c, { 1, 5, 9, 13 }, 20000); // local rank 1 of every domain: rail 1
+    RingAllReduce(c, {1, 5, 9, 13}, 20000); // local rank 1 of every domain: rail 1
     EXPECT_GT(Bytes(c, "rail"), 0u);
     EXPECT_EQ(Bytes(c, "spine"), 0u);
     EXPECT_EQ(Bytes(c, "nvlink"), 0u);
@@ -420,7 +422,7 @@ TEST_F(RailFabricTest, RailAlignedAllReducePutsNoBytesOnTheSpine)
     RailOptimizedHelper h2(4, 4);
     h2.SetRadix(8);
     Ptr<Cluster> c2 = h2.Install();
-    RingAllReduce(c2, { 0, 5, 10, 15 }, 20000);
+    RingAllReduce(c2, {0, 5, 10, 15}, 20000);
     EXPECT_GT(Bytes(c2, "spine"), 0u);
     EXPECT_EQ(Bytes(c2, "nvlink"), 0u); // Network policy: no GPU relaying
 }
@@ -440,8 +442,7 @@ TEST_F(RailFabricTest, PlainFatTreeWithHbDomainsGroupsWholeDomainsUnderALeaf)
 
 TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
 {
-    auto message = [](auto&& build)
-    {
+    auto message = [](auto&& build) {
         try
         {
             build();
@@ -456,46 +457,35 @@ TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
               std::string::npos);
     EXPECT_NE(message([] { RailOnlyHelper(0, 8).Install(); }).find("domains is 0"),
               std::string::npos);
-    EXPECT_NE(message(
-                  []
-                  {
-                      RailOnlyHelper h(9, 2);
-                      h.SetRadix(2); // 9 GPUs per rail > k^2/2 = 2
-                      h.Install();
-                  })
-                  .find("does not fit a 2-tier Clos of radix 2"),
+    EXPECT_NE(message([] {
+                  RailOnlyHelper h(9, 2);
+                  h.SetRadix(2); // 9 GPUs per rail > k^2/2 = 2
+                  h.Install();
+              }).find("does not fit a 2-tier Clos of radix 2"),
               std::string::npos);
-    EXPECT_NE(message(
-                  []
-                  {
-                      RailOnlyHelper h(4, 4);
-                      h.SetRadix(1);
-                      h.Install();
-                  })
-                  .find("too small"),
+    EXPECT_NE(message([] {
+                  RailOnlyHelper h(4, 4);
+                  h.SetRadix(1);
+                  h.Install();
+              }).find("too small"),
               std::string::npos);
-    EXPECT_NE(message(
-                  []
-                  {
-                      RailOnlyHelper h(4, 4);
-                      h.SetHbRate(DataRate(0));
-                      h.Install();
-                  })
-                  .find("HB (NVLink) rate is 0"),
+    EXPECT_NE(message([] {
+                  RailOnlyHelper h(4, 4);
+                  h.SetHbRate(DataRate(0));
+                  h.Install();
+              }).find("HB (NVLink) rate is 0"),
               std::string::npos);
-    EXPECT_NE(message(
-                  []
-                  {
-                      RailOptimizedHelper h(8, 8);
-                      h.SetRadix(8); // 16 leaves > 8 spine ports
-                      h.Install();
-                  })
-                  .find("more than a spine of radix 8"),
+    EXPECT_NE(message([] {
+                  RailOptimizedHelper h(8, 8);
+                  h.SetRadix(8); // 16 leaves > 8 spine ports
+                  h.Install();
+              }).find("more than a spine of radix 8"),
               std::string::npos);
     EXPECT_NE(message([] { HbDomainHelper(1).Install(); }).find("at least 2 GPUs"),
               std::string::npos);
-    EXPECT_NE(message([] { RailRoutePreference::ParsePolicy("sideways"); })
-                  .find("unknown cross-rail policy"),
+    EXPECT_NE(message([] {
+                  RailRoutePreference::ParsePolicy("sideways");
+              }).find("unknown cross-rail policy"),
               std::string::npos);
 }
 

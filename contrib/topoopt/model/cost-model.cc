@@ -19,13 +19,15 @@ namespace
 {
 using Json = nlohmann::json;
 
-[[noreturn]] void Fail(const std::string& what)
+[[noreturn]] void
+Fail(const std::string& what)
 {
     throw std::invalid_argument("CostModel: " + what);
 }
 } // namespace
 
-TypeId CostModel::GetTypeId()
+TypeId
+CostModel::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::CostModel")
@@ -35,31 +37,37 @@ TypeId CostModel::GetTypeId()
             .AddAttribute("MaxOversubscription",
                           "Largest ToR oversubscription ratio the similar-cost solver may "
                           "propose (ratio, >= 1)",
-                          DoubleValue(16.0), MakeDoubleAccessor(&CostModel::m_maxOversubscription),
+                          DoubleValue(16.0),
+                          MakeDoubleAccessor(&CostModel::m_maxOversubscription),
                           MakeDoubleChecker<double>(1.0));
     return tid;
 }
 
 CostModel::CostModel()
-    : m_prices(DefaultPrices())
-    , m_maxOversubscription(16.0)
+    : m_prices(DefaultPrices()),
+      m_maxOversubscription(16.0)
 {
 }
 
-std::map<uint32_t, PriceEntry> CostModel::DefaultPrices()
+std::map<uint32_t, PriceEntry>
+CostModel::DefaultPrices()
 {
     // USD per unit, all unverified estimates (see doc/topology-finder.md for where
     // each column comes from). Panel and OCS ports are optically transparent, so
     // their price does not depend on the link speed.
     //        speed   transceiver  NIC port  switch port  panel port  OCS port
     return {
-        { 10, { 20, 90, 50, 100, 520 } },     { 25, { 39, 120, 80, 100, 520 } },
-        { 40, { 49, 200, 100, 100, 520 } },   { 100, { 99, 350, 200, 100, 520 } },
-        { 200, { 299, 600, 400, 100, 520 } }, { 400, { 599, 1000, 700, 100, 520 } },
+        {10, {20, 90, 50, 100, 520}},
+        {25, {39, 120, 80, 100, 520}},
+        {40, {49, 200, 100, 100, 520}},
+        {100, {99, 350, 200, 100, 520}},
+        {200, {299, 600, 400, 100, 520}},
+        {400, {599, 1000, 700, 100, 520}},
     };
 }
 
-void CostModel::LoadJson(const std::string& text)
+void
+CostModel::LoadJson(const std::string& text)
 {
     Json j;
     try
@@ -104,9 +112,11 @@ void CostModel::LoadJson(const std::string& text)
         bool isNew = table.count(speed) == 0;
         PriceEntry e = isNew ? PriceEntry() : table[speed];
         const std::vector<std::pair<std::string, double PriceEntry::*>> fields = {
-            { "transceiver", &PriceEntry::transceiver }, { "nic_port", &PriceEntry::nicPort },
-            { "switch_port", &PriceEntry::switchPort },  { "panel_port", &PriceEntry::panelPort },
-            { "ocs_port", &PriceEntry::ocsPort },
+            {"transceiver", &PriceEntry::transceiver},
+            {"nic_port", &PriceEntry::nicPort},
+            {"switch_port", &PriceEntry::switchPort},
+            {"panel_port", &PriceEntry::panelPort},
+            {"ocs_port", &PriceEntry::ocsPort},
         };
         for (auto f = it.value().begin(); f != it.value().end(); ++f)
         {
@@ -146,7 +156,8 @@ void CostModel::LoadJson(const std::string& text)
     m_prices = table;
 }
 
-void CostModel::LoadFile(const std::string& path)
+void
+CostModel::LoadFile(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
@@ -158,23 +169,25 @@ void CostModel::LoadFile(const std::string& path)
     LoadJson(ss.str());
 }
 
-std::string CostModel::ToJson(int indent) const
+std::string
+CostModel::ToJson(int indent) const
 {
     Json prices = Json::object();
     for (const auto& [speed, e] : m_prices)
     {
-        prices[std::to_string(speed)] = { { "transceiver", e.transceiver },
-                                          { "nic_port", e.nicPort },
-                                          { "switch_port", e.switchPort },
-                                          { "panel_port", e.panelPort },
-                                          { "ocs_port", e.ocsPort } };
+        prices[std::to_string(speed)] = {{"transceiver", e.transceiver},
+                                         {"nic_port", e.nicPort},
+                                         {"switch_port", e.switchPort},
+                                         {"panel_port", e.panelPort},
+                                         {"ocs_port", e.ocsPort}};
     }
     Json j;
     j["prices"] = prices;
     return j.dump(indent);
 }
 
-std::vector<uint32_t> CostModel::Speeds() const
+std::vector<uint32_t>
+CostModel::Speeds() const
 {
     std::vector<uint32_t> s;
     for (const auto& kv : m_prices)
@@ -184,7 +197,8 @@ std::vector<uint32_t> CostModel::Speeds() const
     return s;
 }
 
-const PriceEntry& CostModel::GetPrices(uint32_t gbps) const
+const PriceEntry&
+CostModel::GetPrices(uint32_t gbps) const
 {
     auto it = m_prices.find(gbps);
     if (it == m_prices.end())
@@ -200,14 +214,16 @@ const PriceEntry& CostModel::GetPrices(uint32_t gbps) const
     return it->second;
 }
 
-double CostModel::TopoOptCostPerServer(uint32_t degree, uint32_t gbps, OpticalDevice device) const
+double
+CostModel::TopoOptCostPerServer(uint32_t degree, uint32_t gbps, OpticalDevice device) const
 {
     const PriceEntry& p = GetPrices(gbps);
     double port = device == OpticalDevice::OCS ? p.ocsPort : p.panelPort;
     return degree * (p.nicPort + p.transceiver + port);
 }
 
-double CostModel::FatTreeCostPerServer(uint32_t gbps, double r) const
+double
+CostModel::FatTreeCostPerServer(uint32_t gbps, double r) const
 {
     if (!(r >= 1.0) || !std::isfinite(r))
     {
@@ -219,12 +235,14 @@ double CostModel::FatTreeCostPerServer(uint32_t gbps, double r) const
     return p.nicPort + switchPorts * p.switchPort + links * 2.0 * p.transceiver;
 }
 
-double CostModel::IdealSwitchCostPerServer(uint32_t degree, uint32_t gbps) const
+double
+CostModel::IdealSwitchCostPerServer(uint32_t degree, uint32_t gbps) const
 {
     return degree * FatTreeCostPerServer(gbps, 1.0);
 }
 
-SimilarCostFatTree CostModel::SimilarCost(double budget) const
+SimilarCostFatTree
+CostModel::SimilarCost(double budget) const
 {
     if (!(budget >= 0) || !std::isfinite(budget))
     {

@@ -41,11 +41,11 @@ namespace ns3
  */
 struct PriceEntry
 {
-    double transceiver{ 0 }; //!< one optical transceiver (one end of a link)
-    double nicPort{ 0 };     //!< one NIC port
-    double switchPort{ 0 };  //!< one electrical switch port
-    double panelPort{ 0 };   //!< one patch-panel port
-    double ocsPort{ 0 };     //!< one optical circuit switch port
+    double transceiver{0}; //!< one optical transceiver (one end of a link)
+    double nicPort{0};     //!< one NIC port
+    double switchPort{0};  //!< one electrical switch port
+    double panelPort{0};   //!< one patch-panel port
+    double ocsPort{0};     //!< one optical circuit switch port
 };
 
 /**
@@ -62,13 +62,13 @@ enum class OpticalDevice
  */
 struct SimilarCostFatTree
 {
-    double budgetPerServer{ 0 };        //!< the cost to match (USD per server)
-    uint32_t fullBisectionGbps{ 0 };    //!< fastest host speed affordable at r = 1 (0: none)
-    double fullBisectionCost{ 0 };      //!< its cost per server (USD)
-    uint32_t gbps{ 0 };                 //!< host speed of the best option (0: none affordable)
-    double oversubscription{ 1 };       //!< ToR oversubscription r of the best option (>= 1)
-    double bandwidthPerServerGbps{ 0 }; //!< its bisection bandwidth per server, gbps / r
-    double costPerServer{ 0 };          //!< its cost per server (USD)
+    double budgetPerServer{0};        //!< the cost to match (USD per server)
+    uint32_t fullBisectionGbps{0};    //!< fastest host speed affordable at r = 1 (0: none)
+    double fullBisectionCost{0};      //!< its cost per server (USD)
+    uint32_t gbps{0};                 //!< host speed of the best option (0: none affordable)
+    double oversubscription{1};       //!< ToR oversubscription r of the best option (>= 1)
+    double bandwidthPerServerGbps{0}; //!< its bisection bandwidth per server, gbps / r
+    double costPerServer{0};          //!< its cost per server (USD)
 };
 
 /**
@@ -104,7 +104,8 @@ public:
     const PriceEntry& GetPrices(uint32_t gbps) const;
 
     /// \brief TopoOpt: d * (NIC + transceiver + device port) per server (USD).
-    double TopoOptCostPerServer(uint32_t degree, uint32_t gbps,
+    double TopoOptCostPerServer(uint32_t degree,
+                                uint32_t gbps,
                                 OpticalDevice device = OpticalDevice::PATCH_PANEL) const;
     /// \brief 3-tier fat-tree per server at host speed `gbps` and ToR oversubscription r.
     double FatTreeCostPerServer(uint32_t gbps, double oversubscription = 1.0) const;

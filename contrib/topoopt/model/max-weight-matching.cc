@@ -24,8 +24,8 @@ NS_LOG_COMPONENT_DEFINE("TopooptMaxWeightMatching");
 namespace
 {
 using EdgeProperty = boost::property<boost::edge_weight_t, int64_t>;
-using MatchGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS,
-                                         boost::no_property, EdgeProperty>;
+using MatchGraph = boost::
+    adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, EdgeProperty>;
 constexpr double kLevels = 65536.0;       // 2^16 demand quanta for the largest demand
 constexpr size_t kInProcessVertices = 16; // up to this size Boost runs in-process
 
@@ -36,7 +36,8 @@ constexpr size_t kInProcessVertices = 16; // up to this size Boost runs in-proce
  * the simulator down: the child writes the mates to a pipe; on a crash or after
  * 2 s + 5e-8 * m^3 s the parent kills it and returns false.
  */
-bool RunBoostGuarded(const MatchGraph& g, size_t m, std::vector<int64_t>& mate)
+bool
+RunBoostGuarded(const MatchGraph& g, size_t m, std::vector<int64_t>& mate)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -94,7 +95,7 @@ bool RunBoostGuarded(const MatchGraph& g, size_t m, std::vector<int64_t>& mate)
         }
         int ms = static_cast<int>(
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1);
-        struct pollfd pfd = { fds[0], POLLIN, 0 };
+        struct pollfd pfd = {fds[0], POLLIN, 0};
         int r = poll(&pfd, 1, ms);
         if (r < 0 && errno == EINTR)
         {
@@ -137,23 +138,27 @@ MaxWeightMatching::MaxWeightMatching(Ptr<UniformRandomVariable> rng)
     NS_ASSERT_MSG(rng, "MaxWeightMatching needs a random stream");
 }
 
-uint32_t MaxWeightMatching::GetRepairs() const
+uint32_t
+MaxWeightMatching::GetRepairs() const
 {
     return m_repairs;
 }
 
-uint32_t MaxWeightMatching::GetBoostFailures() const
+uint32_t
+MaxWeightMatching::GetBoostFailures() const
 {
     return m_boostFailures;
 }
 
-uint32_t MaxWeightMatching::GetBoostCalls() const
+uint32_t
+MaxWeightMatching::GetBoostCalls() const
 {
     return m_boostCalls;
 }
 
-double MaxWeightMatching::Weight(const Eigen::MatrixXd& w,
-                                 const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
+double
+MaxWeightMatching::Weight(const Eigen::MatrixXd& w,
+                          const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
 {
     double sum = 0;
     for (const auto& p : pairs)
@@ -163,8 +168,8 @@ double MaxWeightMatching::Weight(const Eigen::MatrixXd& w,
     return sum;
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> MaxWeightMatching::Solve(
-    const Eigen::MatrixXd& weight, const std::vector<uint32_t>& vertices)
+std::vector<std::pair<uint32_t, uint32_t>>
+MaxWeightMatching::Solve(const Eigen::MatrixXd& weight, const std::vector<uint32_t>& vertices)
 {
     const size_t m = vertices.size();
     if (m % 2 != 0)
@@ -277,9 +282,9 @@ std::vector<std::pair<uint32_t, uint32_t>> MaxWeightMatching::Solve(
             NS_LOG_WARN("Boost maximum_weighted_matching failed on "
                         << m << " vertices and " << edges.size() << " edges; greedy + 2-opt");
             std::fill(mate.begin(), mate.end(), -1);
-            std::stable_sort(edges.begin(), edges.end(),
-                             [](const auto& x, const auto& y)
-                             { return std::get<0>(x) > std::get<0>(y); });
+            std::stable_sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
+                return std::get<0>(x) > std::get<0>(y);
+            });
             for (const auto& [wt, a, b] : edges)
             {
                 if (mate[a] < 0 && mate[b] < 0)

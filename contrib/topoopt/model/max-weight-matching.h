@@ -82,9 +82,9 @@ public:
 
 private:
     Ptr<UniformRandomVariable> m_rng;
-    uint32_t m_repairs{ 0 };
-    uint32_t m_boostCalls{ 0 };
-    uint32_t m_boostFailures{ 0 };
+    uint32_t m_repairs{0};
+    uint32_t m_boostCalls{0};
+    uint32_t m_boostFailures{0};
 };
 
 } // namespace ns3

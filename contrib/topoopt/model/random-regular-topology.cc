@@ -13,59 +13,68 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TopooptRandomRegularTopology");
 NS_OBJECT_ENSURE_REGISTERED(RandomRegularTopology);
 
-TypeId RandomRegularTopology::GetTypeId()
+TypeId
+RandomRegularTopology::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RandomRegularTopology")
             .SetParent<Object>()
             .SetGroupName("Topoopt")
             .AddConstructor<RandomRegularTopology>()
-            .AddAttribute("Degree", "NIC ports per server d (= number of optical planes; ports)",
-                          UintegerValue(4), MakeUintegerAccessor(&RandomRegularTopology::m_degree),
+            .AddAttribute("Degree",
+                          "NIC ports per server d (= number of optical planes; ports)",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&RandomRegularTopology::m_degree),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("MatchingAttempts",
                           "Redraws of one plane's matching to avoid parallel circuits (count)",
                           UintegerValue(100),
                           MakeUintegerAccessor(&RandomRegularTopology::m_matchingAttempts),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute(
-                "GraphAttempts", "Redraws of the whole graph until it is connected (count)",
-                UintegerValue(100), MakeUintegerAccessor(&RandomRegularTopology::m_graphAttempts),
-                MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute(
-                "RouteAllPairs", "Give every pair a random shortest path in the plan (bool)",
-                BooleanValue(true), MakeBooleanAccessor(&RandomRegularTopology::m_routeAllPairs),
-                MakeBooleanChecker());
+            .AddAttribute("GraphAttempts",
+                          "Redraws of the whole graph until it is connected (count)",
+                          UintegerValue(100),
+                          MakeUintegerAccessor(&RandomRegularTopology::m_graphAttempts),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RouteAllPairs",
+                          "Give every pair a random shortest path in the plan (bool)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RandomRegularTopology::m_routeAllPairs),
+                          MakeBooleanChecker());
     return tid;
 }
 
 RandomRegularTopology::RandomRegularTopology()
-    : m_degree(4)
-    , m_matchingAttempts(100)
-    , m_graphAttempts(100)
-    , m_routeAllPairs(true)
-    , m_rng(CreateObject<UniformRandomVariable>())
+    : m_degree(4),
+      m_matchingAttempts(100),
+      m_graphAttempts(100),
+      m_routeAllPairs(true),
+      m_rng(CreateObject<UniformRandomVariable>())
 {
 }
 
-void RandomRegularTopology::DoDispose()
+void
+RandomRegularTopology::DoDispose()
 {
     m_rng = nullptr;
     Object::DoDispose();
 }
 
-int64_t RandomRegularTopology::AssignStreams(int64_t stream)
+int64_t
+RandomRegularTopology::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
     return 1;
 }
 
-uint32_t RandomRegularTopology::GetParallelCircuits() const
+uint32_t
+RandomRegularTopology::GetParallelCircuits() const
 {
     return m_parallel;
 }
 
-TopologyPlan RandomRegularTopology::Build(uint32_t n)
+TopologyPlan
+RandomRegularTopology::Build(uint32_t n)
 {
     const uint32_t d = m_degree;
     if (n < 2 || n % 2 != 0)

@@ -17,9 +17,10 @@
 #ifndef TOPOOPT_RANDOM_REGULAR_TOPOLOGY_H
 #define TOPOOPT_RANDOM_REGULAR_TOPOLOGY_H
 
+#include "topology-plan.h"
+
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
-#include "topology-plan.h"
 
 #include <cstdint>
 
@@ -63,7 +64,7 @@ private:
     uint32_t m_matchingAttempts;
     uint32_t m_graphAttempts;
     bool m_routeAllPairs;
-    uint32_t m_parallel{ 0 };
+    uint32_t m_parallel{0};
     Ptr<UniformRandomVariable> m_rng;
 };
 

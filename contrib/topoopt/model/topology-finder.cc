@@ -1,10 +1,11 @@
 #include "topology-finder.h"
 
 #include "max-weight-matching.h"
+#include "totient-perms.h"
+
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
-#include "totient-perms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -27,13 +28,15 @@ namespace
 
 constexpr uint32_t kUnreached = std::numeric_limits<uint32_t>::max();
 
-[[noreturn]] void Fail(const std::string& what)
+[[noreturn]] void
+Fail(const std::string& what)
 {
     throw std::invalid_argument("TopologyFinder: " + what);
 }
 
 /// Ports a ring over a group of size g occupies on every server.
-uint32_t RingCost(uint32_t g)
+uint32_t
+RingCost(uint32_t g)
 {
     return g == 2 ? 1 : 2;
 }
@@ -41,30 +44,34 @@ uint32_t RingCost(uint32_t g)
 /// One all-reduce group size after merging, with its allocation.
 struct GroupWant
 {
-    uint32_t size{ 0 };
-    double bytes{ 0 };
-    double traffic{ 0 };    // S (2g - 1)
-    uint32_t rings{ 0 };    // rings allocated
-    double remainder{ 0 };  // fractional part of the proportional share (in rings)
-    size_t inputIndex{ 0 }; // index in the merged list (for the report)
+    uint32_t size{0};
+    double bytes{0};
+    double traffic{0};    // S (2g - 1)
+    uint32_t rings{0};    // rings allocated
+    double remainder{0};  // fractional part of the proportional share (in rings)
+    size_t inputIndex{0}; // index in the merged list (for the report)
 };
 
 } // namespace
 
-TypeId TopologyFinder::GetTypeId()
+TypeId
+TopologyFinder::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::TopologyFinder")
             .SetParent<Object>()
             .SetGroupName("Topoopt")
             .AddConstructor<TopologyFinder>()
-            .AddAttribute("Degree", "NIC ports per server d (= number of optical planes; ports)",
-                          UintegerValue(4), MakeUintegerAccessor(&TopologyFinder::m_degree),
+            .AddAttribute("Degree",
+                          "NIC ports per server d (= number of optical planes; ports)",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&TopologyFinder::m_degree),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Bidirectional",
                           "All-reduce rings run in both directions: a chosen jump j also "
                           "uses n-j (bool)",
-                          BooleanValue(true), MakeBooleanAccessor(&TopologyFinder::m_bidirectional),
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TopologyFinder::m_bidirectional),
                           MakeBooleanChecker())
             .AddAttribute("ReleasedDegreeSplit",
                           "Reproduce the released code: every port goes to all-reduce "
@@ -82,9 +89,11 @@ TypeId TopologyFinder::GetTypeId()
             .AddAttribute("RouteAllPairs",
                           "Also give every server pair without a ring or MP route a BFS "
                           "shortest path, so the plan alone defines forwarding (bool)",
-                          BooleanValue(true), MakeBooleanAccessor(&TopologyFinder::m_routeAllPairs),
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TopologyFinder::m_routeAllPairs),
                           MakeBooleanChecker())
-            .AddTraceSource("RingChosen", "A ring was placed: (group size, jump)",
+            .AddTraceSource("RingChosen",
+                            "A ring was placed: (group size, jump)",
                             MakeTraceSourceAccessor(&TopologyFinder::m_ringChosen),
                             "ns3::TracedCallback::Uint32Uint32")
             .AddTraceSource("MatchingAdded",
@@ -95,36 +104,40 @@ TypeId TopologyFinder::GetTypeId()
 }
 
 TopologyFinder::TopologyFinder()
-    : m_degree(4)
-    , m_bidirectional(true)
-    , m_releasedDegreeSplit(false)
-    , m_releasedGroupShare(false)
-    , m_routeAllPairs(true)
-    , m_rng(CreateObject<UniformRandomVariable>())
+    : m_degree(4),
+      m_bidirectional(true),
+      m_releasedDegreeSplit(false),
+      m_releasedGroupShare(false),
+      m_routeAllPairs(true),
+      m_rng(CreateObject<UniformRandomVariable>())
 {
     NS_LOG_FUNCTION(this);
 }
 
 TopologyFinder::~TopologyFinder() = default;
 
-void TopologyFinder::DoDispose()
+void
+TopologyFinder::DoDispose()
 {
     m_rng = nullptr;
     Object::DoDispose();
 }
 
-int64_t TopologyFinder::AssignStreams(int64_t stream)
+int64_t
+TopologyFinder::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
     return 1;
 }
 
-const FinderReport& TopologyFinder::GetLastReport() const
+const FinderReport&
+TopologyFinder::GetLastReport() const
 {
     return m_report;
 }
 
-double TopologyFinder::AllReduceBytesPerRing(uint32_t g, double bytes, uint32_t paths)
+double
+TopologyFinder::AllReduceBytesPerRing(uint32_t g, double bytes, uint32_t paths)
 {
     if (g == 0 || paths == 0)
     {
@@ -134,7 +147,8 @@ double TopologyFinder::AllReduceBytesPerRing(uint32_t g, double bytes, uint32_t 
     return 2.0 * (g - 1) / g * bytes / paths;
 }
 
-uint32_t TopologyFinder::RingPaths(const TopologyPlan& plan, uint32_t g)
+uint32_t
+TopologyFinder::RingPaths(const TopologyPlan& plan, uint32_t g)
 {
     std::set<uint32_t> jumps;
     for (const PlanRing& r : plan.GetRings())
@@ -147,8 +161,11 @@ uint32_t TopologyFinder::RingPaths(const TopologyPlan& plan, uint32_t g)
     return jumps.size();
 }
 
-std::vector<uint32_t> TopologyFinder::CoinChange(uint32_t n, const std::vector<uint32_t>& coins,
-                                                 uint32_t target, Ptr<UniformRandomVariable> rng)
+std::vector<uint32_t>
+TopologyFinder::CoinChange(uint32_t n,
+                           const std::vector<uint32_t>& coins,
+                           uint32_t target,
+                           Ptr<UniformRandomVariable> rng)
 {
     if (n == 0)
     {
@@ -164,7 +181,7 @@ std::vector<uint32_t> TopologyFinder::CoinChange(uint32_t n, const std::vector<u
         }
     }
     std::vector<uint32_t> dist(n, kUnreached);
-    std::deque<uint32_t> queue{ 0 };
+    std::deque<uint32_t> queue{0};
     dist[0] = 0;
     while (!queue.empty())
     {
@@ -208,8 +225,10 @@ std::vector<uint32_t> TopologyFinder::CoinChange(uint32_t n, const std::vector<u
     return std::vector<uint32_t>(rev.rbegin(), rev.rend());
 }
 
-TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>& groups,
-                                  const Eigen::MatrixXd& mpDemand)
+TopologyPlan
+TopologyFinder::Find(uint32_t n,
+                     const std::vector<AllReduceGroup>& groups,
+                     const Eigen::MatrixXd& mpDemand)
 {
     NS_LOG_FUNCTION(this << n << groups.size());
     const uint32_t d = m_degree;
@@ -333,13 +352,11 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         }
     }
     // The reference sorts by S (2g - 1) / g (the larger first); ties: larger group first.
-    std::stable_sort(active.begin(), active.end(),
-                     [](const GroupWant* a, const GroupWant* b)
-                     {
-                         double ka = a->traffic / a->size;
-                         double kb = b->traffic / b->size;
-                         return ka != kb ? ka > kb : a->size > b->size;
-                     });
+    std::stable_sort(active.begin(), active.end(), [](const GroupWant* a, const GroupWant* b) {
+        double ka = a->traffic / a->size;
+        double kb = b->traffic / b->size;
+        return ka != kb ? ka > kb : a->size > b->size;
+    });
     GroupWant* spanning = nullptr;
     for (GroupWant* w : active)
     {
@@ -357,8 +374,9 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
     {
         m_report.connectivityRing = true;
     }
-    auto capacity = [&](const GroupWant* w)
-    { return perms.MaxRings(w->size, m_bidirectional) - w->rings; };
+    auto capacity = [&](const GroupWant* w) {
+        return perms.MaxRings(w->size, m_bidirectional) - w->rings;
+    };
     double totalTraffic = 0;
     for (const GroupWant* w : active)
     {
@@ -392,9 +410,10 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         // Largest remainder first, then keep offering leftover ports in that order
         // until no group can take another ring.
         std::vector<GroupWant*> byRemainder = active;
-        std::stable_sort(byRemainder.begin(), byRemainder.end(),
-                         [](const GroupWant* a, const GroupWant* b)
-                         { return a->remainder > b->remainder; });
+        std::stable_sort(
+            byRemainder.begin(),
+            byRemainder.end(),
+            [](const GroupWant* a, const GroupWant* b) { return a->remainder > b->remainder; });
         bool progress = true;
         while (progress)
         {
@@ -417,8 +436,7 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
     std::vector<uint32_t> spillPlanes;
     m_report.groupRings.assign(want.size(), 0);
     // Places the ring (g, j) on `p`; false (and `p` untouched) if planes run out.
-    auto placeRing = [&](TopologyPlan& p, uint32_t g, uint32_t j) -> bool
-    {
+    auto placeRing = [&](TopologyPlan& p, uint32_t g, uint32_t j) -> bool {
         TopologyPlan trial = p;
         uint32_t fresh = nextFresh;
         std::vector<uint32_t> spill = spillPlanes;
@@ -485,9 +503,8 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         spillPlanes = spill;
         return true;
     };
-    auto directedJumps = [&](uint32_t j)
-    {
-        std::vector<uint32_t> js{ j };
+    auto directedJumps = [&](uint32_t j) {
+        std::vector<uint32_t> js{j};
         if (m_bidirectional && n - j != j)
         {
             js.push_back(n - j);
@@ -499,7 +516,7 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         bool ok = placeRing(plan, n, 1);
         NS_ASSERT_MSG(ok, "no room for the connectivity ring");
         m_report.ringPortsUsed += RingCost(n);
-        PlanRing ring{ n, directedJumps(1), m_bidirectional, true };
+        PlanRing ring{n, directedJumps(1), m_bidirectional, true};
         plan.AddRing(ring);
         m_ringChosen(n, 1);
     }
@@ -510,7 +527,7 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
             continue;
         }
         std::vector<uint32_t> chosen = perms.SelectRings(w->size, w->rings, m_bidirectional);
-        PlanRing ring{ w->size, {}, m_bidirectional, true };
+        PlanRing ring{w->size, {}, m_bidirectional, true};
         for (uint32_t j : chosen)
         {
             if (!placeRing(plan, w->size, j))
@@ -581,11 +598,10 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         coinSet.insert(r.jumps.begin(), r.jumps.end());
     }
     std::vector<uint32_t> coins(coinSet.begin(), coinSet.end());
-    auto setIfAbsent = [&](uint32_t s, uint32_t t, const std::vector<uint32_t>& hops)
-    {
+    auto setIfAbsent = [&](uint32_t s, uint32_t t, const std::vector<uint32_t>& hops) {
         if (!plan.HasRoutes(s, t))
         {
-            plan.SetRoutes(s, t, { PlanPath{ hops, 1.0 } });
+            plan.SetRoutes(s, t, {PlanPath{hops, 1.0}});
         }
     };
     // Direct ring hops.
@@ -599,7 +615,7 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
         {
             for (uint32_t i = 0; i < n; ++i)
             {
-                setIfAbsent(i, (i + j) % n, { i, (i + j) % n });
+                setIfAbsent(i, (i + j) % n, {i, (i + j) % n});
             }
         }
     }
@@ -631,14 +647,14 @@ TopologyPlan TopologyFinder::Find(uint32_t n, const std::vector<AllReduceGroup>&
             }
         }
         uint32_t t = best[best.size() == 1 ? 0 : m_rng->GetInteger(0, best.size() - 1)];
-        PlanRing ring{ w->size, directedJumps(t), m_bidirectional, false };
+        PlanRing ring{w->size, directedJumps(t), m_bidirectional, false};
         plan.AddRing(ring);
         for (uint32_t u : ring.jumps)
         {
             std::vector<uint32_t> seq = CoinChange(n, coins, u, m_rng);
             for (uint32_t i = 0; i < n; ++i)
             {
-                std::vector<uint32_t> hops{ i };
+                std::vector<uint32_t> hops{i};
                 uint32_t v = i;
                 for (uint32_t c : seq)
                 {

@@ -36,10 +36,11 @@
 #ifndef TOPOOPT_TOPOLOGY_FINDER_H
 #define TOPOOPT_TOPOLOGY_FINDER_H
 
+#include "topology-plan.h"
+
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
-#include "topology-plan.h"
 
 #include <Eigen/Dense>
 #include <cstdint>
@@ -54,8 +55,8 @@ namespace ns3
  */
 struct AllReduceGroup
 {
-    uint32_t size{ 0 }; //!< group size g (must divide n)
-    double bytes{ 0 };  //!< S: bytes reduced by each group
+    uint32_t size{0}; //!< group size g (must divide n)
+    double bytes{0};  //!< S: bytes reduced by each group
 };
 
 /**
@@ -63,17 +64,17 @@ struct AllReduceGroup
  */
 struct FinderReport
 {
-    uint32_t degreeAllReduce{ 0 };     //!< d_A after clamping (ports for rings)
-    uint32_t degreeModelParallel{ 0 }; //!< d - d_A
-    uint32_t ringPortsUsed{ 0 };       //!< ports the placed rings occupy
-    uint32_t matchingPlanes{ 0 };      //!< planes that received matching circuits
-    uint32_t boostMatchings{ 0 };      //!< calls to Boost's blossom
-    uint32_t matchingRepairs{ 0 };     //!< Boost answers improved by 2-opt
-    uint32_t boostFailures{ 0 };       //!< Boost runs that crashed or timed out (greedy used)
-    bool connectivityRing{ false };    //!< a size-n ring was reserved
-    std::vector<uint32_t> groupRings;  //!< rings per input group (after merging by size)
-    double trafficAllReduce{ 0 };      //!< T_AR (bytes)
-    double trafficModelParallel{ 0 };  //!< T_MP (bytes)
+    uint32_t degreeAllReduce{0};      //!< d_A after clamping (ports for rings)
+    uint32_t degreeModelParallel{0};  //!< d - d_A
+    uint32_t ringPortsUsed{0};        //!< ports the placed rings occupy
+    uint32_t matchingPlanes{0};       //!< planes that received matching circuits
+    uint32_t boostMatchings{0};       //!< calls to Boost's blossom
+    uint32_t matchingRepairs{0};      //!< Boost answers improved by 2-opt
+    uint32_t boostFailures{0};        //!< Boost runs that crashed or timed out (greedy used)
+    bool connectivityRing{false};     //!< a size-n ring was reserved
+    std::vector<uint32_t> groupRings; //!< rings per input group (after merging by size)
+    double trafficAllReduce{0};       //!< T_AR (bytes)
+    double trafficModelParallel{0};   //!< T_MP (bytes)
 };
 
 /**
@@ -98,7 +99,8 @@ public:
      * \param mpDemand n x n bytes from row to column (an empty matrix means none)
      * Throws std::invalid_argument for impossible input, saying what to change.
      */
-    TopologyPlan Find(uint32_t servers, const std::vector<AllReduceGroup>& groups,
+    TopologyPlan Find(uint32_t servers,
+                      const std::vector<AllReduceGroup>& groups,
                       const Eigen::MatrixXd& mpDemand);
 
     /// \brief The decisions of the last Find().
@@ -119,8 +121,10 @@ public:
      * \return the coins in order; empty if target == 0. Throws std::invalid_argument
      *         if the coins cannot reach target.
      */
-    static std::vector<uint32_t> CoinChange(uint32_t n, const std::vector<uint32_t>& coins,
-                                            uint32_t target, Ptr<UniformRandomVariable> rng);
+    static std::vector<uint32_t> CoinChange(uint32_t n,
+                                            const std::vector<uint32_t>& coins,
+                                            uint32_t target,
+                                            Ptr<UniformRandomVariable> rng);
 
     /**
      * \brief Assign a fixed random variable stream number.

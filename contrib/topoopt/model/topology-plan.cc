@@ -20,12 +20,14 @@ namespace
 using Json = nlohmann::json;
 using BglGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
 
-[[noreturn]] void Fail(const std::string& what)
+[[noreturn]] void
+Fail(const std::string& what)
 {
     throw std::invalid_argument("topology plan: " + what);
 }
 
-uint32_t GetIndex(const Json& j, const std::string& where)
+uint32_t
+GetIndex(const Json& j, const std::string& where)
 {
     if (!j.is_number_unsigned())
     {
@@ -43,7 +45,8 @@ uint32_t GetIndex(const Json& j, const std::string& where)
     return static_cast<uint32_t>(v);
 }
 
-const Json& Field(const Json& obj, const std::string& key, const std::string& where)
+const Json&
+Field(const Json& obj, const std::string& key, const std::string& where)
 {
     auto it = obj.find(key);
     if (it == obj.end())
@@ -53,7 +56,8 @@ const Json& Field(const Json& obj, const std::string& key, const std::string& wh
     return *it;
 }
 
-uint32_t Gcd(uint32_t a, uint32_t b)
+uint32_t
+Gcd(uint32_t a, uint32_t b)
 {
     return std::gcd(a, b);
 }
@@ -63,10 +67,10 @@ uint32_t Gcd(uint32_t a, uint32_t b)
 TopologyPlan::TopologyPlan() = default;
 
 TopologyPlan::TopologyPlan(uint32_t servers, uint32_t degree)
-    : m_servers(servers)
-    , m_degree(degree)
-    , m_planes(degree)
-    , m_peer(degree, std::vector<int64_t>(servers, -1))
+    : m_servers(servers),
+      m_degree(degree),
+      m_planes(degree),
+      m_peer(degree, std::vector<int64_t>(servers, -1))
 {
     if (servers == 0)
     {
@@ -74,17 +78,20 @@ TopologyPlan::TopologyPlan(uint32_t servers, uint32_t degree)
     }
 }
 
-uint32_t TopologyPlan::GetServers() const
+uint32_t
+TopologyPlan::GetServers() const
 {
     return m_servers;
 }
 
-uint32_t TopologyPlan::GetDegree() const
+uint32_t
+TopologyPlan::GetDegree() const
 {
     return m_degree;
 }
 
-void TopologyPlan::AddCircuit(uint32_t plane, uint32_t a, uint32_t b)
+void
+TopologyPlan::AddCircuit(uint32_t plane, uint32_t a, uint32_t b)
 {
     if (plane >= m_degree)
     {
@@ -103,7 +110,7 @@ void TopologyPlan::AddCircuit(uint32_t plane, uint32_t a, uint32_t b)
         Fail("circuit " + std::to_string(a) + "-" + std::to_string(b) + " on plane " +
              std::to_string(plane) + " connects a server to itself");
     }
-    for (uint32_t s : { a, b })
+    for (uint32_t s : {a, b})
     {
         if (m_peer[plane][s] >= 0)
         {
@@ -117,7 +124,8 @@ void TopologyPlan::AddCircuit(uint32_t plane, uint32_t a, uint32_t b)
     m_planes[plane].emplace_back(std::min(a, b), std::max(a, b));
 }
 
-const std::vector<std::pair<uint32_t, uint32_t>>& TopologyPlan::GetCircuits(uint32_t plane) const
+const std::vector<std::pair<uint32_t, uint32_t>>&
+TopologyPlan::GetCircuits(uint32_t plane) const
 {
     if (plane >= m_degree)
     {
@@ -127,7 +135,8 @@ const std::vector<std::pair<uint32_t, uint32_t>>& TopologyPlan::GetCircuits(uint
     return m_planes[plane];
 }
 
-int64_t TopologyPlan::GetPeer(uint32_t plane, uint32_t server) const
+int64_t
+TopologyPlan::GetPeer(uint32_t plane, uint32_t server) const
 {
     if (plane >= m_degree || server >= m_servers)
     {
@@ -136,7 +145,8 @@ int64_t TopologyPlan::GetPeer(uint32_t plane, uint32_t server) const
     return m_peer[plane][server];
 }
 
-uint32_t TopologyPlan::GetCircuitCount() const
+uint32_t
+TopologyPlan::GetCircuitCount() const
 {
     uint32_t c = 0;
     for (const auto& p : m_planes)
@@ -146,29 +156,34 @@ uint32_t TopologyPlan::GetCircuitCount() const
     return c;
 }
 
-void TopologyPlan::AddRing(const PlanRing& ring)
+void
+TopologyPlan::AddRing(const PlanRing& ring)
 {
     m_rings.push_back(ring);
 }
 
-const std::vector<PlanRing>& TopologyPlan::GetRings() const
+const std::vector<PlanRing>&
+TopologyPlan::GetRings() const
 {
     return m_rings;
 }
 
-void TopologyPlan::SetRoutes(uint32_t src, uint32_t dst, const std::vector<PlanPath>& paths)
+void
+TopologyPlan::SetRoutes(uint32_t src, uint32_t dst, const std::vector<PlanPath>& paths)
 {
-    m_routes[{ src, dst }] = paths;
+    m_routes[{src, dst}] = paths;
 }
 
-bool TopologyPlan::HasRoutes(uint32_t src, uint32_t dst) const
+bool
+TopologyPlan::HasRoutes(uint32_t src, uint32_t dst) const
 {
-    return m_routes.count({ src, dst }) > 0;
+    return m_routes.count({src, dst}) > 0;
 }
 
-const std::vector<PlanPath>& TopologyPlan::GetRoutes(uint32_t src, uint32_t dst) const
+const std::vector<PlanPath>&
+TopologyPlan::GetRoutes(uint32_t src, uint32_t dst) const
 {
-    auto it = m_routes.find({ src, dst });
+    auto it = m_routes.find({src, dst});
     if (it == m_routes.end())
     {
         Fail("no route from " + std::to_string(src) + " to " + std::to_string(dst));
@@ -176,8 +191,9 @@ const std::vector<PlanPath>& TopologyPlan::GetRoutes(uint32_t src, uint32_t dst)
     return it->second;
 }
 
-void TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
-                                         const std::function<bool(uint32_t, uint32_t)>& want)
+void
+TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
+                                    const std::function<bool(uint32_t, uint32_t)>& want)
 {
     const uint32_t unreached = std::numeric_limits<uint32_t>::max();
     std::vector<std::vector<uint32_t>> nb = Neighbours();
@@ -203,7 +219,7 @@ void TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
                 Fail("no path from " + std::to_string(s) + " to " + std::to_string(t) +
                      ": the circuits do not connect them");
             }
-            std::vector<uint32_t> rev{ t };
+            std::vector<uint32_t> rev{t};
             uint32_t v = t;
             while (v != s)
             {
@@ -218,18 +234,19 @@ void TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
                 v = preds[preds.size() == 1 ? 0 : rng->GetInteger(0, preds.size() - 1)];
                 rev.push_back(v);
             }
-            SetRoutes(s, t, { PlanPath{ std::vector<uint32_t>(rev.rbegin(), rev.rend()), 1.0 } });
+            SetRoutes(s, t, {PlanPath{std::vector<uint32_t>(rev.rbegin(), rev.rend()), 1.0}});
         }
     }
 }
 
-const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>& TopologyPlan::GetAllRoutes()
-    const
+const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>&
+TopologyPlan::GetAllRoutes() const
 {
     return m_routes;
 }
 
-std::vector<uint32_t> TopologyPlan::Degrees() const
+std::vector<uint32_t>
+TopologyPlan::Degrees() const
 {
     std::vector<uint32_t> deg(m_servers, 0);
     for (const auto& plane : m_planes)
@@ -243,7 +260,8 @@ std::vector<uint32_t> TopologyPlan::Degrees() const
     return deg;
 }
 
-Eigen::MatrixXi TopologyPlan::CircuitCounts() const
+Eigen::MatrixXi
+TopologyPlan::CircuitCounts() const
 {
     Eigen::MatrixXi m = Eigen::MatrixXi::Zero(m_servers, m_servers);
     for (const auto& plane : m_planes)
@@ -257,7 +275,8 @@ Eigen::MatrixXi TopologyPlan::CircuitCounts() const
     return m;
 }
 
-std::vector<std::vector<uint32_t>> TopologyPlan::Neighbours() const
+std::vector<std::vector<uint32_t>>
+TopologyPlan::Neighbours() const
 {
     std::vector<std::vector<uint32_t>> nb(m_servers);
     for (const auto& plane : m_planes)
@@ -275,7 +294,8 @@ std::vector<std::vector<uint32_t>> TopologyPlan::Neighbours() const
     return nb;
 }
 
-std::vector<uint32_t> TopologyPlan::Distances(uint32_t src) const
+std::vector<uint32_t>
+TopologyPlan::Distances(uint32_t src) const
 {
     if (src >= m_servers)
     {
@@ -291,13 +311,15 @@ std::vector<uint32_t> TopologyPlan::Distances(uint32_t src) const
     }
     std::vector<uint32_t> dist(m_servers, std::numeric_limits<uint32_t>::max());
     dist[src] = 0;
-    boost::breadth_first_search(g, boost::vertex(src, g),
+    boost::breadth_first_search(g,
+                                boost::vertex(src, g),
                                 boost::visitor(boost::make_bfs_visitor(
                                     boost::record_distances(dist.data(), boost::on_tree_edge()))));
     return dist;
 }
 
-bool TopologyPlan::IsConnected() const
+bool
+TopologyPlan::IsConnected() const
 {
     if (m_servers <= 1)
     {
@@ -313,7 +335,8 @@ bool TopologyPlan::IsConnected() const
     return true;
 }
 
-uint32_t TopologyPlan::Diameter() const
+uint32_t
+TopologyPlan::Diameter() const
 {
     uint32_t diameter = 0;
     for (uint32_t s = 0; s < m_servers; ++s)
@@ -326,7 +349,8 @@ uint32_t TopologyPlan::Diameter() const
     return diameter;
 }
 
-void TopologyPlan::Validate() const
+void
+TopologyPlan::Validate() const
 {
     // Degree exceeded cannot happen through AddCircuit (one circuit per plane and
     // server); the per-plane matching was checked there.
@@ -416,7 +440,8 @@ void TopologyPlan::Validate() const
     }
 }
 
-std::string TopologyPlan::ToJson(int indent) const
+std::string
+TopologyPlan::ToJson(int indent) const
 {
     Json j;
     j["format"] = "topoopt-plan";
@@ -429,7 +454,7 @@ std::string TopologyPlan::ToJson(int indent) const
         Json p = Json::array();
         for (const auto& c : plane)
         {
-            p.push_back({ c.first, c.second });
+            p.push_back({c.first, c.second});
         }
         planes.push_back(p);
     }
@@ -442,7 +467,7 @@ std::string TopologyPlan::ToJson(int indent) const
         {
             if (counts(a, b) > 0)
             {
-                conn.push_back({ { "from", a }, { "to", b }, { "nconn", counts(a, b) } });
+                conn.push_back({{"from", a}, {"to", b}, {"nconn", counts(a, b)}});
             }
         }
     }
@@ -450,10 +475,10 @@ std::string TopologyPlan::ToJson(int indent) const
     Json rings = Json::array();
     for (const PlanRing& r : m_rings)
     {
-        rings.push_back({ { "size", r.size },
-                          { "jumps", r.jumps },
-                          { "bidirectional", r.bidirectional },
-                          { "direct", r.direct } });
+        rings.push_back({{"size", r.size},
+                         {"jumps", r.jumps},
+                         {"bidirectional", r.bidirectional},
+                         {"direct", r.direct}});
     }
     j["rings"] = rings;
     Json routes = Json::array();
@@ -462,15 +487,16 @@ std::string TopologyPlan::ToJson(int indent) const
         Json ps = Json::array();
         for (const PlanPath& p : paths)
         {
-            ps.push_back({ { "hops", p.hops }, { "chance", p.chance } });
+            ps.push_back({{"hops", p.hops}, {"chance", p.chance}});
         }
-        routes.push_back({ { "src", key.first }, { "dst", key.second }, { "paths", ps } });
+        routes.push_back({{"src", key.first}, {"dst", key.second}, {"paths", ps}});
     }
     j["routes"] = routes;
     return j.dump(indent);
 }
 
-TopologyPlan TopologyPlan::FromJson(const std::string& text)
+TopologyPlan
+TopologyPlan::FromJson(const std::string& text)
 {
     Json j;
     try
@@ -524,7 +550,8 @@ TopologyPlan TopologyPlan::FromJson(const std::string& text)
             {
                 Fail(where + ": a circuit must be a pair [a, b], got " + c.dump());
             }
-            plan.AddCircuit(p, GetIndex(c[0], where + " circuit"),
+            plan.AddCircuit(p,
+                            GetIndex(c[0], where + " circuit"),
                             GetIndex(c[1], where + " circuit"));
         }
     }
@@ -659,7 +686,8 @@ TopologyPlan TopologyPlan::FromJson(const std::string& text)
     return plan;
 }
 
-void TopologyPlan::WriteFile(const std::string& path) const
+void
+TopologyPlan::WriteFile(const std::string& path) const
 {
     std::ofstream out(path);
     if (!out)
@@ -673,7 +701,8 @@ void TopologyPlan::WriteFile(const std::string& path) const
     }
 }
 
-TopologyPlan TopologyPlan::ReadFile(const std::string& path)
+TopologyPlan
+TopologyPlan::ReadFile(const std::string& path)
 {
     std::ifstream in(path);
     if (!in)
@@ -685,7 +714,8 @@ TopologyPlan TopologyPlan::ReadFile(const std::string& path)
     return FromJson(ss.str());
 }
 
-bool TopologyPlan::operator==(const TopologyPlan& o) const
+bool
+TopologyPlan::operator==(const TopologyPlan& o) const
 {
     return m_servers == o.m_servers && m_degree == o.m_degree && m_planes == o.m_planes &&
            m_rings == o.m_rings && m_routes == o.m_routes;

@@ -47,7 +47,7 @@ namespace ns3
 struct PlanPath
 {
     std::vector<uint32_t> hops; //!< server sequence, hops.front() = src, hops.back() = dst
-    double chance{ 1.0 };       //!< probability of taking this path (sums to 1 per pair)
+    double chance{1.0};         //!< probability of taking this path (sums to 1 per pair)
 
     bool operator==(const PlanPath& o) const
     {
@@ -66,10 +66,10 @@ struct PlanPath
  */
 struct PlanRing
 {
-    uint32_t size{ 0 };          //!< group size g (divides n)
+    uint32_t size{0};            //!< group size g (divides n)
     std::vector<uint32_t> jumps; //!< directed jumps used (j, and n-j when bidirectional)
-    bool bidirectional{ true };  //!< ring runs in both directions
-    bool direct{ true };         //!< every hop is a circuit (false: routed hops)
+    bool bidirectional{true};    //!< ring runs in both directions
+    bool direct{true};           //!< every hop is a circuit (false: routed hops)
 
     bool operator==(const PlanRing& o) const
     {
@@ -166,14 +166,15 @@ public:
     static TopologyPlan ReadFile(const std::string& path);
 
     bool operator==(const TopologyPlan& o) const;
+
     bool operator!=(const TopologyPlan& o) const
     {
         return !(*this == o);
     }
 
 private:
-    uint32_t m_servers{ 0 };
-    uint32_t m_degree{ 0 };
+    uint32_t m_servers{0};
+    uint32_t m_degree{0};
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_planes; //!< circuits per plane
     std::vector<std::vector<int64_t>> m_peer;                         //!< peer per plane, server
     std::vector<PlanRing> m_rings;

@@ -19,12 +19,14 @@ TotientPerms::TotientPerms(uint32_t servers)
     }
 }
 
-uint32_t TotientPerms::GetServers() const
+uint32_t
+TotientPerms::GetServers() const
 {
     return m_servers;
 }
 
-std::vector<uint32_t> TotientPerms::GroupSizes() const
+std::vector<uint32_t>
+TotientPerms::GroupSizes() const
 {
     std::vector<uint32_t> sizes;
     for (uint32_t g = 1; g <= m_servers; ++g)
@@ -37,7 +39,8 @@ std::vector<uint32_t> TotientPerms::GroupSizes() const
     return sizes;
 }
 
-void TotientPerms::CheckGroupSize(uint32_t g) const
+void
+TotientPerms::CheckGroupSize(uint32_t g) const
 {
     if (g == 0 || m_servers % g != 0)
     {
@@ -47,7 +50,8 @@ void TotientPerms::CheckGroupSize(uint32_t g) const
     }
 }
 
-std::vector<uint32_t> TotientPerms::Candidates(uint32_t g) const
+std::vector<uint32_t>
+TotientPerms::Candidates(uint32_t g) const
 {
     CheckGroupSize(g);
     const uint32_t base = m_servers / g;
@@ -62,7 +66,8 @@ std::vector<uint32_t> TotientPerms::Candidates(uint32_t g) const
     return jumps;
 }
 
-uint32_t TotientPerms::MaxRings(uint32_t g, bool bidirectional) const
+uint32_t
+TotientPerms::MaxRings(uint32_t g, bool bidirectional) const
 {
     CheckGroupSize(g);
     if (g == 1)
@@ -77,8 +82,8 @@ uint32_t TotientPerms::MaxRings(uint32_t g, bool bidirectional) const
     return bidirectional ? phi / 2 : phi;
 }
 
-std::vector<uint32_t> TotientPerms::SelectRings(uint32_t g, uint32_t rings,
-                                                bool bidirectional) const
+std::vector<uint32_t>
+TotientPerms::SelectRings(uint32_t g, uint32_t rings, bool bidirectional) const
 {
     std::vector<uint32_t> cand = Candidates(g);
     if (g == 1)
@@ -144,7 +149,8 @@ std::vector<uint32_t> TotientPerms::SelectRings(uint32_t g, uint32_t rings,
     return chosen;
 }
 
-std::vector<uint32_t> TotientPerms::RingMembers(uint32_t g, uint32_t jump, uint32_t offset) const
+std::vector<uint32_t>
+TotientPerms::RingMembers(uint32_t g, uint32_t jump, uint32_t offset) const
 {
     CheckGroupSize(g);
     std::vector<uint32_t> members;
@@ -157,7 +163,8 @@ std::vector<uint32_t> TotientPerms::RingMembers(uint32_t g, uint32_t jump, uint3
     return members;
 }
 
-uint32_t TotientPerms::EulerPhi(uint32_t g)
+uint32_t
+TotientPerms::EulerPhi(uint32_t g)
 {
     uint32_t result = g;
     uint32_t m = g;

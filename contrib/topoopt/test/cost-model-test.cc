@@ -38,9 +38,9 @@ TEST(CostModelTest, PerServerFormulas)
 TEST(CostModelTest, SimilarCostSolver)
 {
     Ptr<CostModel> m = CreateObject<CostModel>();
-    for (uint32_t d : { 4u, 8u })
+    for (uint32_t d : {4u, 8u})
     {
-        for (uint32_t b : { 25u, 100u })
+        for (uint32_t b : {25u, 100u})
         {
             double budget = m->TopoOptCostPerServer(d, b);
             SimilarCostFatTree s = m->SimilarCost(budget);
@@ -91,8 +91,7 @@ TEST(CostModelTest, JsonOverrides)
 
 TEST(RandomRegularTopologyTest, RegularConnectedSimpleAndSeeded)
 {
-    auto build = [](uint32_t n, uint32_t d, int64_t stream)
-    {
+    auto build = [](uint32_t n, uint32_t d, int64_t stream) {
         Ptr<RandomRegularTopology> r = CreateObject<RandomRegularTopology>();
         r->SetAttribute("Degree", UintegerValue(d));
         r->AssignStreams(stream);
@@ -100,8 +99,7 @@ TEST(RandomRegularTopologyTest, RegularConnectedSimpleAndSeeded)
         EXPECT_EQ(r->GetParallelCircuits(), 0u);
         return plan;
     };
-    for (auto [n, d] :
-         std::vector<std::pair<uint32_t, uint32_t>>{ { 16, 4 }, { 128, 8 }, { 12, 3 } })
+    for (auto [n, d] : std::vector<std::pair<uint32_t, uint32_t>>{{16, 4}, {128, 8}, {12, 3}})
     {
         TopologyPlan plan = build(n, d, 7);
         for (uint32_t deg : plan.Degrees())

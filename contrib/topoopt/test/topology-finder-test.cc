@@ -25,7 +25,8 @@ namespace
 {
 
 /// Euler's totient by definition: #{1 <= k <= g : gcd(k, g) = 1}.
-uint32_t PhiByCounting(uint32_t g)
+uint32_t
+PhiByCounting(uint32_t g)
 {
     uint32_t c = 0;
     for (uint32_t k = 1; k <= g; ++k)
@@ -35,14 +36,16 @@ uint32_t PhiByCounting(uint32_t g)
     return c;
 }
 
-Ptr<UniformRandomVariable> Stream(int64_t s)
+Ptr<UniformRandomVariable>
+Stream(int64_t s)
 {
     Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
     u->SetStream(s);
     return u;
 }
 
-Ptr<TopologyFinder> Finder(uint32_t degree, int64_t stream = 1)
+Ptr<TopologyFinder>
+Finder(uint32_t degree, int64_t stream = 1)
 {
     Ptr<TopologyFinder> f = CreateObject<TopologyFinder>();
     f->SetAttribute("Degree", UintegerValue(degree));
@@ -52,7 +55,8 @@ Ptr<TopologyFinder> Finder(uint32_t degree, int64_t stream = 1)
 
 /// MP demand of an embedding-like all-to-all among the first k servers plus a
 /// pipeline chain i -> i+1, from a seeded stream.
-Eigen::MatrixXd SomeDemand(uint32_t n, int64_t stream, double scale = 1e6)
+Eigen::MatrixXd
+SomeDemand(uint32_t n, int64_t stream, double scale = 1e6)
 {
     Ptr<UniformRandomVariable> u = Stream(stream);
     Eigen::MatrixXd m = Eigen::MatrixXd::Zero(n, n);
@@ -71,7 +75,8 @@ Eigen::MatrixXd SomeDemand(uint32_t n, int64_t stream, double scale = 1e6)
 }
 
 /// Checks every structural promise of a finder plan; returns a failure text or "".
-void ExpectWellFormed(const TopologyPlan& plan, uint32_t n, uint32_t d)
+void
+ExpectWellFormed(const TopologyPlan& plan, uint32_t n, uint32_t d)
 {
     ASSERT_EQ(plan.GetServers(), n);
     ASSERT_EQ(plan.GetDegree(), d);
@@ -124,19 +129,20 @@ struct Case
     bool demand;
 };
 
-std::vector<Case> Cases()
+std::vector<Case>
+Cases()
 {
     return {
-        { 12, 4, { { 12, 1e8 } }, false },
-        { 12, 4, { { 6, 1e8 }, { 4, 5e7 }, { 3, 2e7 } }, true },
-        { 16, 4, { { 16, 1e9 } }, false },
-        { 16, 5, { { 8, 1e9 }, { 2, 1e8 } }, true },
-        { 30, 6, { { 15, 1e9 }, { 5, 3e8 }, { 3, 1e8 } }, false },
-        { 30, 6, { { 10, 1e9 }, { 6, 1e8 } }, true },
-        { 64, 4, { { 64, 4e8 }, { 32, 1e8 } }, true },
-        { 128, 8, { { 128, 1e9 }, { 16, 2e8 } }, true },
-        { 8, 3, {}, true },
-        { 2, 1, { { 2, 1e6 } }, false },
+        {12, 4, {{12, 1e8}}, false},
+        {12, 4, {{6, 1e8}, {4, 5e7}, {3, 2e7}}, true},
+        {16, 4, {{16, 1e9}}, false},
+        {16, 5, {{8, 1e9}, {2, 1e8}}, true},
+        {30, 6, {{15, 1e9}, {5, 3e8}, {3, 1e8}}, false},
+        {30, 6, {{10, 1e9}, {6, 1e8}}, true},
+        {64, 4, {{64, 4e8}, {32, 1e8}}, true},
+        {128, 8, {{128, 1e9}, {16, 2e8}}, true},
+        {8, 3, {}, true},
+        {2, 1, {{2, 1e6}}, false},
     };
 }
 
@@ -144,7 +150,7 @@ std::vector<Case> Cases()
 
 TEST(TotientPermsTest, CandidateCountIsEulerTotient)
 {
-    for (uint32_t n : { 12u, 16u, 30u, 128u })
+    for (uint32_t n : {12u, 16u, 30u, 128u})
     {
         TotientPerms perms(n);
         uint32_t divisors = 0;
@@ -174,13 +180,13 @@ TEST(TotientPermsTest, GeometricSelection)
     TotientPerms perms(16);
     // J_16 = {1,3,...,15}; 2 bidirectional rings: ratio = 15^(1/2) = 3.87, so the
     // walk takes 1 (and 15), then the smallest unused candidate >= 3.87: 5 (and 11).
-    EXPECT_EQ(perms.SelectRings(16, 2, true), (std::vector<uint32_t>{ 1, 5 }));
+    EXPECT_EQ(perms.SelectRings(16, 2, true), (std::vector<uint32_t>{1, 5}));
     // Unidirectional, 3 rings: ratio = 15^(1/2); points 1, 3.87, 15 -> 1, 5, 15.
-    EXPECT_EQ(perms.SelectRings(16, 3, false), (std::vector<uint32_t>{ 1, 5, 15 }));
+    EXPECT_EQ(perms.SelectRings(16, 3, false), (std::vector<uint32_t>{1, 5, 15}));
     // Capped at phi(16)/2 = 4 bidirectional rings.
     EXPECT_EQ(perms.SelectRings(16, 10, true).size(), 4u);
     // A pair has one ring (jump n/2); a singleton none.
-    EXPECT_EQ(perms.SelectRings(2, 3, true), (std::vector<uint32_t>{ 8 }));
+    EXPECT_EQ(perms.SelectRings(2, 3, true), (std::vector<uint32_t>{8}));
     EXPECT_TRUE(perms.SelectRings(1, 3, true).empty());
 }
 
@@ -193,7 +199,7 @@ TEST(TopologyFinderTest, PlansAreRegularConnectedWithCyclicRings)
         Eigen::MatrixXd demand = c.demand ? SomeDemand(c.n, 5) : Eigen::MatrixXd();
         TopologyPlan plan = f->Find(c.n, c.groups, demand);
         ExpectWellFormed(plan, c.n, c.d);
-        for (bool released : { true, false })
+        for (bool released : {true, false})
         {
             Ptr<TopologyFinder> g = Finder(c.d);
             g->SetAttribute("ReleasedDegreeSplit", BooleanValue(released));
@@ -208,17 +214,17 @@ TEST(TopologyFinderTest, ConnectivityRingWhenNoGroupSpansAll)
     // Only groups of 4 over 16 servers (4 disjoint rings of 4): without the
     // reserved size-16 ring the plan would split into components.
     Ptr<TopologyFinder> f = Finder(4);
-    TopologyPlan plan = f->Find(16, { { 4, 1e9 } }, Eigen::MatrixXd());
+    TopologyPlan plan = f->Find(16, {{4, 1e9}}, Eigen::MatrixXd());
     EXPECT_TRUE(f->GetLastReport().connectivityRing);
     EXPECT_TRUE(plan.IsConnected());
     bool found = false;
     for (const PlanRing& r : plan.GetRings())
     {
-        found |= r.size == 16 && r.jumps == std::vector<uint32_t>{ 1, 15 };
+        found |= r.size == 16 && r.jumps == std::vector<uint32_t>{1, 15};
     }
     EXPECT_TRUE(found);
     // With a group spanning all servers no extra ring is reserved.
-    TopologyPlan spanning = f->Find(16, { { 16, 1e9 }, { 4, 1e9 } }, Eigen::MatrixXd());
+    TopologyPlan spanning = f->Find(16, {{16, 1e9}, {4, 1e9}}, Eigen::MatrixXd());
     EXPECT_FALSE(f->GetLastReport().connectivityRing);
     EXPECT_TRUE(spanning.IsConnected());
 }
@@ -227,8 +233,7 @@ TEST(MaxWeightMatchingTest, EqualsBruteForceOnSmallN)
 {
     // Brute force: the best perfect matching by recursion over the lowest free vertex.
     std::function<double(const Eigen::MatrixXd&, std::vector<bool>&)> best =
-        [&](const Eigen::MatrixXd& w, std::vector<bool>& used) -> double
-    {
+        [&](const Eigen::MatrixXd& w, std::vector<bool>& used) -> double {
         int i = 0;
         while (i < static_cast<int>(used.size()) && used[i])
         {
@@ -254,7 +259,7 @@ TEST(MaxWeightMatchingTest, EqualsBruteForceOnSmallN)
     };
     Ptr<UniformRandomVariable> u = Stream(11);
     uint32_t instances = 0;
-    for (uint32_t n : { 6u, 8u })
+    for (uint32_t n : {6u, 8u})
     {
         for (int trial = 0; trial < 300; ++trial)
         {
@@ -291,7 +296,7 @@ TEST(MaxWeightMatchingTest, EqualsBruteForceOnSmallN)
     EXPECT_EQ(instances, 600u);
     // Odd counts have no perfect matching.
     MaxWeightMatching m(Stream(3));
-    EXPECT_THROW(m.Solve(Eigen::MatrixXd::Ones(3, 3), { 0, 1, 2 }), std::invalid_argument);
+    EXPECT_THROW(m.Solve(Eigen::MatrixXd::Ones(3, 3), {0, 1, 2}), std::invalid_argument);
 }
 
 TEST(MaxWeightMatchingTest, LargeNoDemandAndUniformDemandTerminate)
@@ -311,18 +316,18 @@ TEST(MaxWeightMatchingTest, LargeNoDemandAndUniformDemandTerminate)
 TEST(CoinChangeTest, MinimalAgainstBruteForce)
 {
     Ptr<UniformRandomVariable> u = Stream(21);
-    for (uint32_t n : { 8u, 12u, 16u, 18u })
+    for (uint32_t n : {8u, 12u, 16u, 18u})
     {
         for (int trial = 0; trial < 20; ++trial)
         {
-            std::vector<uint32_t> coins{ 1 }; // always reachable
+            std::vector<uint32_t> coins{1}; // always reachable
             for (int k = 0; k < 3; ++k)
             {
                 coins.push_back(u->GetInteger(1, n - 1));
             }
             // Brute force: the smallest k such that some multiset of k coins sums to t.
             std::vector<uint32_t> minCoins(n, UINT32_MAX);
-            std::set<uint32_t> frontier{ 0 };
+            std::set<uint32_t> frontier{0};
             minCoins[0] = 0;
             for (uint32_t k = 1; k <= n; ++k)
             {
@@ -354,7 +359,7 @@ TEST(CoinChangeTest, MinimalAgainstBruteForce)
             }
         }
     }
-    EXPECT_THROW(TopologyFinder::CoinChange(8, { 2, 4 }, 3, nullptr), std::invalid_argument);
+    EXPECT_THROW(TopologyFinder::CoinChange(8, {2, 4}, 3, nullptr), std::invalid_argument);
 }
 
 TEST(CoinChangeTest, FinderRoutesRinglessGroupsMinimally)
@@ -362,7 +367,7 @@ TEST(CoinChangeTest, FinderRoutesRinglessGroupsMinimally)
     // 16 servers, degree 4, one large group of 16 takes every ring port; the small
     // groups of 4 get no ring and ride coin-change routes over jumps {1,15,5,11}.
     Ptr<TopologyFinder> f = Finder(4);
-    TopologyPlan plan = f->Find(16, { { 16, 1e9 }, { 4, 1e3 } }, Eigen::MatrixXd());
+    TopologyPlan plan = f->Find(16, {{16, 1e9}, {4, 1e3}}, Eigen::MatrixXd());
     std::vector<uint32_t> coins;
     const PlanRing* logical = nullptr;
     for (const PlanRing& r : plan.GetRings())
@@ -382,7 +387,7 @@ TEST(CoinChangeTest, FinderRoutesRinglessGroupsMinimally)
     {
         // Hops of every route = fewest coins, by brute force over k-coin sums.
         uint32_t k = 0;
-        std::set<uint32_t> reach{ 0 };
+        std::set<uint32_t> reach{0};
         while (!reach.count(j % 16))
         {
             std::set<uint32_t> next;
@@ -417,7 +422,7 @@ TEST(TopologyFinderTest, AllReduceBytesSplitOverRings)
     // Group of 16 on 16 servers of degree 4, no MP: d_A = 4 = two bidirectional
     // rings = 4 directed rings (jumps 1, 15, 5, 11).
     Ptr<TopologyFinder> f = Finder(4);
-    TopologyPlan plan = f->Find(16, { { 16, s } }, Eigen::MatrixXd());
+    TopologyPlan plan = f->Find(16, {{16, s}}, Eigen::MatrixXd());
     uint32_t npath = TopologyFinder::RingPaths(plan, 16);
     EXPECT_EQ(npath, 4u);
     double perRing = TopologyFinder::AllReduceBytesPerRing(16, s, npath);
@@ -441,7 +446,7 @@ TEST(TopologyFinderTest, DegreeSplitAndGroupShare)
         demand(i, (i + 3) % n) = tAr / n;
     }
     Ptr<TopologyFinder> f = Finder(d);
-    TopologyPlan plan = f->Find(n, { { 16, 1e6 } }, demand);
+    TopologyPlan plan = f->Find(n, {{16, 1e6}}, demand);
     const FinderReport& r = f->GetLastReport();
     EXPECT_EQ(r.degreeAllReduce,
               static_cast<uint32_t>(std::lround(d * tAr / (tAr + demand.sum()))));
@@ -457,39 +462,39 @@ TEST(TopologyFinderTest, DegreeSplitAndGroupShare)
     // Released: every port to rings.
     Ptr<TopologyFinder> rel = Finder(d);
     rel->SetAttribute("ReleasedDegreeSplit", BooleanValue(true));
-    rel->Find(n, { { 16, 1e6 } }, demand);
+    rel->Find(n, {{16, 1e6}}, demand);
     EXPECT_EQ(rel->GetLastReport().degreeAllReduce, d);
     EXPECT_EQ(rel->GetLastReport().ringPortsUsed, d);
 
     // Group share: groups of 16 and 8 with traffic S (2g - 1) in ratio 2:1
     // (30 * 31 = 2 * 31 * 15). groupRings is indexed by merged size: {g=8, g=16}.
-    std::vector<AllReduceGroup> groups{ { 16, 30.0 }, { 8, 31.0 } };
+    std::vector<AllReduceGroup> groups{{16, 30.0}, {8, 31.0}};
     // d = 6: the spanning group's guaranteed ring leaves 4 ports. Proportional:
     // g=16 wants 4 * 2/3 / 2 = 1.33 rings -> 1 (remainder 0.33), g=8 wants 0.67
     // -> 0 (remainder 0.67), and the last 2 ports go to the larger remainder, g=8.
     Ptr<TopologyFinder> prop = Finder(6);
     prop->Find(n, groups, Eigen::MatrixXd());
-    EXPECT_EQ(prop->GetLastReport().groupRings, (std::vector<uint32_t>{ 1, 2 }));
+    EXPECT_EQ(prop->GetLastReport().groupRings, (std::vector<uint32_t>{1, 2}));
     // Released (inverted) share: g=16 first asks total * 4 / traffic_16 = 6 ports,
     // gets all 4 that are left (2 rings) and g=8 gets none.
     Ptr<TopologyFinder> inv = Finder(6);
     inv->SetAttribute("ReleasedGroupShare", BooleanValue(true));
     inv->Find(n, groups, Eigen::MatrixXd());
-    EXPECT_EQ(inv->GetLastReport().groupRings, (std::vector<uint32_t>{ 0, 3 }));
+    EXPECT_EQ(inv->GetLastReport().groupRings, (std::vector<uint32_t>{0, 3}));
 }
 
 TEST(TopologyFinderTest, ImpossibleInputThrows)
 {
-    EXPECT_THROW(Finder(1)->Find(8, { { 8, 1e6 } }, Eigen::MatrixXd()), std::invalid_argument);
-    EXPECT_THROW(Finder(8)->Find(8, { { 8, 1e6 } }, Eigen::MatrixXd()), std::invalid_argument);
+    EXPECT_THROW(Finder(1)->Find(8, {{8, 1e6}}, Eigen::MatrixXd()), std::invalid_argument);
+    EXPECT_THROW(Finder(8)->Find(8, {{8, 1e6}}, Eigen::MatrixXd()), std::invalid_argument);
     EXPECT_THROW(Finder(2)->Find(1, {}, Eigen::MatrixXd()), std::invalid_argument);
-    EXPECT_THROW(Finder(2)->Find(9, { { 3, 1e6 } }, Eigen::MatrixXd()), std::invalid_argument);
-    EXPECT_THROW(Finder(4)->Find(16, { { 5, 1e6 } }, Eigen::MatrixXd()), std::invalid_argument);
-    EXPECT_THROW(Finder(4)->Find(16, { { 4, -1 } }, Eigen::MatrixXd()), std::invalid_argument);
+    EXPECT_THROW(Finder(2)->Find(9, {{3, 1e6}}, Eigen::MatrixXd()), std::invalid_argument);
+    EXPECT_THROW(Finder(4)->Find(16, {{5, 1e6}}, Eigen::MatrixXd()), std::invalid_argument);
+    EXPECT_THROW(Finder(4)->Find(16, {{4, -1}}, Eigen::MatrixXd()), std::invalid_argument);
     EXPECT_THROW(Finder(4)->Find(16, {}, Eigen::MatrixXd::Zero(8, 8)), std::invalid_argument);
     try
     {
-        Finder(20)->Find(16, { { 16, 1e6 } }, Eigen::MatrixXd());
+        Finder(20)->Find(16, {{16, 1e6}}, Eigen::MatrixXd());
         FAIL() << "degree 20 on 16 servers must throw";
     }
     catch (const std::invalid_argument& e)
@@ -501,13 +506,13 @@ TEST(TopologyFinderTest, ImpossibleInputThrows)
 TEST(TopologyFinderTest, DeterministicUnderFixedSeed)
 {
     Eigen::MatrixXd demand = SomeDemand(32, 9);
-    std::vector<AllReduceGroup> groups{ { 32, 1e8 }, { 8, 1e7 }, { 2, 1e3 } };
+    std::vector<AllReduceGroup> groups{{32, 1e8}, {8, 1e7}, {2, 1e3}};
     TopologyPlan a = Finder(6, 42)->Find(32, groups, demand);
     TopologyPlan b = Finder(6, 42)->Find(32, groups, demand);
     EXPECT_TRUE(a == b);
     EXPECT_EQ(a.ToJson(), b.ToJson());
     uint32_t differing = 0;
-    for (int64_t s : { 1, 2, 3, 4, 5 })
+    for (int64_t s : {1, 2, 3, 4, 5})
     {
         differing += Finder(6, s)->Find(32, groups, demand) != a ? 1 : 0;
     }
@@ -520,7 +525,7 @@ TEST(TopologyFinderTest, LargePlanIsFast)
 {
     const uint32_t n = 128;
     Eigen::MatrixXd demand = SomeDemand(n, 13, 1e8);
-    std::vector<AllReduceGroup> groups{ { 128, 4e8 }, { 32, 1e8 }, { 8, 5e7 } };
+    std::vector<AllReduceGroup> groups{{128, 4e8}, {32, 1e8}, {8, 5e7}};
     Ptr<TopologyFinder> f = Finder(8);
     auto t0 = std::chrono::steady_clock::now();
     TopologyPlan plan = f->Find(n, groups, demand);

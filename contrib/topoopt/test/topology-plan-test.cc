@@ -25,12 +25,12 @@ TEST(TopologyPlanTest, CircuitsDegreesAndDistances)
     plan.AddCircuit(1, 5, 0);
     EXPECT_TRUE(plan.IsConnected());
     EXPECT_EQ(plan.Diameter(), 3u);
-    EXPECT_EQ(plan.Distances(0), (std::vector<uint32_t>{ 0, 1, 2, 3, 2, 1 }));
+    EXPECT_EQ(plan.Distances(0), (std::vector<uint32_t>{0, 1, 2, 3, 2, 1}));
     plan.AddCircuit(2, 1, 0);
     EXPECT_EQ(plan.CircuitCounts()(0, 1), 2);
     EXPECT_EQ(plan.CircuitCounts()(1, 0), 2);
-    EXPECT_EQ(plan.Neighbours()[0], (std::vector<uint32_t>{ 1, 1, 5 }));
-    EXPECT_EQ(plan.Degrees(), (std::vector<uint32_t>{ 3, 3, 2, 2, 2, 2 }));
+    EXPECT_EQ(plan.Neighbours()[0], (std::vector<uint32_t>{1, 1, 5}));
+    EXPECT_EQ(plan.Degrees(), (std::vector<uint32_t>{3, 3, 2, 2, 2, 2}));
     EXPECT_EQ(plan.GetPeer(2, 0), 1);
     EXPECT_EQ(plan.GetPeer(2, 3), -1);
     EXPECT_EQ(plan.GetCircuitCount(), 7u);
@@ -55,7 +55,7 @@ TEST(TopologyPlanTest, JsonRoundTripIsIdentical)
     Eigen::MatrixXd demand = Eigen::MatrixXd::Zero(24, 24);
     demand(0, 7) = 5e6;
     demand(3, 20) = 1e6;
-    TopologyPlan plan = f->Find(24, { { 24, 1e8 }, { 6, 1e7 }, { 3, 1e3 } }, demand);
+    TopologyPlan plan = f->Find(24, {{24, 1e8}, {6, 1e7}, {3, 1e3}}, demand);
     std::string text = plan.ToJson();
     TopologyPlan back = TopologyPlan::FromJson(text);
     EXPECT_TRUE(back == plan);
@@ -79,37 +79,37 @@ TEST(TopologyPlanTest, MalformedJsonThrows)
     EXPECT_EQ(good.GetRoutes(0, 2).size(), 2u);
     EXPECT_EQ(good.Diameter(), 2u);
     const std::vector<std::pair<std::string, std::string>> bad = {
-        { "{", "malformed JSON" },
-        { "[1, 2]", "JSON object" },
-        { R"({"degree": 2, "planes": []})", "servers" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1],[1,2]]]})", "used twice in plane 0" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1]], [[2,3]]]})", "degree exceeded" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,4]]]})", "out of range" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,-1]]]})", "negative" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1,2]]]})", "pair" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,0]]]})", "itself" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1]]],
+        {"{", "malformed JSON"},
+        {"[1, 2]", "JSON object"},
+        {R"({"degree": 2, "planes": []})", "servers"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[1,2]]]})", "used twice in plane 0"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1]], [[2,3]]]})", "degree exceeded"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,4]]]})", "out of range"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,-1]]]})", "negative"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1,2]]]})", "pair"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,0]]]})", "itself"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1]]],
              "conn": [{"from": 0, "to": 1, "nconn": 2}]})",
-          "conn" },
-        { R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
+         "conn"},
+        {R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
              "rings": [{"size": 4, "jumps": [1]}]})",
-          "no circuit" },
-        { R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
+         "no circuit"},
+        {R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
              "rings": [{"size": 4, "jumps": [2]}]})",
-          "jump 2" },
-        { R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
+         "jump 2"},
+        {R"({"servers": 4, "degree": 2, "planes": [[[0,1],[2,3]]],
              "rings": [{"size": 3, "jumps": [1]}]})",
-          "divide" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
+         "divide"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
              "routes": [{"src": 0, "dst": 2, "paths": [{"hops": [0,2]}]}]})",
-          "not a circuit" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
+         "not a circuit"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
              "routes": [{"src": 0, "dst": 1, "paths": [{"hops": [0,1], "chance": 0.4}]}]})",
-          "sum" },
-        { R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
+         "sum"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[2,3]]],
              "routes": [{"src": 0, "dst": 1, "paths": [{"hops": [1,0]}]}]})",
-          "start at the source" },
-        { R"({"format": "other", "servers": 4, "degree": 1, "planes": []})", "format" },
+         "start at the source"},
+        {R"({"format": "other", "servers": 4, "degree": 1, "planes": []})", "format"},
     };
     for (const auto& [text, needle] : bad)
     {
