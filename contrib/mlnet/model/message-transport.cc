@@ -88,6 +88,20 @@ MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
 }
 
 void
+MessageTransport::CheckInstall(const Ptr<Cluster>& cluster) const
+{
+    const std::string who = GetInstanceTypeId().GetName() + "::Install: ";
+    if (!cluster)
+    {
+        throw std::invalid_argument(who + "cluster is null");
+    }
+    if (m_cluster)
+    {
+        throw std::invalid_argument(who + "already installed; create one transport per cluster");
+    }
+}
+
+void
 MessageTransport::CheckSend(uint32_t src,
                             uint32_t dst,
                             uint64_t bytes,

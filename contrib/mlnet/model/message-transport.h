@@ -117,6 +117,11 @@ protected:
     /// Subclasses call this from Send for accounting and tracing.
     void NotifySend(uint32_t src, uint32_t dst, uint64_t bytes);
     /**
+     * Subclasses call this first in Install: throws std::invalid_argument, naming the
+     * transport, when the cluster is null or the transport is already installed.
+     */
+    void CheckInstall(const Ptr<Cluster>& cluster) const;
+    /**
      * Subclasses call this first in Send: throws std::invalid_argument, naming the
      * transport, when it is not installed, the ranks are out of range or equal, the
      * message is empty, or real data does not match bytes.

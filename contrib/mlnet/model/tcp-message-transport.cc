@@ -182,16 +182,7 @@ void
 TcpMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
-    if (!cluster)
-    {
-        throw std::invalid_argument("TcpMessageTransport::Install: cluster is null");
-    }
-    if (m_cluster)
-    {
-        throw std::invalid_argument(
-            "TcpMessageTransport::Install: already installed; create one transport per "
-            "cluster");
-    }
+    CheckInstall(cluster);
     if (!m_socketType.IsChildOf(TcpCongestionOps::GetTypeId()))
     {
         throw std::invalid_argument("TcpMessageTransport: SocketType " + m_socketType.GetName() +

@@ -221,16 +221,7 @@ void
 UdpMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
-    if (!cluster)
-    {
-        throw std::invalid_argument("UdpMessageTransport::Install: cluster is null");
-    }
-    if (m_cluster)
-    {
-        throw std::invalid_argument(
-            "UdpMessageTransport::Install: already installed; create one transport per "
-            "cluster");
-    }
+    CheckInstall(cluster);
     m_cluster = cluster;
     uint32_t n = cluster->GetNRanks();
     m_ranks.resize(n);
