@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -48,7 +49,8 @@ RunExample(const std::string& flags)
 {
     std::string bin =
         std::string(MLNET_BUILD_DIR) + "/examples/collective-validation/collective-validation";
-    std::string errFile = ::testing::TempDir() + "/cv-stderr.txt";
+    // ctest runs test cases in parallel processes: one stderr file per process.
+    std::string errFile = ::testing::TempDir() + "/cv-stderr-" + std::to_string(getpid()) + ".txt";
     std::string command = bin + " " + flags + " 2>" + errFile;
     Exec e{};
     FILE* pipe = popen(command.c_str(), "r");

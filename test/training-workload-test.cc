@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace
@@ -17,7 +18,8 @@ RunTraining(const std::string& flags, std::string* err)
 {
     std::string bin =
         std::string(MLNET_BUILD_DIR) + "/examples/training-workload/training-workload";
-    std::string errFile = ::testing::TempDir() + "/tw-stderr.txt";
+    // ctest runs test cases in parallel processes: one stderr file per process.
+    std::string errFile = ::testing::TempDir() + "/tw-stderr-" + std::to_string(getpid()) + ".txt";
     int raw = std::system((bin + " " + flags + " >/dev/null 2>" + errFile).c_str());
     std::ifstream in(errFile);
     std::stringstream ss;
