@@ -1,20 +1,15 @@
 // Integration tests of collectives over real fabrics and transports, against
 // their analytical models, and of the collective-validation example as a user
 // runs it (exit codes, error lines, deterministic JSON).
+#include "example-process.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-options.h"
 #include "ns3/simulator.h"
 
-#include <array>
-#include <cstdio>
-#include <fstream>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <sstream>
-#include <unistd.h>
-
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -35,69 +30,6 @@ protected:
         return result;
     }
 };
-
-struct Exec
-{
-    int status;
-    std::string out;
-    std::string err;
-};
-
-/// Run the example binary with flags; capture stdout and stderr.
-Exec
-RunExample(const std::string& flags)
-{
-    std::string bin =
-        std::string(MLNET_BUILD_DIR) + "/examples/collective-validation/collective-validation";
-    // ctest runs test cases in parallel processes: one stderr file per process.
-    std::string errFile = ::testing::TempDir() + "/cv-stderr-" + std::to_string(getpid()) + ".txt";
-    std::string command = bin + " " + flags + " 2>" + errFile;
-    Exec e{};
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (pipe && fgets(buf.data(), buf.size(), pipe))
-    {
-        e.out += buf.data();
-    }
-    int raw = pipe ? pclose(pipe) : -1;
-    e.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream in(errFile);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    e.err = ss.str();
-    return e;
-}
-
-nlohmann::json
-ReadJson(const std::string& path)
-{
-    std::ifstream in(path);
-    return nlohmann::json::parse(in);
-}
-
-/// Drop wall-clock fields, which differ from run to run.
-void
-StripWall(nlohmann::json& j)
-{
-    if (j.is_object())
-    {
-        for (const char* k : {"wall_s", "events_per_s", "events_per_wall_s", "wall_seconds"})
-        {
-            j.erase(k);
-        }
-        for (auto& [k, v] : j.items())
-        {
-            StripWall(v);
-        }
-    }
-    else if (j.is_array())
-    {
-        for (auto& v : j)
-        {
-            StripWall(v);
-        }
-    }
-}
 
 } // namespace
 
@@ -215,9 +147,10 @@ TEST_F(CollectiveValidationTest, OversubscribedAllToAllSlowdownFollowsModel)
 TEST(CollectiveValidationExample, WritesRowsWithDocumentedFields)
 {
     std::string json = ::testing::TempDir() + "/cv-a.json";
-    Exec e = RunExample("--fabric=torus --torusDims=2x2 --collective=allreduce "
-                        "--algorithm=torus --bytes=64KiB --json=" +
-                        json);
+    ExampleRun e = RunExample("collective-validation",
+                              "--fabric=torus --torusDims=2x2 --collective=allreduce "
+                              "--algorithm=torus --bytes=64KiB --json=" +
+                                  json);
     ASSERT_EQ(e.status, 0) << e.err;
     nlohmann::json doc = ReadJson(json);
     ASSERT_EQ(doc["rows"].size(), 1u);
@@ -242,8 +175,8 @@ TEST(CollectiveValidationExample, SameFlagsGiveIdenticalJson)
     std::string b = ::testing::TempDir() + "/cv-det-b.json";
     std::string flags = "--fabric=fattree --ranks=8 --collective=alltoall --algorithm=pairwise "
                         "--bytes=32KiB --failLinks=1 --RngRun=3 --json=";
-    ASSERT_EQ(RunExample(flags + a).status, 0);
-    ASSERT_EQ(RunExample(flags + b).status, 0);
+    ASSERT_EQ(RunExample("collective-validation", flags + a).status, 0);
+    ASSERT_EQ(RunExample("collective-validation", flags + b).status, 0);
     nlohmann::json ja = ReadJson(a);
     nlohmann::json jb = ReadJson(b);
     StripWall(ja);
@@ -273,7 +206,7 @@ TEST(CollectiveValidationExample, BadInputGivesOneErrorLine)
     };
     for (const char* flags : bad)
     {
-        Exec e = RunExample(std::string(flags) + " --json=" + json);
+        ExampleRun e = RunExample("collective-validation", std::string(flags) + " --json=" + json);
         EXPECT_NE(e.status, 0) << flags;
         EXPECT_EQ(e.err.rfind("error: ", 0), 0u) << flags << " -> " << e.err;
         EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << flags << " -> " << e.err;

@@ -1,14 +1,8 @@
 // The training-workload example as a user runs it: per-iteration packet-level and
 // analytical times, identical iterations, clear errors for bad workloads.
-#include <array>
-#include <cstdio>
-#include <fstream>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
-#include <vector>
+#include "example-process.h"
+
+using namespace mlnettest;
 
 namespace
 {
@@ -16,16 +10,9 @@ namespace
 int
 RunTraining(const std::string& flags, std::string* err)
 {
-    std::string bin =
-        std::string(MLNET_BUILD_DIR) + "/examples/training-workload/training-workload";
-    // ctest runs test cases in parallel processes: one stderr file per process.
-    std::string errFile = ::testing::TempDir() + "/tw-stderr-" + std::to_string(getpid()) + ".txt";
-    int raw = std::system((bin + " " + flags + " >/dev/null 2>" + errFile).c_str());
-    std::ifstream in(errFile);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    *err = ss.str();
-    return WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    ExampleRun run = RunExample("training-workload", flags);
+    *err = run.err;
+    return run.status;
 }
 
 } // namespace

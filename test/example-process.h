@@ -1,0 +1,98 @@
+// Helpers for integration tests that run an example binary as a user would:
+// capture its exit status, stdout and stderr, read its JSON, and compare runs
+// with the wall-clock fields removed.
+#ifndef MLNET_TEST_EXAMPLE_PROCESS_H
+#define MLNET_TEST_EXAMPLE_PROCESS_H
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace mlnettest
+{
+
+/// \brief What one run of an example produced.
+struct ExampleRun
+{
+    int status;      //!< exit code (-1 when the process did not exit normally)
+    std::string out; //!< everything written to stdout
+    std::string err; //!< everything written to stderr
+};
+
+/// \brief Run build/examples/<name>/<name> with flags; capture stdout and stderr.
+inline ExampleRun
+RunExample(const std::string& name, const std::string& flags)
+{
+    std::string bin = std::string(MLNET_BUILD_DIR) + "/examples/" + name + "/" + name;
+    // ctest runs test cases in parallel processes: one stderr file per process.
+    std::string errFile =
+        ::testing::TempDir() + "/" + name + "-stderr-" + std::to_string(getpid()) + ".txt";
+    std::string command = bin + " " + flags + " 2>" + errFile;
+    ExampleRun e{};
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (pipe && fgets(buf.data(), buf.size(), pipe))
+    {
+        e.out += buf.data();
+    }
+    int raw = pipe ? pclose(pipe) : -1;
+    e.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    std::ifstream in(errFile);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    e.err = ss.str();
+    std::remove(errFile.c_str());
+    return e;
+}
+
+/// \brief Parse a JSON file (throws when it is missing or malformed).
+inline nlohmann::json
+ReadJson(const std::string& path)
+{
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+/// \brief Drop wall-clock fields, which differ from run to run.
+inline void
+StripWall(nlohmann::json& j)
+{
+    if (j.is_object())
+    {
+        for (const char* k : {"wall_s", "events_per_s", "events_per_wall_s", "wall_seconds"})
+        {
+            j.erase(k);
+        }
+        for (auto& [k, v] : j.items())
+        {
+            StripWall(v);
+        }
+    }
+    else if (j.is_array())
+    {
+        for (auto& v : j)
+        {
+            StripWall(v);
+        }
+    }
+}
+
+/// \brief The user-error contract: exit code 1 and exactly one line "error: ...".
+inline void
+ExpectOneErrorLine(const ExampleRun& run, const std::string& what)
+{
+    EXPECT_EQ(run.status, 1) << what;
+    EXPECT_EQ(run.err.rfind("error: ", 0), 0u) << what << ": " << run.err;
+    EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << what << ": " << run.err;
+}
+
+} // namespace mlnettest
+
+#endif // MLNET_TEST_EXAMPLE_PROCESS_H
