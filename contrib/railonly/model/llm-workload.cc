@@ -5,6 +5,7 @@
 #include "ns3/log.h"
 #include "ns3/traced-callback.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -443,58 +444,116 @@ LlmWorkload::BuildGraph() const
         return frontier;
     };
 
-    // fwdEnd[stage][mb][dp], bwdIn[stage][mb][dp]
-    std::vector<std::vector<std::vector<Ids>>> fwdIn(
-        p,
-        std::vector<std::vector<Ids>>(mb, std::vector<Ids>(d)));
-    auto fwdEnd = fwdIn;
-    auto bwdIn = fwdIn;
-    auto bwdEnd = fwdIn;
+    // Per stage, Megatron's 1F1B order: p-s-1 warm-up forwards, then one forward and
+    // one backward in turn, then the remaining backwards. Every op of a stage replica
+    // waits for its previous op (one stream; TP all-reduces block it) and for its input
+    // from the neighbouring stage. Ops are built in an order where inputs exist.
+    struct Op
+    {
+        bool backward;
+        uint32_t mb;
+    };
+    std::vector<std::vector<Op>> order(p);
     for (uint32_t s = 0; s < p; ++s)
     {
-        for (uint32_t m = 0; m < mb; ++m)
+        uint32_t warm = std::min(p - s - 1, mb);
+        for (uint32_t i = 0; i < warm; ++i)
         {
-            std::string tag = "s" + std::to_string(s) + "-mb" + std::to_string(m);
-            std::vector<Ids> f = fwdIn[s][m];
-            for (uint32_t l = s * lps; l < (s + 1) * lps; ++l)
-            {
-                f = layer("fwd-" + tag + "-l" + std::to_string(l), l, s, 1.0, false, f);
-            }
-            for (uint32_t dp = 0; dp < d; ++dp)
-            {
-                if (s + 1 < p)
-                {
-                    fwdIn[s + 1][m][dp] =
-                        pipelineHop("act-" + tag + "-dp" + std::to_string(dp), dp, s, s + 1, f[dp]);
-                }
-                else
-                {
-                    // Logits forward and backward, then the backward pass starts here.
-                    Time logits = GetLogitForwardTime();
-                    f[dp] =
-                        computeThenReduce("logits-" + tag, dp, s, Scale(logits, 3.0), f[dp], false);
-                }
-            }
-            fwdEnd[s][m] = f;
+            order[s].push_back({false, i});
+        }
+        for (uint32_t i = 0; i + warm < mb; ++i)
+        {
+            order[s].push_back({false, warm + i});
+            order[s].push_back({true, i});
+        }
+        for (uint32_t i = mb - warm; i < mb; ++i)
+        {
+            order[s].push_back({true, i});
         }
     }
-    for (uint32_t s = p; s-- > 0;)
+    using PerDp = std::vector<Ids>;
+    std::vector<std::vector<PerDp>> fwdIn(p, std::vector<PerDp>(mb));  // set by stage s-1
+    std::vector<std::vector<PerDp>> bwdIn(p, std::vector<PerDp>(mb));  // set by stage s+1
+    std::vector<std::vector<PerDp>> fwdOut(p, std::vector<PerDp>(mb)); // last stage only
+    std::vector<PerDp> last(p, PerDp(d));                              // previous op's end
+    std::vector<uint32_t> next(p, 0);
+    uint32_t remaining = p * 2 * mb;
+    while (remaining > 0)
     {
-        for (uint32_t m = 0; m < mb; ++m)
+        bool progress = false;
+        for (uint32_t s = 0; s < p; ++s)
         {
-            std::string tag = "s" + std::to_string(s) + "-mb" + std::to_string(m);
-            std::vector<Ids> f = s + 1 == p ? fwdEnd[s][m] : bwdIn[s][m];
-            for (uint32_t l = (s + 1) * lps; l-- > s * lps;)
+            if (next[s] == order[s].size())
             {
-                f = layer("bwd-" + tag + "-l" + std::to_string(l), l, s, 2.0, true, f);
+                continue;
             }
-            for (uint32_t dp = 0; dp < d && s > 0; ++dp)
+            const Op op = order[s][next[s]];
+            const std::vector<PerDp>& inputs = op.backward ? (s + 1 == p ? fwdOut[s] : bwdIn[s])
+                                                           : fwdIn[s];
+            bool needsInput = op.backward ? true : s > 0;
+            if (needsInput && inputs[op.mb].empty())
             {
-                bwdIn[s - 1][m][dp] =
-                    pipelineHop("grad-" + tag + "-dp" + std::to_string(dp), dp, s, s - 1, f[dp]);
+                continue;
             }
-            bwdEnd[s][m] = f;
+            std::vector<Ids> f(d);
+            for (uint32_t dp = 0; dp < d; ++dp)
+            {
+                f[dp] = last[s][dp];
+                if (needsInput)
+                {
+                    f[dp].insert(f[dp].end(), inputs[op.mb][dp].begin(), inputs[op.mb][dp].end());
+                }
+            }
+            std::string tag = "s" + std::to_string(s) + "-mb" + std::to_string(op.mb);
+            if (!op.backward)
+            {
+                for (uint32_t l = s * lps; l < (s + 1) * lps; ++l)
+                {
+                    f = layer("fwd-" + tag + "-l" + std::to_string(l), l, s, 1.0, false, f);
+                }
+                for (uint32_t dp = 0; dp < d; ++dp)
+                {
+                    if (s + 1 < p)
+                    {
+                        fwdIn[s + 1][op.mb].resize(d);
+                        fwdIn[s + 1][op.mb][dp] =
+                            pipelineHop("act-" + tag + "-dp" + std::to_string(dp), dp, s, s + 1, f[dp]);
+                    }
+                    else
+                    {
+                        // Logits forward and backward: the backward pass starts here.
+                        f[dp] = computeThenReduce("logits-" + tag,
+                                                  dp,
+                                                  s,
+                                                  Scale(GetLogitForwardTime(), 3.0),
+                                                  f[dp],
+                                                  false);
+                    }
+                }
+                if (s + 1 == p)
+                {
+                    fwdOut[s][op.mb] = f;
+                }
+            }
+            else
+            {
+                for (uint32_t l = (s + 1) * lps; l-- > s * lps;)
+                {
+                    f = layer("bwd-" + tag + "-l" + std::to_string(l), l, s, 2.0, true, f);
+                }
+                for (uint32_t dp = 0; dp < d && s > 0; ++dp)
+                {
+                    bwdIn[s - 1][op.mb].resize(d);
+                    bwdIn[s - 1][op.mb][dp] =
+                        pipelineHop("grad-" + tag + "-dp" + std::to_string(dp), dp, s, s - 1, f[dp]);
+                }
+            }
+            last[s] = f;
+            ++next[s];
+            --remaining;
+            progress = true;
         }
+        NS_ASSERT_MSG(progress, "1F1B schedule deadlocked");
     }
     // Data-parallel gradient all-reduce per (tp, stage), after the stage's last backward.
     const uint32_t k = map->GetDomainSize();
@@ -503,10 +562,7 @@ LlmWorkload::BuildGraph() const
         Ids deps;
         for (uint32_t dp = 0; dp < d; ++dp)
         {
-            for (uint32_t m = 0; m < mb; ++m)
-            {
-                deps.insert(deps.end(), bwdEnd[s][m][dp].begin(), bwdEnd[s][m][dp].end());
-            }
+            deps.insert(deps.end(), last[s][dp].begin(), last[s][dp].end());
         }
         const uint64_t bytes = GetDpBytes(s);
         for (uint32_t i = 0; i < t; ++i)

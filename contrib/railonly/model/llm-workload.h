@@ -31,8 +31,10 @@
  *    NCCL's grouped send/recv; shuffle inside each HB domain: Dg*m bytes to each
  *    domain peer; then an all-to-all per rail: c*m bytes to each rail peer; Dg domains,
  *    c group members per domain, m bytes per GPU pair), else one flat all-to-all.
- * Micro-batches run in ready order on every GPU's compute stream (GPipe-like: all
- * forwards then all backwards), which has the (p-1)/m bubble of 1F1B.
+ * Schedule: Megatron's 1F1B per stage (p-s-1 warm-up forwards, then forward and
+ * backward in turn, then the remaining backwards); every op of a stage replica waits
+ * for its previous op (one stream: TP all-reduces and MoE all-to-alls block it, as
+ * in Megatron) and for its input from the neighbouring stage. Bubble: (p-1)/m.
  *
  * What it leaves out: activation recompute, sequence parallelism, the embedding
  * all-reduce between first and last stage, optimizer time, gradient bucketing (the

@@ -3,6 +3,7 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -161,19 +162,38 @@ bool
 MegatronMapper::IsRailAligned() const
 {
     const uint32_t k = m_domainSize;
-    auto aligned = [k](uint32_t a, uint32_t b) { return a / k == b / k || a % k == b % k; };
-    for (const auto& groups : {GetDpGroups(), GetPpGroups()})
+    // PP: every stage boundary stays in a domain or on a rail.
+    for (const auto& g : GetPpGroups())
     {
-        for (const auto& g : groups)
+        for (uint32_t i = 0; i + 1 < g.size(); ++i)
         {
-            for (uint32_t i = 0; i < g.size(); ++i)
+            if (g[i] / k != g[i + 1] / k && g[i] % k != g[i + 1] % k)
             {
-                for (uint32_t j = i + 1; j < g.size(); ++j)
+                return false;
+            }
+        }
+    }
+    // DP: the hierarchical all-reduce needs equal parts per domain whose i-th members
+    // share a rail (reduce-scatter in the domain, all-reduce along each rail).
+    for (const auto& g : GetDpGroups())
+    {
+        std::map<uint32_t, std::vector<uint32_t>> byDomain;
+        for (uint32_t r : g)
+        {
+            byDomain[r / k].push_back(r);
+        }
+        const auto& first = byDomain.begin()->second;
+        for (const auto& [domain, members] : byDomain)
+        {
+            if (members.size() != first.size())
+            {
+                return false;
+            }
+            for (uint32_t i = 0; i < members.size(); ++i)
+            {
+                if (members[i] % k != first[i] % k)
                 {
-                    if (!aligned(g[i], g[j]))
-                    {
-                        return false;
-                    }
+                    return false;
                 }
             }
         }

@@ -10,7 +10,7 @@
  * Cluster ranks are GPUs numbered domain * K + local rank (K GPUs per HB domain), so
  * with t dividing K a TP group is t consecutive GPUs of one domain (NVLink only),
  * and with t = K every DP and PP peer of GPU (a, r) is some GPU (b, r): the same rail.
- * IsRailAligned() checks the general case pair by pair.
+ * IsRailAligned() checks the general case.
  *
  * What it leaves out: context and expert parallelism as separate dimensions (the LLM
  * workload spans expert all-to-all over a whole pipeline stage), virtual pipeline
@@ -68,8 +68,11 @@ public:
     std::vector<uint32_t> GetStageRanks(uint32_t stage) const;
 
     /**
-     * \return true when every DP and PP peer pair is in one HB domain or on one rail
-     * (same local rank), i.e. no DP/PP byte needs a path between rails
+     * \return true when no DP or PP byte needs a path between rails: every pipeline
+     * boundary stays in one HB domain or on one rail (same local rank), and every DP
+     * group splits into equal parts per domain whose i-th members share a rail (so
+     * the hierarchical all-reduce is domain reduce-scatter, rail all-reduce, domain
+     * all-gather)
      */
     bool IsRailAligned() const;
 
