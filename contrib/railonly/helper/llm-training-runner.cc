@@ -65,6 +65,8 @@ LlmRunResult::Row() const
     {
         row["moe_alltoall_s"] = moeAllToAllS;
         row["analytical_moe_alltoall_s"] = analytical.moeAllToAllS;
+        // Against the ideal flat all-to-all (NIC-bound, no flow-hash collisions).
+        row["moe_overhead_vs_ideal_flat"] = moeAllToAllS / analytical.moeFlatAllToAllS - 1.0;
     }
     return row;
 }
