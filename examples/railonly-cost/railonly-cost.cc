@@ -99,7 +99,8 @@ main(int argc, char* argv[])
                 rows.push_back(model->Compare(n, static_cast<uint32_t>(k)));
             }
         }
-        for (const auto& row : nlohmann::json::parse(RailCostModel::RowsToJson(rows))["rows"])
+        const nlohmann::json doc = nlohmann::json::parse(RailCostModel::RowsToJson(rows));
+        for (const auto& row : doc["rows"])
         {
             report.Add(row);
         }
