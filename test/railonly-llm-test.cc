@@ -7,8 +7,9 @@ using namespace mlnettest;
 namespace
 {
 
-const std::string kTiny = "--domains=4 --domainSize=4 --tp=4 --pp=2 --dp=2 --layers=2 "
-                          "--hidden=256 --seq=128 --microBatches=2 --vocab=1024";
+// Radix 8: one leaf per rail (rail-optimized), one HB domain per leaf (fat-tree).
+const std::string kTiny = "--domains=4 --domainSize=4 --radix=8 --tp=4 --pp=2 --dp=2 "
+                          "--layers=2 --hidden=256 --seq=128 --microBatches=2 --vocab=1024";
 
 nlohmann::json
 RunLlm(const std::string& flags, const std::string& file)
@@ -64,10 +65,18 @@ TEST(RailonlyLlmExample, MoeReportsTheAllToAllOverhead)
     const auto* only = Row(doc, "rail-only");
     ASSERT_TRUE(only);
     ASSERT_TRUE(only->contains("moe_alltoall_overhead"));
-    double overhead = (*only)["moe_alltoall_overhead"].get<double>();
-    // Two-phase on rail-only costs more than the flat all-to-all, by about B_n/B_h.
+    // The two-phase all-to-all (stage of 8 GPUs: c = 4 per domain, Dg = 2 domains) costs
+    // (c-1)*Dg/(c*(Dg-1)) * B_n/B_h = 1.5/9 = 16.7 % over the ideal flat one; measured
+    // at packet level against the closed-form flat time. (Against the packet-level
+    // rail-optimized run it is cheaper: flow hashing collides there.)
+    double overhead = (*only)["moe_overhead_vs_ideal_flat"].get<double>();
+    double model = (*only)["analytical"]["moe_overhead"].get<double>();
     EXPECT_GT(overhead, 0.0);
-    EXPECT_LT(overhead, 0.5);
+    EXPECT_NEAR(overhead, model, 0.05);
+    EXPECT_NEAR((*only)["moe_alltoall_s"].get<double>() /
+                    (*only)["analytical_moe_alltoall_s"].get<double>(),
+                1.0,
+                0.05);
     EXPECT_EQ((*only)["bytes_by_link_class"]["spine"].get<double>(), 0);
 }
 

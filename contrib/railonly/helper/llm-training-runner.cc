@@ -315,17 +315,30 @@ LlmTrainingRunner::RunAll(const LlmRunOptions& o,
                           RunReport& report)
 {
     const bool failure = o.failRailSwitch >= 0 || o.failNic >= 0;
-    // Validate every case's input before simulating anything.
+    // Validate what can be checked before simulating anything.
     for (const auto& f : fabrics)
     {
         ParseFabrics(f);
+    }
+    if (o.failRailSwitch >= 0 && uint32_t(o.failRailSwitch) >= o.domainSize)
+    {
+        throw std::invalid_argument("--failRailSwitch=" + std::to_string(o.failRailSwitch) +
+                                    " is not a rail; rails are 0.." +
+                                    std::to_string(o.domainSize - 1));
+    }
+    if (o.failNic >= 0 && uint32_t(o.failNic) >= o.domains * o.domainSize)
+    {
+        throw std::invalid_argument("--failNic=" + std::to_string(o.failNic) +
+                                    " is not a GPU; GPUs are 0.." +
+                                    std::to_string(o.domains * o.domainSize - 1));
     }
     std::vector<LlmRunResult> results;
     for (const auto& f : fabrics)
     {
         for (bool failed : {false, true})
         {
-            if (failed && !failure)
+            // The fat-tree has no rails: only a NIC failure applies to it.
+            if (failed && (!failure || (f == "fat-tree" && o.failNic < 0)))
             {
                 continue;
             }

@@ -98,7 +98,8 @@ public:
      */
     static LlmRunResult Run(const LlmRunOptions& options, const std::string& fabric, bool failed);
     /**
-     * \brief Run every fabric of `fabrics` (healthy, and failed when the options ask),
+     * \brief Run every fabric of `fabrics` (healthy, and failed when the options ask;
+     * the fat-tree has no rails, so a rail failure skips its failed case),
      * add one row per case to the report (with slowdown vs healthy and ratios vs
      * rail-optimized), closing and destroying each simulation.
      */

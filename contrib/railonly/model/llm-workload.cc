@@ -453,6 +453,7 @@ LlmWorkload::BuildGraph() const
         bool backward;
         uint32_t mb;
     };
+
     std::vector<std::vector<Op>> order(p);
     for (uint32_t s = 0; s < p; ++s)
     {
@@ -488,8 +489,8 @@ LlmWorkload::BuildGraph() const
                 continue;
             }
             const Op op = order[s][next[s]];
-            const std::vector<PerDp>& inputs = op.backward ? (s + 1 == p ? fwdOut[s] : bwdIn[s])
-                                                           : fwdIn[s];
+            const std::vector<PerDp>& inputs =
+                op.backward ? (s + 1 == p ? fwdOut[s] : bwdIn[s]) : fwdIn[s];
             bool needsInput = op.backward ? true : s > 0;
             if (needsInput && inputs[op.mb].empty())
             {
@@ -517,7 +518,11 @@ LlmWorkload::BuildGraph() const
                     {
                         fwdIn[s + 1][op.mb].resize(d);
                         fwdIn[s + 1][op.mb][dp] =
-                            pipelineHop("act-" + tag + "-dp" + std::to_string(dp), dp, s, s + 1, f[dp]);
+                            pipelineHop("act-" + tag + "-dp" + std::to_string(dp),
+                                        dp,
+                                        s,
+                                        s + 1,
+                                        f[dp]);
                     }
                     else
                     {
@@ -545,7 +550,11 @@ LlmWorkload::BuildGraph() const
                 {
                     bwdIn[s - 1][op.mb].resize(d);
                     bwdIn[s - 1][op.mb][dp] =
-                        pipelineHop("grad-" + tag + "-dp" + std::to_string(dp), dp, s, s - 1, f[dp]);
+                        pipelineHop("grad-" + tag + "-dp" + std::to_string(dp),
+                                    dp,
+                                    s,
+                                    s - 1,
+                                    f[dp]);
                 }
             }
             last[s] = f;
