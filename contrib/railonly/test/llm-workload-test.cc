@@ -9,6 +9,7 @@
 #include "ns3/llm-training-runner.h"
 #include "ns3/llm-workload.h"
 #include "ns3/megatron-mapper.h"
+#include "ns3/route-planner.h"
 #include "ns3/training-driver.h"
 #include "ns3/udp-message-transport.h"
 
@@ -253,4 +254,27 @@ TEST_F(LlmPacketTest, FailedRailSwitchIsForwardedThroughTheHbDomain)
                      "rail-only",
                      true),
                  std::invalid_argument);
+}
+
+TEST_F(LlmPacketTest, FailedRailSwitchLeavesSixHopRoutesThroughNvlink)
+{
+    std::shared_ptr<RailFabricHelper> helper;
+    Ptr<Cluster> c = LlmTrainingRunner::BuildFabric(TinyOptions(), "rail-only", &helper);
+    RoutePlanner before(c);
+    before.Compute();
+    EXPECT_EQ(before.Hops(1, 5), 2u); // GPU 0:1 -> 1:1 over rail 1's switch
+    EXPECT_EQ(LlmTrainingRunner::FailRail(c, *helper, 1), 4u);
+    RoutePlanner after(c);
+    after.Compute();
+    // 0:1 -NVLink-> NVSwitch 0 -> 0:j -rail j-> 1:j -> NVSwitch 1 -NVLink-> 1:1
+    EXPECT_EQ(after.Hops(1, 5), 6u);
+    // Every first hop from GPU 1 is its NVLink (its NIC is gone); at NVSwitch 0 flows
+    // spread over the K-1 = 3 healthy rails.
+    for (uint32_t id : after.NextLinks(c->GetRankNode(1)->GetId(), 5))
+    {
+        EXPECT_EQ(c->GetLink(id).linkClass, "nvlink");
+    }
+    EXPECT_EQ(after.NextLinks(helper->GetNvSwitchIds()[0], 5).size(), 3u);
+    // A GPU of another rail reaches 1:1 by its own rail, then NVLink (4 hops).
+    EXPECT_EQ(after.Hops(2, 5), 4u);
 }
