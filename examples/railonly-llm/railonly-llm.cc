@@ -53,6 +53,7 @@ main(int argc, char* argv[])
     cmd.AddValue("iterations", "training iterations to simulate", o.iterations);
     cmd.AddValue("transport", "udp | tcp | dctcp", o.transport);
     cmd.AddValue("json", "write the results document to this file", json);
+    o.traces.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
     o.model.name = moe ? "gpt-moe" : "gpt";
     if (moe && o.model.experts == 0)

@@ -216,6 +216,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         RoutePlanner(cluster).Install();
     }
 
+    o.traces.Attach(cluster);
     Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(o.transport);
     transport->Install(cluster);
     IterationGraph graph = workload->BuildGraph();
@@ -280,6 +281,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         probeDriver->SetGraph(probe);
         probeDriver->SetTransport(transport);
         probeDriver->SetCollectiveCreator(&CollectiveFactory::Create);
+        probeDriver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
+            [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
         probeDriver->Start();
         Simulator::Run();
         if (!probeDriver->IsDone())
@@ -295,6 +298,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     driver->SetGraph(graph);
     driver->SetTransport(transport);
     driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
+        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
     driver->Start();
     Simulator::Run();
     result.iterations = driver->GetIterationRecords();

@@ -17,6 +17,7 @@
 #include "ns3/llm-workload.h"
 #include "ns3/rail-fabric-helper.h"
 #include "ns3/run-report.h"
+#include "ns3/trace-options.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -43,6 +44,7 @@ struct LlmRunOptions
         "auto"}; //!< auto (two-phase on rail-only, flat elsewhere) | hierarchical | flat
     int32_t failRailSwitch{-1};   //!< rail whose switches fail (-1: none)
     int32_t failNic{-1};          //!< GPU whose NIC fails (-1: none)
+    TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon
     uint32_t iterations{1};       //!< iterations to simulate
     std::string transport{"udp"}; //!< udp | tcp | dctcp
     LlmModelConfig model;         //!< the GPT model and its TP/PP/DP
