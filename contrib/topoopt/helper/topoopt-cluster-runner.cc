@@ -76,7 +76,63 @@ ReadPlan(const std::string& path)
     }
 }
 
+/// Depth-first search for a Hamiltonian cycle over the circuits, from server 0,
+/// neighbours in index order, at most `budget` expansions.
+bool
+ExtendCycle(const std::vector<std::vector<uint32_t>>& nbr,
+            std::vector<uint32_t>& path,
+            std::vector<bool>& used,
+            uint64_t& budget)
+{
+    const uint32_t n = nbr.size();
+    if (path.size() == n)
+    {
+        const auto& last = nbr[path.back()];
+        return std::find(last.begin(), last.end(), path.front()) != last.end();
+    }
+    for (uint32_t next : nbr[path.back()])
+    {
+        if (used[next] || budget == 0)
+        {
+            continue;
+        }
+        --budget;
+        used[next] = true;
+        path.push_back(next);
+        if (ExtendCycle(nbr, path, used, budget))
+        {
+            return true;
+        }
+        path.pop_back();
+        used[next] = false;
+    }
+    return false;
+}
+
 } // namespace
+
+std::vector<std::vector<uint32_t>>
+TopoOptClusterRunner::CircuitRings(const TopologyPlan& plan)
+{
+    const uint32_t n = plan.GetServers();
+    std::vector<std::vector<uint32_t>> nbr = plan.Neighbours();
+    for (auto& v : nbr)
+    {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+    }
+    std::vector<uint32_t> path{0};
+    std::vector<bool> used(n, false);
+    used[0] = true;
+    uint64_t budget = 1000000;
+    if (n < 3 || !ExtendCycle(nbr, path, used, budget))
+    {
+        return TopoOptSearch::RingOrders(TopologyPlan(n, plan.GetDegree()));
+    }
+    std::vector<uint32_t> back{path.front()};
+    back.insert(back.end(), path.rbegin(), path.rend() - 1);
+    return {path, back};
+}
 
 double
 TopoOptFabricResult::MeanIterationS() const
@@ -372,6 +428,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
             h.SetForwardingLatency(c.forwardingLatency);
             h.SetOcsAttribute("Technology", StringValue("patch-panel"));
             cluster = h.Install();
+            rings = CircuitRings(plan);
             r.perServerGbps = d * gbps;
             r.costPerServer = topooptCost;
             r.extra["diameter"] = plan.Diameter();

@@ -16,7 +16,8 @@
  *             integer ratio);
  *   ideal     one non-blocking switch at d x B per server (IdealSwitchHelper);
  *   expander  a random d-regular graph of the same optics (RandomRegularTopology),
- *             all-reduce over logical rings 0,1,2,... routed over shortest paths.
+ *             all-reduce over a Hamiltonian cycle of its circuits in both
+ *             directions (CircuitRings), so ring hops are single circuits.
  * The switch fabrics all-reduce over two ring orders (jumps 1 and n-1).
  * The analytical figure is IterationGraph::Estimate of the same graph with every
  * communication task timed by mlnet's AlphaBetaModel on the same cluster: a
@@ -123,6 +124,13 @@ public:
                                              uint32_t iterations,
                                              double* analytical,
                                              const std::function<void(double)>& atStart = nullptr);
+
+    /**
+     * \brief Ring orders for a graph without rings (the expander): a Hamiltonian
+     * cycle over its circuits found by depth-first search (bounded), both
+     * directions; jumps 1 and n-1 (routed) if none is found.
+     */
+    static std::vector<std::vector<uint32_t>> CircuitRings(const TopologyPlan& plan);
 
 private:
     TopoOptClusterConfig m_config;
