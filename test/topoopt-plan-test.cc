@@ -52,7 +52,8 @@ TEST(TopoOptPlanExample, HundredTwentyEightServersInSeconds)
 {
     auto t0 = std::chrono::steady_clock::now();
     ExampleRun run =
-        RunExample("topoopt-plan", "--servers=128 --degree=8 --model=dlrm --bandwidth=100Gbps");
+        RunExample("topoopt-plan",
+                   "--servers=128 --degree=8 --model=dlrm --bandwidth=100Gbps --budget=20");
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_EQ(run.status, 0) << run.err;
     EXPECT_LT(wall, 30.0);
