@@ -98,3 +98,22 @@ TEST(TopoOptClusterExample, BadInputGivesOneErrorLine)
     ExpectOneErrorLine(RunExample("topoopt-cluster", kSmall + "--ocs --ocs-policy=teleport"),
                        "bad policy");
 }
+
+TEST(TopoOptClusterExample, RunsAPlanWrittenByTopoOptPlan)
+{
+    std::string plan = ::testing::TempDir() + "/topoopt-plan-for-cluster.json";
+    std::string json = ::testing::TempDir() + "/topoopt-cluster-from-plan.json";
+    ASSERT_EQ(
+        RunExample("topoopt-plan", "--servers=8 --degree=4 --model=vgg16 --json=" + plan).status,
+        0);
+    ExampleRun run = RunExample("topoopt-cluster",
+                                kSmall + "--fabrics=topoopt --plan=" + plan + " --json=" + json);
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json doc = ReadJson(json);
+    ASSERT_EQ(doc["rows"].size(), 1u);
+    EXPECT_EQ(doc["rows"][0]["diameter"], ReadJson(plan)["rows"][0]["diameter"]);
+    // A plan of another size is refused with one line.
+    ExpectOneErrorLine(
+        RunExample("topoopt-cluster", "--servers=16 --degree=4 --model=vgg16 --plan=" + plan),
+        "plan of another size");
+}
