@@ -2,7 +2,7 @@
 """Turn an example's JSON results into the PNG its documentation shows.
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
-KIND names the example: collective-validation, railonly-cost.
+KIND names the example: collective-validation, railonly-cost, topoopt-cluster.
 """
 import json
 import sys
@@ -37,6 +37,43 @@ def collective_validation(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def topoopt_cluster(doc, out, plt):
+    rows = [r for r in doc["rows"] if r["fabric"] != "topoopt-ocs"]
+    models = []
+    fabrics = []
+    for r in rows:
+        if r["model"] not in models:
+            models.append(r["model"])
+        if r["fabric"] not in fabrics:
+            fabrics.append(r["fabric"])
+    by = {(r["model"], r["fabric"]): r for r in rows}
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    width = 0.8 / len(fabrics)
+    for k, f in enumerate(fabrics):
+        xs, ys, ya = [], [], []
+        for i, m in enumerate(models):
+            if (m, f) not in by or (m, "ideal") not in by:
+                continue
+            ideal = by[(m, "ideal")]["iteration_s"]
+            xs.append(i + (k - (len(fabrics) - 1) / 2) * width)
+            ys.append(by[(m, f)]["iteration_s"] / ideal)
+            ya.append(by[(m, f)]["analytical_iteration_s"] / ideal)
+        bars = ax.bar(xs, ys, width, label=f + " (packet level)")
+        ax.plot(xs, ya, "k_", markersize=14, markeredgewidth=2,
+                label="analytical" if k == 0 else None)
+        for x, y in zip(xs, ys):
+            ax.text(x, y, "%.2f" % y, ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(models)
+    ax.axhline(1, color="black", linewidth=0.8)
+    ax.set_ylabel("iteration time / ideal switch")
+    ax.legend(fontsize=8)
+    ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle("TopoOpt vs similar-cost fat-tree, ideal switch and expander")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 def railonly_cost(doc, out, plt):
     """Cost and power reduction of rail-only vs rail-optimized over HB-domain size."""
     rows = [r for r in doc["rows"] if r["design"] == "rail-only"]
@@ -58,7 +95,11 @@ def railonly_cost(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
-PLOTS = {"collective-validation": collective_validation, "railonly-cost": railonly_cost}
+PLOTS = {
+    "collective-validation": collective_validation,
+    "railonly-cost": railonly_cost,
+    "topoopt-cluster": topoopt_cluster,
+}
 
 
 def main(argv):

@@ -1,0 +1,131 @@
+// Packet-level training iterations of one model on TopoOpt (strategy and topology
+// co-optimized), the similar-cost fat-tree, the ideal switch (d x B per server) and
+// a random-regular expander, with the analytical iteration time beside each.
+// --ocs adds a run on OCS planes reconfigured mid-iteration.
+//
+//   topoopt-cluster --servers=16 --degree=4 --bandwidth=25Gbps --model=bert \
+//       --iterations=1 --json=bert.json
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/run-report.h"
+#include "ns3/topoopt-cluster-runner.h"
+
+#include <iostream>
+#include <sstream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    TopoOptClusterConfig config;
+    std::string model = "dlrm";
+    std::string profileFile;
+    std::string bandwidth = "25Gbps";
+    std::string fabrics = "topoopt,fattree,ideal,expander";
+    std::string ocsDelay = "100us";
+    std::string forwarding = "0s";
+    double scale = 1.0;
+    std::string json;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("servers", "servers n (even)", config.servers);
+    cmd.AddValue("degree", "optical ports used per server d", config.degree);
+    cmd.AddValue("ports", "NIC ports per server (0: = degree)", config.ports);
+    cmd.AddValue("bandwidth", "bandwidth per port B", bandwidth);
+    cmd.AddValue(
+        "model",
+        "shipped model profile(s), comma-separated: dlrm bert candle-uno vgg16 resnet50 ncf",
+        model);
+    cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
+    cmd.AddValue("scale", "multiply the model's bytes and compute times (test runs)", scale);
+    cmd.AddValue("iterations", "training iterations per fabric", config.iterations);
+    cmd.AddValue("budget", "MCMC steps of the strategy search", config.searchBudget);
+    cmd.AddValue("fabrics", "comma-separated: topoopt,fattree,ideal,expander", fabrics);
+    cmd.AddValue("plan",
+                 "use this plan file (topoopt-plan --json output) instead of searching",
+                 config.planFile);
+    cmd.AddValue("transport", "udp | tcp | dctcp", config.transport);
+    cmd.AddValue("forwarding-latency", "host relay latency per hop", forwarding);
+    cmd.AddValue("ocs", "add a run on OCS planes with a mid-iteration reconfiguration", config.ocs);
+    cmd.AddValue("ocs-policy", "drop | buffer | drain-then-switch", config.ocsPolicy);
+    cmd.AddValue("ocs-delay", "OCS reconfiguration (dark) time", ocsDelay);
+    cmd.AddValue("json", "write the results document to this file", json);
+    cmd.Parse(argc, argv);
+
+    RunReport report("topoopt-cluster");
+    report.SetCommandLine(argc, argv);
+    report.SetColumns({"fabric", "model", "iteration_s", "analytical_iteration_s", "error"});
+    try
+    {
+        config.rate = ParseDataRate(bandwidth);
+        config.ocsDelay = ParseTime(ocsDelay);
+        config.forwardingLatency = ParseTime(forwarding);
+        config.fabrics.clear();
+        std::stringstream ss(fabrics);
+        for (std::string f; std::getline(ss, f, ',');)
+        {
+            config.fabrics.push_back(f);
+        }
+        std::vector<ModelProfile> profiles;
+        if (!profileFile.empty())
+        {
+            profiles.push_back(ModelProfile::FromFile(profileFile));
+        }
+        else
+        {
+            std::stringstream ms(model);
+            for (std::string m; std::getline(ms, m, ',');)
+            {
+                profiles.push_back(ModelProfile::FromName(m));
+            }
+        }
+        TopoOptClusterRunner runner(config);
+        nlohmann::json searches = nlohmann::json::object();
+        for (ModelProfile profile : profiles)
+        {
+            if (scale != 1.0)
+            {
+                profile = profile.Scaled(scale, scale);
+            }
+            auto results = runner.Run(profile, report);
+            for (const auto& r : results)
+            {
+                double it = r.MeanIterationS();
+                nlohmann::json row = {{"fabric", r.fabric},
+                                      {"model", profile.GetName()},
+                                      {"iteration_s", it},
+                                      {"analytical_iteration_s", r.analyticalIterationS},
+                                      {"error", it > 0 ? (it - r.analyticalIterationS) / it : 0.0},
+                                      {"iterations_s", r.iterationS},
+                                      {"per_server_gbps", r.perServerGbps},
+                                      {"cost_per_server_usd", r.costPerServer},
+                                      {"detail", r.detail}};
+                for (const auto& [k, v] : r.extra.items())
+                {
+                    row[k] = v;
+                }
+                report.Add(row);
+            }
+            const SearchResult& s = runner.GetSearch();
+            searches[profile.GetName()] = {{"predicted_iteration_s", s.cost.total},
+                                           {"start_iteration_s", s.startCost.total},
+                                           {"steps", s.steps},
+                                           {"accepted", s.accepted},
+                                           {"strategy", s.strategy.ToJson(profile)}};
+        }
+        report.Set("search", searches);
+        report.Stop();
+        report.Print(std::cout);
+        if (!json.empty())
+        {
+            report.WriteJson(json);
+            std::cout << "results: " << json << std::endl;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}

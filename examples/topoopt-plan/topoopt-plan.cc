@@ -1,0 +1,112 @@
+// TopoOpt's co-optimization for one job: the strategy search (MCMC over embedding
+// placements) alternating with the topology finder; writes the plan and prints its
+// degree, diameter, rings and the predicted iteration time.
+//
+//   topoopt-plan --servers=128 --degree=8 --model=dlrm --bandwidth=100Gbps \
+//       --RngRun=1 --json=plan.json
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/model-profile.h"
+#include "ns3/run-report.h"
+#include "ns3/topoopt-search.h"
+
+#include <iostream>
+
+using namespace ns3;
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t servers = 16;
+    uint32_t degree = 4;
+    uint32_t ports = 0;
+    std::string model = "dlrm";
+    std::string profileFile;
+    std::string bandwidth = "25Gbps";
+    uint32_t budget = 100;
+    std::string json;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("servers", "servers n (even)", servers);
+    cmd.AddValue("degree", "optical ports used per server d", degree);
+    cmd.AddValue("ports", "NIC ports per server (0: = degree)", ports);
+    cmd.AddValue("model", "shipped model profile: dlrm bert candle-uno vgg16 resnet50 ncf", model);
+    cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
+    cmd.AddValue("bandwidth", "bandwidth per port", bandwidth);
+    cmd.AddValue("budget", "MCMC steps of the strategy search", budget);
+    cmd.AddValue("json", "write the report (plan under \"plan\") to this file", json);
+    cmd.Parse(argc, argv);
+
+    RunReport report("topoopt-plan");
+    report.SetCommandLine(argc, argv);
+    try
+    {
+        if (ports > 0 && degree > ports)
+        {
+            throw std::invalid_argument("--degree=" + std::to_string(degree) + " exceeds the " +
+                                        std::to_string(ports) +
+                                        " NIC ports per server (--ports); lower --degree");
+        }
+        ModelProfile profile = profileFile.empty() ? ModelProfile::FromName(model)
+                                                   : ModelProfile::FromFile(profileFile);
+        Ptr<TopoOptSearch> search = CreateObject<TopoOptSearch>();
+        search->SetAttribute("Degree", UintegerValue(degree));
+        search->SetAttribute("LinkRate", DataRateValue(ParseDataRate(bandwidth)));
+        search->SetAttribute("Budget", UintegerValue(budget));
+        search->AssignStreams(0);
+        SearchResult r = search->Run(profile, servers);
+
+        std::cout << "model " << profile.GetName() << ", " << servers << " servers, degree "
+                  << r.plan.GetDegree() << ", diameter " << r.plan.Diameter() << "\n";
+        nlohmann::json rings = nlohmann::json::array();
+        for (const auto& ring : r.plan.GetRings())
+        {
+            std::cout << "ring: size " << ring.size << " jumps";
+            for (uint32_t j : ring.jumps)
+            {
+                std::cout << " " << j;
+            }
+            std::cout << (ring.direct ? " (direct)" : " (routed)") << "\n";
+            rings.push_back({{"size", ring.size}, {"jumps", ring.jumps}, {"direct", ring.direct}});
+        }
+        uint32_t placed = 0;
+        for (uint32_t i = 0; i < r.strategy.GetNLayers(); ++i)
+        {
+            placed += r.strategy.GetPlacement(i) != ParallelStrategy::DATA_PARALLEL ? 1 : 0;
+        }
+        std::cout << "strategy: " << placed << " of " << profile.GetEmbeddingLayers().size()
+                  << " embedding layers placed, " << r.steps << " steps, " << r.accepted
+                  << " accepted, " << r.rebuilds << " topology rebuilds\n"
+                  << "predicted iteration: " << r.cost.total << " s (compute " << r.cost.compute
+                  << ", all-reduce " << r.cost.allReduce << ", model parallel "
+                  << r.cost.modelParallel << "); start " << r.startCost.total << " s\n";
+        report.SetColumns({"model", "servers", "degree", "diameter", "predicted_iteration_s"});
+        report.Add({{"model", profile.GetName()},
+                    {"servers", servers},
+                    {"degree", r.plan.GetDegree()},
+                    {"diameter", r.plan.Diameter()},
+                    {"rings", rings},
+                    {"predicted_iteration_s", r.cost.total},
+                    {"compute_s", r.cost.compute},
+                    {"allreduce_s", r.cost.allReduce},
+                    {"model_parallel_s", r.cost.modelParallel},
+                    {"start_iteration_s", r.startCost.total},
+                    {"steps", r.steps},
+                    {"accepted", r.accepted},
+                    {"rebuilds", r.rebuilds}});
+        report.Set("plan", nlohmann::json::parse(r.plan.ToJson(0)));
+        report.Set("strategy", r.strategy.ToJson(profile));
+        report.Stop();
+        report.Print(std::cout);
+        if (!json.empty())
+        {
+            report.WriteJson(json);
+            std::cout << "results: " << json << std::endl;
+        }
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}
