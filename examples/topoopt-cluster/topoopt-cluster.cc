@@ -50,6 +50,7 @@ main(int argc, char* argv[])
     cmd.AddValue("ocs-policy", "drop | buffer | drain-then-switch", config.ocsPolicy);
     cmd.AddValue("ocs-delay", "OCS reconfiguration (dark) time", ocsDelay);
     cmd.AddValue("json", "write the results document to this file", json);
+    config.traces.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
 
     RunReport report("topoopt-cluster");

@@ -291,6 +291,8 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
     driver->SetGraph(graph);
     driver->SetTransport(transport);
     driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
+        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
     driver->Start();
     if (atStart)
     {
@@ -472,6 +474,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
             os << "2-tier, " << sc.gbps << "G hosts, oversubscription " << ratio;
             r.detail = os.str();
         }
+        c.traces.Attach(cluster);
         double analytical = 0;
         r.iterationS = RunIterations(cluster,
                                      profile,

@@ -43,6 +43,7 @@
 #include "ns3/nstime.h"
 #include "ns3/run-report.h"
 #include "ns3/topoopt-search.h"
+#include "ns3/trace-options.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -71,6 +72,7 @@ struct TopoOptClusterConfig
     bool ocs{false};                  //!< add the mid-run reconfiguration row
     std::string ocsPolicy{"buffer"};  //!< drop | buffer | drain-then-switch
     Time ocsDelay{MicroSeconds(100)}; //!< reconfiguration (dark) time in OCS mode
+    TraceOptions traces;              //!< --pcap, --pcapClass, --flowmon
 };
 
 /**
