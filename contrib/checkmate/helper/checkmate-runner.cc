@@ -12,6 +12,7 @@
 #include "ns3/udp-message-transport.h"
 
 #include <cmath>
+#include <iostream>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -278,6 +279,17 @@ RunMode(const CheckmateRunConfig& c,
         if (w != workerStates.end() && s != shadowStates.end())
         {
             matches[it] = SameCheckpoint(w->second, s->second);
+            if (getenv("CM_DEBUG"))
+            {
+                std::cerr << "it " << it << " step " << w->second.step << "/" << s->second.step
+                          << " dp " << (w->second.params - s->second.params).cwiseAbs().maxCoeff();
+                for (size_t v = 0; v < w->second.state.size(); ++v)
+                {
+                    std::cerr << " ds" << v << " "
+                              << (w->second.state[v] - s->second.state[v]).cwiseAbs().maxCoeff();
+                }
+                std::cerr << std::endl;
+            }
             workerStates.erase(w);
             shadowStates.erase(s);
         }
@@ -522,6 +534,7 @@ RunMode(const CheckmateRunConfig& c,
             }
         }
         summary["shadow_matches_workers"] = all;
+        summary["workers_identical"] = workersEqual;
         summary["mean_commit_lag_s"] = lags ? lag / lags : 0.0;
         double apply = shadows->GetShadows()[0]->GetApplyTime().GetSeconds();
         summary["shadow_apply_s"] = apply;

@@ -181,7 +181,8 @@ ShadowCluster::OnReady(uint32_t shard, uint32_t iteration)
     }
     Writer w;
     w.Put(iteration);
-    m_transport->Send(m_ranks[shard], m_ranks[0], m_channel, READY, w.b.size(), Share(std::move(w.b)));
+    MessageBytes data = Share(std::move(w.b));
+    m_transport->Send(m_ranks[shard], m_ranks[0], m_channel, READY, data->size(), data);
 }
 
 void
@@ -213,7 +214,8 @@ ShadowCluster::Commit(uint32_t iteration)
     {
         Writer w;
         w.Put(iteration);
-        m_transport->Send(m_ranks[0], m_ranks[s], m_channel, COMMIT, w.b.size(), Share(std::move(w.b)));
+        MessageBytes data = Share(std::move(w.b));
+    m_transport->Send(m_ranks[0], m_ranks[s], m_channel, COMMIT, data->size(), data);
     }
 }
 
@@ -232,7 +234,8 @@ ShadowCluster::OnRepairNeeded(uint32_t shard,
         w.Put(r.first);
         w.Put(r.second);
     }
-    m_transport->Send(m_ranks[shard], worker, m_channel, REPAIR_REQUEST, w.b.size(), Share(std::move(w.b)));
+    MessageBytes data = Share(std::move(w.b));
+    m_transport->Send(m_ranks[shard], worker, m_channel, REPAIR_REQUEST, data->size(), data);
 }
 
 void
@@ -275,7 +278,8 @@ ShadowCluster::OnMessage(const Message& msg)
         {
             w.b.insert(w.b.end(), bytes + rg.first, bytes + rg.first + rg.second);
         }
-        m_transport->Send(msg.dst, msg.src, m_channel, REPAIR_DATA, w.b.size(), Share(std::move(w.b)));
+        MessageBytes data = Share(std::move(w.b));
+    m_transport->Send(msg.dst, msg.src, m_channel, REPAIR_DATA, data->size(), data);
         break;
     }
     case REPAIR_DATA: {

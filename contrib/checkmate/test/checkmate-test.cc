@@ -102,12 +102,14 @@ TEST_F(CheckmateTest, LostCloneIsRepairedAndTheCommitWaits)
     EXPECT_GT(r["summary"]["repaired_bytes"].get<uint64_t>(), 0u);
     EXPECT_TRUE(r["summary"]["shadow_matches_workers"].get<bool>());
     EXPECT_EQ(r["summary"]["checkpoints"], 8);
-    // The commit of iteration 3 waits at least the 200 us repair timeout; the others
-    // commit within the iteration.
+    // The commit of iteration 3 waits for the repair: it is asked for when clones of
+    // iteration 4 arrive (after its 100 us compute, sooner than the 200 us timeout),
+    // then one request/response round trip. Other iterations commit before the
+    // workers even finish their all-gather (negative lag).
     double lag3 = r["iterations"][3]["commit_lag_s"].get<double>();
     double lag2 = r["iterations"][2]["commit_lag_s"].get<double>();
-    EXPECT_GT(lag3, 200e-6);
-    EXPECT_LT(lag2, 100e-6);
+    EXPECT_GT(lag3, 100e-6);
+    EXPECT_LT(lag2, 0.0);
 }
 
 TEST_F(CheckmateTest, RecoveryResumesFromTheLastCommitAndReproducesTheModel)

@@ -73,7 +73,12 @@ AdamW::DoStep(Eigen::Ref<Eigen::VectorXf> params,
     Eigen::VectorXf& v = m_state[1];
     m.array() = b1 * m.array() + (1.0f - b1) * grad.array();
     v.array() = b2 * v.array() + (1.0f - b2) * grad.array().square();
-    params.array() -= lr * ((m.array() / c1) / ((v.array() / c2).sqrt() + eps) +
+    // The square root goes through std::sqrt on every element: Eigen's vectorized
+    // sqrt (EIGEN_FAST_MATH) is an rsqrt approximation, so a vector's result would
+    // depend on where each element sits in a SIMD packet, and a shard (a Checkmate
+    // shadow) would not reproduce the full vector bit for bit.
+    auto exactSqrt = [](float x) { return std::sqrt(x); };
+    params.array() -= lr * ((m.array() / c1) / ((v.array() / c2).unaryExpr(exactSqrt) + eps) +
                             wd * params.array());
 }
 
