@@ -16,8 +16,8 @@ const std::string kSmall = " --workers=4 --shadows=2 --inputs=8 --hidden=16 --cl
 TEST(CheckmateRecoveryExample, AllSchemesInOneRun)
 {
     std::string json = ::testing::TempDir() + "/cm-all.json";
-    ExampleRun run = RunExample("checkmate-recovery",
-                                kSmall + " --mode=all --failAt=5 --json=" + json);
+    ExampleRun run =
+        RunExample("checkmate-recovery", kSmall + " --mode=all --failAt=5 --json=" + json);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
     ASSERT_EQ(doc["iterations"].size(), 8u);

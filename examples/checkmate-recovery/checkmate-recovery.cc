@@ -31,7 +31,9 @@ main(int argc, char* argv[])
     cmd.AddValue("batch", "samples per worker per iteration", c.batch);
     cmd.AddValue("iterations", "iterations to train", c.iterations);
     cmd.AddValue("mode", "checkmate | checkfreq | gemini | none | all", c.mode);
-    cmd.AddValue("failAt", "a worker fails when this iteration's compute ends (-1: never)", c.failAt);
+    cmd.AddValue("failAt",
+                 "a worker fails when this iteration's compute ends (-1: never)",
+                 c.failAt);
     cmd.AddValue("replicate", "once | all (Checkmate mirroring)", c.replicate);
     cmd.AddValue("optimizer", "adamw | sgd", c.optimizer);
     cmd.AddValue("lr", "peak learning rate", c.learningRate);

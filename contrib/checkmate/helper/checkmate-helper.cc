@@ -97,8 +97,7 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
     uint64_t chunkBytes = trainer->GetGradientBytes() / members;
     trainer->SetCollectiveHook(DataParallelTrainer::CollectiveHook(
         [job, members, chunkBytes](uint32_t iteration, Ptr<RingAllReduce> ar) {
-            ar->SetPacketTagger(
-                MakeCallback(&TagPacket).Bind(job, iteration, members, chunkBytes));
+            ar->SetPacketTagger(MakeCallback(&TagPacket).Bind(job, iteration, members, chunkBytes));
         }));
     return sc;
 }

@@ -12,8 +12,8 @@
 #include "ns3/udp-message-transport.h"
 
 #include <cmath>
-#include <iostream>
 #include <cstring>
+#include <iostream>
 #include <numeric>
 #include <stdexcept>
 
@@ -93,10 +93,9 @@ CheckmateRunConfig::Validate() const
         {
             ++h;
         }
-        std::string hint = count(h) % workers == 0
-                               ? " (e.g. --hidden=" + std::to_string(h) + " gives " +
-                                     std::to_string(count(h)) + ")"
-                               : "";
+        std::string hint = count(h) % workers == 0 ? " (e.g. --hidden=" + std::to_string(h) +
+                                                         " gives " + std::to_string(count(h)) + ")"
+                                                   : "";
         throw std::invalid_argument("the model has " + std::to_string(p) +
                                     " parameters, not divisible into " + std::to_string(workers) +
                                     " equal all-reduce chunks; change the model size" + hint);
@@ -216,8 +215,10 @@ SameCheckpoint(const Checkpoint& a, const Checkpoint& b)
 /// Measured numbers of the baseline run that the policies use.
 struct Baseline
 {
-    double iterationS{0};  //!< mean iteration time
-    double allReduceS{0};  //!< mean all-reduce time
+    double iterationS{0}; //!< mean iteration time
+    Time total;           //!< sum of iteration times
+    size_t count{0};      //!< iterations
+    double allReduceS{0}; //!< mean all-reduce time
     Eigen::VectorXf finalParams;
     nlohmann::json summary;
 };
@@ -225,12 +226,31 @@ struct Baseline
 double
 MeanIteration(const std::vector<TrainerIterationRecord>& rec)
 {
-    double s = 0;
+    Time s(0);
     for (const auto& r : rec)
     {
-        s += (r.end - r.start).GetSeconds();
+        s += r.end - r.start;
     }
-    return rec.empty() ? 0 : s / rec.size();
+    return rec.empty() ? 0 : s.GetSeconds() / rec.size();
+}
+
+/// Mean iteration time over the baseline's, minus 1, in integer time units (exact 0
+/// when every iteration takes the same time in both runs).
+double
+Overhead(const std::vector<TrainerIterationRecord>& rec, Time baseTotal, size_t baseCount)
+{
+    Time s(0);
+    for (const auto& r : rec)
+    {
+        s += r.end - r.start;
+    }
+    if (rec.empty() || baseCount == 0 || baseTotal.IsZero())
+    {
+        return 0;
+    }
+    int64_t a = s.GetTimeStep() * static_cast<int64_t>(baseCount);
+    int64_t b = baseTotal.GetTimeStep() * static_cast<int64_t>(rec.size());
+    return static_cast<double>(a - b) / static_cast<double>(b);
 }
 
 /// One run of the job under `mode`; fills `out` with iterations and summary.
@@ -309,30 +329,28 @@ RunMode(const CheckmateRunConfig& c,
                 m->DropClone(static_cast<uint32_t>(c.dropClone), 0);
             }
         }
-        shadows->TraceConnectWithoutContext(
-            "Commit",
-            Callback<void, uint32_t, Time>([&](uint32_t it, Time) {
-                Checkpoint cp;
-                if (shadows->GetStateAfter(it, cp))
-                {
-                    shadowStates[it] = cp;
-                    compare(it);
-                }
-            }));
+        shadows->TraceConnectWithoutContext("Commit",
+                                            Callback<void, uint32_t, Time>([&](uint32_t it, Time) {
+                                                Checkpoint cp;
+                                                if (shadows->GetStateAfter(it, cp))
+                                                {
+                                                    shadowStates[it] = cp;
+                                                    compare(it);
+                                                }
+                                            }));
     }
     trainer->TraceConnectWithoutContext(
         "IterationDone",
-        Callback<void, uint32_t, double, double, Time>(
-            [&](uint32_t it, double, double, Time) {
-                if (mode != "checkmate")
-                {
-                    return;
-                }
-                bool eq = true;
-                workerStates[it] = WorkerState(trainer, it, &eq);
-                workersEqual = workersEqual && eq;
-                compare(it);
-            }));
+        Callback<void, uint32_t, double, double, Time>([&](uint32_t it, double, double, Time) {
+            if (mode != "checkmate")
+            {
+                return;
+            }
+            bool eq = true;
+            workerStates[it] = WorkerState(trainer, it, &eq);
+            workersEqual = workersEqual && eq;
+            compare(it);
+        }));
 
     if (mode == "checkfreq")
     {
@@ -436,8 +454,8 @@ RunMode(const CheckmateRunConfig& c,
             Checkpoint expected = shadows->GetCheckpoint();
             shadows->StreamCheckpoint(ShadowCluster::RecoveredCallback(
                 [&, expected, resume, restart](const Checkpoint& cp) {
-                    restoredMatches = SameCheckpoint(cp, expected) &&
-                                      cp.iteration == expected.iteration;
+                    restoredMatches =
+                        SameCheckpoint(cp, expected) && cp.iteration == expected.iteration;
                     resume(cp, restart);
                 }));
             return;
@@ -506,7 +524,7 @@ RunMode(const CheckmateRunConfig& c,
     summary["mean_allreduce_s"] = meanAr;
     summary["final_loss"] = rec.empty() ? 0.0 : rec.back().loss;
     summary["final_accuracy"] = rec.empty() ? 0.0 : rec.back().accuracy;
-    summary["throughput_overhead"] = base ? meanIt / base->iterationS - 1.0 : 0.0;
+    summary["throughput_overhead"] = base ? Overhead(rec, base->total, base->count) : 0.0;
     summary["mirrored_bytes"] = 0;
     summary["repaired_packets"] = 0;
     if (mode == "checkmate")
@@ -582,6 +600,12 @@ RunMode(const CheckmateRunConfig& c,
     if (measured)
     {
         measured->iterationS = meanIt;
+        measured->count = rec.size();
+        measured->total = Time(0);
+        for (const auto& r : rec)
+        {
+            measured->total += r.end - r.start;
+        }
         measured->allReduceS = meanAr;
         measured->finalParams = trainer->GetParameters(0);
     }
@@ -640,9 +664,10 @@ CheckmateRunner::Run(const CheckmateRunConfig& config, RunReport& report)
         }
         report.Set("modes", summaries);
         nlohmann::json cmp;
-        double cm = all["checkmate"]["summary"]["checkpoint_interval_iterations"].is_number()
-                        ? all["checkmate"]["summary"]["checkpoint_interval_iterations"].get<double>()
-                        : 0;
+        double cm =
+            all["checkmate"]["summary"]["checkpoint_interval_iterations"].is_number()
+                ? all["checkmate"]["summary"]["checkpoint_interval_iterations"].get<double>()
+                : 0;
         for (const char* b : {"checkfreq", "gemini"})
         {
             double k = all[b]["summary"]["checkpoint_interval_iterations"].get<double>();

@@ -65,8 +65,8 @@ public:
     bool IsAdaptive() const;
 
 private:
-    double m_snapshotBw{12e9}; //!< attribute SnapshotBandwidth (B/s)
-    double m_persistBw{515e6}; //!< attribute PersistBandwidth (B/s)
+    double m_snapshotBw{12e9};  //!< attribute SnapshotBandwidth (B/s)
+    double m_persistBw{515e6};  //!< attribute PersistBandwidth (B/s)
     double m_maxOverhead{0.05}; //!< attribute MaxOverhead (fraction)
     bool m_adaptive{true};      //!< attribute Adaptive
 };

@@ -60,8 +60,8 @@ public:
     uint64_t GetBytesPerWorker(uint64_t checkpointBytes, uint32_t workers) const;
 
 private:
-    uint32_t m_replicas{2};  //!< attribute Replicas
-    double m_idleUse{1.0};   //!< attribute IdleUtilization
+    uint32_t m_replicas{2}; //!< attribute Replicas
+    double m_idleUse{1.0};  //!< attribute IdleUtilization
 };
 
 } // namespace ns3

@@ -24,15 +24,13 @@ GradientMirror::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("Checkmate")
             .AddConstructor<GradientMirror>()
-            .AddAttribute("Mode",
-                          "Which all-gather packets are cloned: ReplicateOnce (step 0: each "
-                          "chunk once, S bytes per iteration) or ReplicateAll ((N-1) x S).",
-                          EnumValue(REPLICATE_ONCE),
-                          MakeEnumAccessor(&GradientMirror::m_mode),
-                          MakeEnumChecker(REPLICATE_ONCE,
-                                          "ReplicateOnce",
-                                          REPLICATE_ALL,
-                                          "ReplicateAll"))
+            .AddAttribute(
+                "Mode",
+                "Which all-gather packets are cloned: ReplicateOnce (step 0: each "
+                "chunk once, S bytes per iteration) or ReplicateAll ((N-1) x S).",
+                EnumValue(REPLICATE_ONCE),
+                MakeEnumAccessor(&GradientMirror::m_mode),
+                MakeEnumChecker(REPLICATE_ONCE, "ReplicateOnce", REPLICATE_ALL, "ReplicateAll"))
             .AddAttribute("ShadowPort",
                           "UDP port the shadows receive clones on.",
                           UintegerValue(9100),
@@ -127,8 +125,7 @@ GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, ui
         return; // mirrored where it entered the fabric, not at every hop
     }
     GradientTag tag;
-    if (!packet->PeekPacketTag(tag) || tag.job != m_job ||
-        tag.phase != GradientTag::ALL_GATHER ||
+    if (!packet->PeekPacketTag(tag) || tag.job != m_job || tag.phase != GradientTag::ALL_GATHER ||
         (m_mode == REPLICATE_ONCE && tag.step != 0))
     {
         return;

@@ -103,10 +103,10 @@ private:
     uint32_t m_job{0};           //!< attribute Job
     Ptr<Node> m_node;
     Ptr<Socket> m_socket;
-    std::set<uint32_t> m_ingress;                               //!< source addresses (raw)
+    std::set<uint32_t> m_ingress;                                  //!< source addresses (raw)
     std::map<uint64_t, std::pair<uint64_t, Ipv4Address>> m_shards; //!< first -> (end, shadow)
-    std::map<uint32_t, uint32_t> m_clonesOfIteration;          //!< iteration -> clones so far
-    std::set<std::pair<uint32_t, uint32_t>> m_drops;            //!< (iteration, index)
+    std::map<uint32_t, uint32_t> m_clonesOfIteration;              //!< iteration -> clones so far
+    std::set<std::pair<uint32_t, uint32_t>> m_drops;               //!< (iteration, index)
     uint64_t m_bytes{0};
     uint64_t m_packets{0};
     uint64_t m_dropped{0};

@@ -62,8 +62,8 @@ void
 GradientTag::Print(std::ostream& os) const
 {
     os << "job=" << job << " it=" << iteration << " bucket=" << bucket << " ring=" << ring
-       << " phase=" << (phase == ALL_GATHER ? "AG" : "RS") << " step=" << step
-       << " chunk=" << chunk << " offset=" << offset << " len=" << length;
+       << " phase=" << (phase == ALL_GATHER ? "AG" : "RS") << " step=" << step << " chunk=" << chunk
+       << " offset=" << offset << " len=" << length;
 }
 
 } // namespace ns3

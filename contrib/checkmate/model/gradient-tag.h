@@ -45,15 +45,15 @@ public:
     void Deserialize(TagBuffer i) override;
     void Print(std::ostream& os) const override;
 
-    uint32_t job{0};       //!< training job
-    uint32_t iteration{0}; //!< training iteration
-    uint32_t bucket{0};    //!< gradient bucket (one per all-reduce; 0 here)
-    uint32_t ring{0};      //!< ring / chain of the collective
+    uint32_t job{0};               //!< training job
+    uint32_t iteration{0};         //!< training iteration
+    uint32_t bucket{0};            //!< gradient bucket (one per all-reduce; 0 here)
+    uint32_t ring{0};              //!< ring / chain of the collective
     uint8_t phase{REDUCE_SCATTER}; //!< Phase
-    uint32_t step{0};      //!< step within the phase (0-based)
-    uint32_t chunk{0};     //!< chunk index (0..N-1)
-    uint64_t offset{0};    //!< first byte of the gradient vector in the packet
-    uint32_t length{0};    //!< gradient bytes in the packet
+    uint32_t step{0};              //!< step within the phase (0-based)
+    uint32_t chunk{0};             //!< chunk index (0..N-1)
+    uint64_t offset{0};            //!< first byte of the gradient vector in the packet
+    uint32_t length{0};            //!< gradient bytes in the packet
 };
 
 } // namespace ns3

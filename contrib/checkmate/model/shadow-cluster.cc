@@ -118,8 +118,10 @@ ShadowCluster::Install(Ptr<DataParallelTrainer> trainer,
     }
     if (n % sh != 0)
     {
-        throw std::invalid_argument("the " + std::to_string(n) + " chunks cannot be dealt out "
-                                    "evenly to " + std::to_string(sh) +
+        throw std::invalid_argument("the " + std::to_string(n) +
+                                    " chunks cannot be dealt out "
+                                    "evenly to " +
+                                    std::to_string(sh) +
                                     " shadows; give a shadow count that divides the workers");
     }
     m_trainer = trainer;
@@ -131,12 +133,12 @@ ShadowCluster::Install(Ptr<DataParallelTrainer> trainer,
     for (uint32_t s = 0; s < sh; ++s)
     {
         Ptr<ShadowNode> app = shadowFactory.Create<ShadowNode>();
-        app->Configure(s,
-                       s * shard,
-                       init.segment(static_cast<Eigen::Index>(s * shard),
-                                    static_cast<Eigen::Index>(shard)),
-                       trainer->GetOptimizerFactory().Create<Optimizer>(),
-                       n);
+        app->Configure(
+            s,
+            s * shard,
+            init.segment(static_cast<Eigen::Index>(s * shard), static_cast<Eigen::Index>(shard)),
+            trainer->GetOptimizerFactory().Create<Optimizer>(),
+            n);
         app->SetReadyCallback(MakeCallback(&ShadowCluster::OnReady, this));
         app->SetRepairCallback(MakeCallback(&ShadowCluster::OnRepairNeeded, this));
         cluster->GetRankNode(shadows[s])->AddApplication(app);
@@ -215,14 +217,12 @@ ShadowCluster::Commit(uint32_t iteration)
         Writer w;
         w.Put(iteration);
         MessageBytes data = Share(std::move(w.b));
-    m_transport->Send(m_ranks[0], m_ranks[s], m_channel, COMMIT, data->size(), data);
+        m_transport->Send(m_ranks[0], m_ranks[s], m_channel, COMMIT, data->size(), data);
     }
 }
 
 void
-ShadowCluster::OnRepairNeeded(uint32_t shard,
-                              uint32_t iteration,
-                              const ShadowNode::Ranges& ranges)
+ShadowCluster::OnRepairNeeded(uint32_t shard, uint32_t iteration, const ShadowNode::Ranges& ranges)
 {
     const auto& workers = m_trainer->GetWorkers();
     uint32_t worker = workers[shard % workers.size()];
@@ -279,7 +279,7 @@ ShadowCluster::OnMessage(const Message& msg)
             w.b.insert(w.b.end(), bytes + rg.first, bytes + rg.first + rg.second);
         }
         MessageBytes data = Share(std::move(w.b));
-    m_transport->Send(msg.dst, msg.src, m_channel, REPAIR_DATA, data->size(), data);
+        m_transport->Send(msg.dst, msg.src, m_channel, REPAIR_DATA, data->size(), data);
         break;
     }
     case REPAIR_DATA: {

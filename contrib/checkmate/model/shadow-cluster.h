@@ -121,6 +121,7 @@ private:
         REPAIR_DATA = 4,
         STATE = 5,
     };
+
     void OnReady(uint32_t shard, uint32_t iteration);
     void OnRepairNeeded(uint32_t shard, uint32_t iteration, const ShadowNode::Ranges& ranges);
     void OnMessage(const Message& msg);

@@ -196,8 +196,7 @@ ShadowNode::Store(uint32_t iteration, uint64_t offset, const uint8_t* data, uint
     uint64_t first = GetFirstByte();
     uint64_t size = 4 * GetShardParameters();
     NS_ASSERT_MSG(offset >= first && offset + length <= first + size,
-                  "bytes [" << offset << ", " << offset + length << ") outside shard "
-                            << m_index);
+                  "bytes [" << offset << ", " << offset + length << ") outside shard " << m_index);
     Pending& pd = m_pending[iteration];
     if (pd.bytes.empty())
     {
@@ -224,8 +223,7 @@ ShadowNode::Store(uint32_t iteration, uint64_t offset, const uint8_t* data, uint
     else
     {
         pd.timer.Cancel();
-        pd.timer =
-            Simulator::Schedule(m_repairTimeout, &ShadowNode::CheckRepair, this, iteration);
+        pd.timer = Simulator::Schedule(m_repairTimeout, &ShadowNode::CheckRepair, this, iteration);
     }
 }
 
@@ -273,10 +271,7 @@ ShadowNode::CheckRepair(uint32_t iteration)
 }
 
 void
-ShadowNode::DeliverRepair(uint32_t iteration,
-                          uint64_t offset,
-                          const uint8_t* data,
-                          uint64_t length)
+ShadowNode::DeliverRepair(uint32_t iteration, uint64_t offset, const uint8_t* data, uint64_t length)
 {
     m_repairBytes += length;
     Store(iteration, offset, data, length);

@@ -43,10 +43,10 @@ namespace ns3
  */
 struct ShardState
 {
-    int64_t iteration{-1};               //!< last iteration applied (-1: initial state)
-    Eigen::VectorXf params;              //!< the shard's parameters
-    uint64_t step{0};                    //!< optimizer step counter
-    std::vector<Eigen::VectorXf> state;  //!< optimizer state vectors of the shard
+    int64_t iteration{-1};              //!< last iteration applied (-1: initial state)
+    Eigen::VectorXf params;             //!< the shard's parameters
+    uint64_t step{0};                   //!< optimizer step counter
+    std::vector<Eigen::VectorXf> state; //!< optimizer state vectors of the shard
 };
 
 /**
@@ -140,9 +140,9 @@ private:
         bool requested{false};      //!< repair asked for
     };
 
-    uint16_t m_port{9100};                 //!< attribute Port
-    double m_bytesPerParam{28};            //!< attribute BytesPerParameter
-    double m_memBandwidth{20e9};           //!< attribute MemoryBandwidth (B/s)
+    uint16_t m_port{9100};                   //!< attribute Port
+    double m_bytesPerParam{28};              //!< attribute BytesPerParameter
+    double m_memBandwidth{20e9};             //!< attribute MemoryBandwidth (B/s)
     Time m_repairTimeout{MicroSeconds(200)}; //!< attribute RepairTimeout
 
     uint32_t m_index{0};
@@ -165,9 +165,9 @@ private:
     uint64_t m_repairRanges{0};
     uint64_t m_repairBytes{0};
 
-    TracedCallback<uint32_t, Time> m_appliedTrace;     //!< iteration, CPU time
-    TracedCallback<uint32_t, uint32_t> m_repairTrace;  //!< iteration, ranges requested
-    TracedCallback<uint32_t> m_commitTrace;            //!< iteration committed
+    TracedCallback<uint32_t, Time> m_appliedTrace;    //!< iteration, CPU time
+    TracedCallback<uint32_t, uint32_t> m_repairTrace; //!< iteration, ranges requested
+    TracedCallback<uint32_t> m_commitTrace;           //!< iteration committed
 };
 
 } // namespace ns3

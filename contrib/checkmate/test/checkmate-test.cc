@@ -19,7 +19,7 @@ namespace
 
 class CheckmateTest : public ::testing::Test
 {
-  protected:
+protected:
     void TearDown() override
     {
         Simulator::Destroy();

@@ -80,11 +80,11 @@ protected:
     std::vector<Eigen::VectorXf> m_state; //!< state vectors
 
 private:
-    double m_lr{0.05};       //!< attribute LearningRate
-    uint32_t m_warmup{0};    //!< attribute WarmupSteps
-    uint32_t m_decay{0};     //!< attribute DecaySteps
-    double m_minLrRatio{0};  //!< attribute MinLearningRateRatio
-    uint64_t m_step{0};      //!< updates applied
+    double m_lr{0.05};      //!< attribute LearningRate
+    uint32_t m_warmup{0};   //!< attribute WarmupSteps
+    uint32_t m_decay{0};    //!< attribute DecaySteps
+    double m_minLrRatio{0}; //!< attribute MinLearningRateRatio
+    uint64_t m_step{0};     //!< updates applied
 };
 
 } // namespace ns3

@@ -127,8 +127,9 @@ RealModel::CheckBatch(const Eigen::VectorXf& params,
 }
 
 Eigen::MatrixXf
-RealModel::Forward(const Eigen::VectorXf& params, const Eigen::MatrixXf& x, Eigen::MatrixXf* h)
-    const
+RealModel::Forward(const Eigen::VectorXf& params,
+                   const Eigen::MatrixXf& x,
+                   Eigen::MatrixXf* h) const
 {
     Eigen::Index d = m_inputs;
     Eigen::Index k = m_classes;

@@ -93,9 +93,9 @@ private:
                     const Eigen::MatrixXf& x,
                     const std::vector<uint32_t>& y) const;
 
-    uint32_t m_inputs{16};  //!< attribute Inputs
-    uint32_t m_hidden{32};  //!< attribute Hidden
-    uint32_t m_classes{4};  //!< attribute Classes
+    uint32_t m_inputs{16}; //!< attribute Inputs
+    uint32_t m_hidden{32}; //!< attribute Hidden
+    uint32_t m_classes{4}; //!< attribute Classes
 };
 
 } // namespace ns3

@@ -287,8 +287,7 @@ StepwiseCollective::DoStart()
     }
     if (!m_tagger.IsNull())
     {
-        m_transport->SetPacketHook(GetChannel(),
-                                   MakeCallback(&StepwiseCollective::OnPacket, this));
+        m_transport->SetPacketHook(GetChannel(), MakeCallback(&StepwiseCollective::OnPacket, this));
     }
     m_cursor.assign(n, {});
     m_computing.assign(n, {});

@@ -73,14 +73,14 @@ public:
 private:
     void Draw(uint32_t n, Eigen::MatrixXf& x, std::vector<uint32_t>& y) const;
 
-    uint32_t m_samples{4096};     //!< attribute Samples
-    uint32_t m_evalSamples{1024}; //!< attribute EvalSamples
-    double m_noise{0.1};          //!< attribute LabelNoise
-    int64_t m_stream{1000};       //!< attribute Stream
-    Eigen::MatrixXf m_teacher;    //!< labelling matrix
-    Eigen::MatrixXf m_x;          //!< training samples
-    std::vector<uint32_t> m_y;    //!< training labels
-    Eigen::MatrixXf m_evalX;      //!< evaluation samples
+    uint32_t m_samples{4096};      //!< attribute Samples
+    uint32_t m_evalSamples{1024};  //!< attribute EvalSamples
+    double m_noise{0.1};           //!< attribute LabelNoise
+    int64_t m_stream{1000};        //!< attribute Stream
+    Eigen::MatrixXf m_teacher;     //!< labelling matrix
+    Eigen::MatrixXf m_x;           //!< training samples
+    std::vector<uint32_t> m_y;     //!< training labels
+    Eigen::MatrixXf m_evalX;       //!< evaluation samples
     std::vector<uint32_t> m_evalY; //!< evaluation labels
 };
 

@@ -11,7 +11,9 @@
 #include "ns3/synthetic-dataset.h"
 #include "ns3/udp-message-transport.h"
 
+#include <cstring>
 #include <gtest/gtest.h>
+#include <numeric>
 
 using namespace ns3;
 
@@ -20,7 +22,7 @@ namespace
 
 class TrainerTest : public ::testing::Test
 {
-  protected:
+protected:
     void TearDown() override
     {
         Simulator::Destroy();
@@ -78,8 +80,8 @@ TEST(RealModelTest, GradientMatchesFiniteDifferences)
             a[i] += eps;
             b[i] -= eps;
             double fd = (model->Loss(a, x, y) - model->Loss(b, x, y)) / (2.0 * eps);
-            EXPECT_NEAR(g[i], fd, 2e-3 + 0.02 * std::abs(fd)) << "hidden " << hidden << " param "
-                                                             << i;
+            EXPECT_NEAR(g[i], fd, 2e-3 + 0.02 * std::abs(fd))
+                << "hidden " << hidden << " param " << i;
         }
     }
 }
