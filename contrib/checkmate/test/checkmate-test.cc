@@ -77,6 +77,21 @@ TEST_F(CheckmateTest, ReplicateOnceMirrorsExactlySBytesPerIteration)
     EXPECT_TRUE(all["summary"]["shadow_matches_workers"].get<bool>());
 }
 
+TEST_F(CheckmateTest, FatTreeMirrorsEachChunkOnceAtItsIngressSwitch)
+{
+    // 8 workers + 2 shadows on a 2-tier fat-tree: packets cross up to three switches,
+    // but only the sender's ToR clones them. P = 8*20 + 20 + 4*20 + 4 = 264.
+    CheckmateRunConfig c = Small();
+    c.fabric = "fattree";
+    c.workers = 8;
+    c.hidden = 20;
+    c.iterations = 4;
+    nlohmann::json r = Run(c);
+    EXPECT_EQ(r["summary"]["mirrored_bytes"].get<uint64_t>(), 4u * 4 * 264);
+    EXPECT_TRUE(r["summary"]["shadow_matches_workers"].get<bool>());
+    EXPECT_EQ(r["summary"]["throughput_overhead"].get<double>(), 0.0);
+}
+
 TEST_F(CheckmateTest, MirroringLeavesWorkerIterationTimesUnchanged)
 {
     CheckmateRunConfig c = Small();
