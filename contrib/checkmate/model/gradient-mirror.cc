@@ -58,16 +58,8 @@ GradientMirror::~GradientMirror() = default;
 void
 GradientMirror::DoDispose()
 {
-    if (m_node)
-    {
-        m_node->GetObject<Ipv4L3Protocol>()->TraceDisconnectWithoutContext(
-            "UnicastForward",
-            MakeCallback(&GradientMirror::OnForward, this));
-    }
-    if (m_socket)
-    {
-        m_socket->Close();
-    }
+    // Disposed with its switch node (it is aggregated to it): the node's IPv4 stack,
+    // which holds the trace connection, goes away at the same time.
     m_socket = nullptr;
     m_node = nullptr;
     Object::DoDispose();
@@ -102,6 +94,8 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
     m_socket->Bind();
     ipv4->TraceConnectWithoutContext("UnicastForward",
                                      MakeCallback(&GradientMirror::OnForward, this));
+    // The node owns the mirror from now on (the trace holds a plain pointer to it).
+    sw->AggregateObject(this);
     return n;
 }
 

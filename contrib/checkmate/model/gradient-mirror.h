@@ -67,7 +67,8 @@ public:
 
     /**
      * \brief Install on a switch: packets whose source is one of `workers` and that
-     * enter the fabric here are candidates.
+     * enter the fabric here are candidates. The mirror is aggregated to the switch
+     * node, which owns it from then on (one mirror per switch).
      * \param sw the switch node
      * \param cluster the cluster (to find the workers attached to sw)
      * \param workers ranks of the data-parallel group

@@ -92,6 +92,25 @@ TEST_F(CheckmateTest, FatTreeMirrorsEachChunkOnceAtItsIngressSwitch)
     EXPECT_EQ(r["summary"]["throughput_overhead"].get<double>(), 0.0);
 }
 
+TEST_F(CheckmateTest, SlowShadowCpuIsReportedAndDelaysCommitsNotTraining)
+{
+    // 106 parameters per shard x 28 B at 1 MB/s = 2.968 ms per update, far above the
+    // ~112 us iteration: the shadow falls behind, commits lag more and more, the
+    // workers' iteration times do not change.
+    CheckmateRunConfig c = Small();
+    c.shadowMemoryBandwidth = 1e6;
+    nlohmann::json r = Run(c);
+    const auto& s = r["summary"];
+    EXPECT_FALSE(s["shadow_keeps_up"].get<bool>());
+    EXPECT_NEAR(s["shadow_apply_s"].get<double>(), 106 * 28 / 1e6, 1e-12);
+    EXPECT_EQ(s["throughput_overhead"].get<double>(), 0.0);
+    EXPECT_EQ(s["checkpoints"], 8);
+    EXPECT_TRUE(s["shadow_matches_workers"].get<bool>());
+    double first = r["iterations"][0]["commit_lag_s"].get<double>();
+    double last = r["iterations"][7]["commit_lag_s"].get<double>();
+    EXPECT_GT(last, first + 6 * (106 * 28 / 1e6 - 200e-6));
+}
+
 TEST_F(CheckmateTest, MirroringLeavesWorkerIterationTimesUnchanged)
 {
     CheckmateRunConfig c = Small();
