@@ -537,6 +537,18 @@ RunMode(const CheckmateRunConfig& c,
         summary["mirrored_bytes"] = helper.GetMirroredBytes();
         summary["mirrored_bytes_per_iteration"] =
             rec.empty() ? 0.0 : static_cast<double>(helper.GetMirroredBytes()) / rec.size();
+        // Bandwidth budget: each shadow NIC's ingress as a fraction of its link rate.
+        double perShadow = rec.empty() ? 0.0
+                                       : static_cast<double>(helper.GetMirroredBytes()) /
+                                             rec.size() / job.shadows.size();
+        summary["shadow_ingress_fraction_of_link"] =
+            meanIt > 0 ? perShadow / (ParseDataRate(c.rate).GetBitRate() / 8.0 * meanIt) : 0.0;
+        uint64_t dup = 0;
+        for (const auto& sh : shadows->GetShadows())
+        {
+            dup += sh->GetDuplicateBytes();
+        }
+        summary["shadow_duplicate_bytes"] = dup;
         summary["repaired_packets"] = shadows->GetRepairRanges();
         summary["repaired_bytes"] = shadows->GetRepairBytes();
         bool all = !rec.empty();
