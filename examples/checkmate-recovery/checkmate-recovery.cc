@@ -34,6 +34,9 @@ main(int argc, char* argv[])
     cmd.AddValue("failAt",
                  "a worker fails when this iteration's compute ends (-1: never)",
                  c.failAt);
+    cmd.AddValue("failRandom",
+                 "a worker fails at a random iteration (ns-3 RNG, see --RngRun)",
+                 c.failRandom);
     cmd.AddValue("replicate", "once | all (Checkmate mirroring)", c.replicate);
     cmd.AddValue("optimizer", "adamw | sgd", c.optimizer);
     cmd.AddValue("lr", "peak learning rate", c.learningRate);

@@ -75,6 +75,14 @@ CheckmateRunConfig::Validate() const
     {
         throw std::invalid_argument("--iterations must be >= 1");
     }
+    if (failRandom && failAt >= 0)
+    {
+        throw std::invalid_argument("give either --failAt or --failRandom, not both");
+    }
+    if (failRandom && iterations < 2)
+    {
+        throw std::invalid_argument("--failRandom needs --iterations >= 2");
+    }
     if (failAt >= static_cast<int64_t>(iterations))
     {
         throw std::invalid_argument("--failAt=" + std::to_string(failAt) +
@@ -525,6 +533,11 @@ RunMode(const CheckmateRunConfig& c,
     summary["final_loss"] = rec.empty() ? 0.0 : rec.back().loss;
     summary["final_accuracy"] = rec.empty() ? 0.0 : rec.back().accuracy;
     summary["throughput_overhead"] = base ? Overhead(rec, base->total, base->count) : 0.0;
+    // Goodput: the job's iterations over the simulated time to finish them, failure,
+    // recovery and repeated work included.
+    double finish = rec.empty() ? 0.0 : rec.back().end.GetSeconds();
+    summary["time_to_train_s"] = finish;
+    summary["goodput_iterations_per_s"] = finish > 0 ? c.iterations / finish : 0.0;
     summary["mirrored_bytes"] = 0;
     summary["repaired_packets"] = 0;
     if (mode == "checkmate")
@@ -638,9 +651,18 @@ RunMode(const CheckmateRunConfig& c,
 } // namespace
 
 nlohmann::json
-CheckmateRunner::Run(const CheckmateRunConfig& config, RunReport& report)
+CheckmateRunner::Run(const CheckmateRunConfig& userConfig, RunReport& report)
 {
-    config.Validate();
+    userConfig.Validate();
+    CheckmateRunConfig config = userConfig;
+    if (config.failRandom)
+    {
+        // One failure at a random iteration (changes with --RngRun), the same for
+        // every scheme of this invocation.
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(3000);
+        config.failAt = u->GetInteger(1, config.iterations - 1);
+    }
     // The ideal baseline: same job, same fabric, no checkpoints, no failure.
     Baseline base;
     nlohmann::json none = RunMode(config, "none", -1, nullptr, report, &base);

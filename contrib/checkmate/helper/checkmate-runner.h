@@ -29,22 +29,23 @@ namespace ns3
  */
 struct CheckmateRunConfig
 {
-    uint32_t workers{4};            //!< data-parallel workers (N)
-    uint32_t shadows{1};            //!< shadow CPU nodes (Sh); must divide N
-    std::string fabric{"ideal"};    //!< ideal | fattree
-    std::string rate{"100Gbps"};    //!< link rate
-    std::string delay{"1us"};       //!< link delay
-    uint32_t inputs{32};            //!< model inputs
-    uint32_t hidden{64};            //!< hidden width (0: logistic regression)
-    uint32_t classes{4};            //!< classes
-    uint32_t batch{32};             //!< samples per worker per iteration
-    uint32_t iterations{20};        //!< iterations to train
-    std::string mode{"checkmate"};  //!< checkmate | checkfreq | gemini | none | all
-    int64_t failAt{-1};             //!< iteration at whose end of compute a worker fails (-1: none)
-    std::string replicate{"once"};  //!< once | all (Checkmate mirroring mode)
-    std::string optimizer{"adamw"}; //!< adamw | sgd
-    double learningRate{0.01};      //!< peak learning rate
-    std::string compute{"1ms"};     //!< compute time per iteration
+    uint32_t workers{4};           //!< data-parallel workers (N)
+    uint32_t shadows{1};           //!< shadow CPU nodes (Sh); must divide N
+    std::string fabric{"ideal"};   //!< ideal | fattree
+    std::string rate{"100Gbps"};   //!< link rate
+    std::string delay{"1us"};      //!< link delay
+    uint32_t inputs{32};           //!< model inputs
+    uint32_t hidden{64};           //!< hidden width (0: logistic regression)
+    uint32_t classes{4};           //!< classes
+    uint32_t batch{32};            //!< samples per worker per iteration
+    uint32_t iterations{20};       //!< iterations to train
+    std::string mode{"checkmate"}; //!< checkmate | checkfreq | gemini | none | all
+    int64_t failAt{-1};            //!< iteration at whose end of compute a worker fails (-1: none)
+    bool failRandom{false}; //!< draw failAt uniformly in [1, iterations-1] (ns-3 RNG, --RngRun)
+    std::string replicate{"once"};      //!< once | all (Checkmate mirroring mode)
+    std::string optimizer{"adamw"};     //!< adamw | sgd
+    double learningRate{0.01};          //!< peak learning rate
+    std::string compute{"1ms"};         //!< compute time per iteration
     double shadowMemoryBandwidth{20e9}; //!< shadow DRAM bandwidth (B/s)
     std::string restart{"0s"};          //!< fixed restart time of a recovery (process restart)
     int64_t dropClone{-1};              //!< test hook: drop clone #0 of this iteration (-1: none)

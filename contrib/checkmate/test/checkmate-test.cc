@@ -167,6 +167,25 @@ TEST_F(CheckmateTest, RecoveryResumesFromTheLastCommitAndReproducesTheModel)
     EXPECT_TRUE(none["summary"]["final_model_matches_uninterrupted"].get<bool>());
 }
 
+TEST_F(CheckmateTest, RandomFailureIsDrawnOnceAndRecovered)
+{
+    CheckmateRunConfig c = Small();
+    c.failRandom = true;
+    nlohmann::json a = Run(c);
+    nlohmann::json b = Run(c);
+    int64_t at = a["summary"]["fail_at"].get<int64_t>();
+    EXPECT_GE(at, 1);
+    EXPECT_LE(at, 7);
+    EXPECT_EQ(b["summary"]["fail_at"].get<int64_t>(), at); // same RngRun, same draw
+    EXPECT_LE(a["summary"]["repeated_iterations_after_failure"].get<int64_t>(), 1);
+    EXPECT_TRUE(a["summary"]["final_model_matches_uninterrupted"].get<bool>());
+    // Goodput counts the recovery: below the no-failure rate of 1 / iteration time.
+    EXPECT_LT(a["summary"]["goodput_iterations_per_s"].get<double>(),
+              1.0 / a["summary"]["mean_iteration_s"].get<double>());
+    c.failAt = 3;
+    EXPECT_THROW(Run(c), std::invalid_argument);
+}
+
 TEST(CheckFreqPolicyTest, IntervalRuleOnGivenTimings)
 {
     // k = max(ceil((t_f - t_c) / t_i), 1)
