@@ -96,7 +96,15 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
     uint32_t members = static_cast<uint32_t>(workers.size());
     uint64_t chunkBytes = trainer->GetGradientBytes() / members;
     trainer->SetCollectiveHook(DataParallelTrainer::CollectiveHook(
-        [job, members, chunkBytes](uint32_t iteration, Ptr<RingAllReduce> ar) {
+        [job, members, chunkBytes](uint32_t iteration, Ptr<Collective> exchange) {
+            Ptr<RingAllReduce> ar = DynamicCast<RingAllReduce>(exchange);
+            if (!ar)
+            {
+                throw std::invalid_argument(
+                    "checkmate mirrors the all-gather of a ring all-reduce; this job exchanges "
+                    "gradients with " +
+                    exchange->GetCollectiveName() + "/" + exchange->GetAlgorithmName());
+            }
             ar->SetPacketTagger(MakeCallback(&TagPacket).Bind(job, iteration, members, chunkBytes));
         }));
     return sc;

@@ -187,7 +187,13 @@ DataParallelTrainer::StartIteration(uint32_t i)
     Simulator::Schedule(m_computeTime, &DataParallelTrainer::ComputeDone, this, i);
 }
 
-Ptr<RingAllReduce>
+Eigen::VectorXf
+DataParallelTrainer::GetExchangeOutput(Ptr<Collective> exchange, uint32_t worker) const
+{
+    return exchange->GetOutput(worker);
+}
+
+Ptr<Collective>
 DataParallelTrainer::CreateExchange(uint32_t /* iteration */,
                                     const std::vector<Eigen::VectorXf>& grads)
 {
@@ -241,15 +247,16 @@ void
 DataParallelTrainer::ReduceDone(uint32_t i, Ptr<Collective> c)
 {
     uint32_t n = static_cast<uint32_t>(m_workers.size());
-    m_reduced[i] = c->GetOutput(0);
+    Eigen::VectorXf sum0 = GetExchangeOutput(c, 0);
+    for (uint32_t w = 0; w < n; ++w)
+    {
+        Eigen::VectorXf g = Average(w == 0 ? sum0 : GetExchangeOutput(c, w), n);
+        m_opts[w]->Step(m_params[w], g);
+    }
+    m_reduced[i] = std::move(sum0);
     while (m_reduced.size() > m_keep)
     {
         m_reduced.erase(m_reduced.begin());
-    }
-    for (uint32_t w = 0; w < n; ++w)
-    {
-        Eigen::VectorXf g = Average(c->GetOutput(w), n);
-        m_opts[w]->Step(m_params[w], g);
     }
     m_current.reduceEnd = Simulator::Now();
     m_current.accuracy = m_model->Accuracy(m_params[0], m_data->GetEvalX(), m_data->GetEvalY());
@@ -292,6 +299,7 @@ DataParallelTrainer::Restore(const Eigen::VectorXf& params,
         m_params[w] = params;
         m_opts[w]->SetState(step, state);
     }
+    m_reduced.clear(); // gradients of iterations after the checkpoint are void
 }
 
 const Eigen::VectorXf&

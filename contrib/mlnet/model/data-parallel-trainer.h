@@ -74,8 +74,8 @@ public:
     DataParallelTrainer();
     ~DataParallelTrainer() override;
 
-    /// Called with each iteration's all-reduce after its Setup and inputs, before Start.
-    using CollectiveHook = Callback<void, uint32_t, Ptr<RingAllReduce>>;
+    /// Called with each iteration's gradient exchange after its Setup and inputs, before Start.
+    using CollectiveHook = Callback<void, uint32_t, Ptr<Collective>>;
     /// Returns the pause after an iteration's update (e.g. a checkpoint stall).
     using PauseHook = Callback<Time, uint32_t>;
     /// Called when training stops: the next iteration to run, and whether a failure stopped it.
@@ -147,9 +147,15 @@ public:
 
 protected:
     void DoDispose() override;
-    /// \return the all-reduce for an iteration (default: RingAllReduce); set up, inputs given
-    virtual Ptr<RingAllReduce> CreateExchange(uint32_t iteration,
-                                              const std::vector<Eigen::VectorXf>& grads);
+    /**
+     * \brief The gradient exchange of an iteration, set up and with its inputs (default:
+     * a RingAllReduce of the gradients). Override to change the exchange (e.g. a
+     * compressed one); GetExchangeOutput then turns its result into the gradient sum.
+     */
+    virtual Ptr<Collective> CreateExchange(uint32_t iteration,
+                                           const std::vector<Eigen::VectorXf>& grads);
+    /// \return worker w's gradient SUM after the exchange (default: the collective's output)
+    virtual Eigen::VectorXf GetExchangeOutput(Ptr<Collective> exchange, uint32_t worker) const;
 
 private:
     void StartIteration(uint32_t i);
@@ -173,7 +179,7 @@ private:
     std::map<uint32_t, Eigen::VectorXf> m_reduced;
     std::vector<TrainerIterationRecord> m_records;
     TrainerIterationRecord m_current;
-    Ptr<RingAllReduce> m_exchange;
+    Ptr<Collective> m_exchange;
     uint32_t m_last{0};
     bool m_running{false};
     bool m_failArmed{false};
