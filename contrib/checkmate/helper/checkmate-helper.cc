@@ -1,6 +1,7 @@
 #include "checkmate-helper.h"
 
 #include "ns3/gradient-tag.h"
+#include "ns3/log.h"
 #include "ns3/uinteger.h"
 
 #include <set>
@@ -8,6 +9,8 @@
 
 namespace ns3
 {
+
+NS_LOG_COMPONENT_DEFINE("CheckmateHelper");
 
 namespace
 {
