@@ -33,6 +33,13 @@ function(mlnet_module)
   target_link_libraries(${target} PUBLIC ${M_DEPS} ${M_LIBS})
   set_property(GLOBAL APPEND PROPERTY MLNET_MODULES ${target})
 
+  # cmake --install: the library, its headers as include/ns3/<file>.h and the
+  # umbrella header; the exported target is mlnet::<name> (see cmake/mlnetConfig.cmake.in).
+  install(TARGETS ${target} EXPORT mlnetTargets
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  install(FILES ${hdrs} ${umbrella} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ns3)
+
   file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test/*-test.cc)
   if(MLNET_BUILD_TESTS AND tests)
     add_executable(${target}-test ${tests} ${PROJECT_SOURCE_DIR}/cmake/gtest-ns3-main.cc)

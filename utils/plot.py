@@ -2,7 +2,7 @@
 """Turn an example's JSON results into the PNG its documentation shows.
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
-KIND names the example: collective-validation, checkmate-recovery.
+KIND names the example: collective-validation, railonly-cost, checkmate-recovery.
 """
 import json
 import sys
@@ -37,6 +37,27 @@ def collective_validation(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def railonly_cost(doc, out, plt):
+    """Cost and power reduction of rail-only vs rail-optimized over HB-domain size."""
+    rows = [r for r in doc["rows"] if r["design"] == "rail-only"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for gpus in sorted({r["gpus"] for r in rows}):
+        pts = sorted((r for r in rows if r["gpus"] == gpus), key=lambda r: r["hb_domain"])
+        x = [r["hb_domain"] for r in pts]
+        left.plot(x, [100 * r["cost_reduction"] for r in pts], "o-", label=f"N = {gpus}")
+        right.plot(x, [100 * r["power_reduction"] for r in pts], "o-", label=f"N = {gpus}")
+    for ax, what, lo, hi in ((left, "cost", 38, 77), (right, "power", 37, 75)):
+        ax.axhspan(lo, hi, color="grey", alpha=0.15, label=f"paper {lo}-{hi} %")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("HB domain size K (GPUs)")
+        ax.set_title(f"network {what} reduction vs rail-optimized")
+        ax.grid(True, which="both", alpha=0.3)
+    left.set_ylabel("reduction (%)")
+    left.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 def checkmate_recovery(doc, out, plt):
     """Checkpoint interval, repeated work after the failure and throughput overhead
     per scheme (mode=all), and Checkmate's iteration times with commit lag."""
@@ -66,7 +87,11 @@ def checkmate_recovery(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
-PLOTS = {"collective-validation": collective_validation, "checkmate-recovery": checkmate_recovery}
+PLOTS = {
+    "collective-validation": collective_validation,
+    "railonly-cost": railonly_cost,
+    "checkmate-recovery": checkmate_recovery,
+}
 
 
 def main(argv):

@@ -50,6 +50,7 @@ main(int argc, char* argv[])
         }
         report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
         report.Stop();
+        Simulator::Destroy(); // writes --flowmon's XML
         report.Print(std::cout);
         if (!json.empty())
         {

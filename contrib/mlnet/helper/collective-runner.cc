@@ -129,6 +129,8 @@ CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
 
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
+    collective->SetDoneCallback(Callback<void, Ptr<Collective>>(
+        [cluster](Ptr<Collective>) { cluster->NotifyWorkloadDone(); }));
     collective->Start();
     Simulator::Run();
     CollectiveRunResult r;

@@ -35,6 +35,7 @@ FabricOptions::AddToCommandLine(CommandLine& cmd)
                  "fail this many fabric links at random (seeded by --RngRun)",
                  failLinks);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
+    traces.AddToCommandLine(cmd);
 }
 
 uint64_t
@@ -175,6 +176,7 @@ FabricOptions::Build() const
     {
         FabricHelper::FailRandomLinks(cluster, failLinks, FailableLinkClasses());
     }
+    traces.Attach(cluster);
     return cluster;
 }
 

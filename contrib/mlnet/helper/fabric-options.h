@@ -8,6 +8,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/command-line.h"
+#include "ns3/trace-options.h"
 
 #include <string>
 #include <vector>
@@ -33,11 +34,12 @@ struct FabricOptions
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
+    TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon (attached by Build)
 
-    /// \brief Register the flags (--fabric, --ranks, --torusDims, ...) on a CommandLine.
+    /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).
     void AddToCommandLine(CommandLine& cmd);
     /**
-     * \brief Build the fabric.
+     * \brief Build the fabric, with the traces the flags ask for attached.
      * Throws std::invalid_argument with a message naming the bad flag.
      */
     Ptr<Cluster> Build() const;

@@ -64,6 +64,8 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     driver->SetGraph(graph);
     driver->SetTransport(transport);
     driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
+        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
     driver->Start();
     Simulator::Run();
     result.iterations = driver->GetIterationRecords();

@@ -26,12 +26,25 @@ Cluster::GetTypeId()
                             .AddTraceSource("LinkFailed",
                                             "A link was failed: link id.",
                                             MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
-                                            "ns3::TracedValueCallback::Uint32");
+                                            "ns3::TracedValueCallback::Uint32")
+                            .AddTraceSource("WorkloadDone",
+                                            "The scenario's workload (collective, training "
+                                            "iterations) finished; periodic monitors such "
+                                            "as FlowMonitor stop the run here.",
+                                            MakeTraceSourceAccessor(&Cluster::m_workloadDoneTrace),
+                                            "ns3::Cluster::WorkloadDoneCallback");
     return tid;
 }
 
 Cluster::Cluster() = default;
 Cluster::~Cluster() = default;
+
+void
+Cluster::NotifyWorkloadDone()
+{
+    NS_LOG_FUNCTION(this);
+    m_workloadDoneTrace();
+}
 
 void
 Cluster::DoDispose()

@@ -194,6 +194,14 @@ public:
     uint64_t GetTotalLinkBytes() const;
     /// \brief Zero every byte and packet counter.
     void ResetCounters();
+    /**
+     * \brief Say that the workload running on this cluster has finished.
+     * Runners and drivers call it; it fires the WorkloadDone trace, which lets
+     * monitors that keep scheduling events (FlowMonitor) end the run.
+     */
+    void NotifyWorkloadDone();
+    /// Signature of the WorkloadDone trace source.
+    typedef void (*WorkloadDoneCallback)();
 
 protected:
     void DoDispose() override;
@@ -226,6 +234,7 @@ private:
 
     /// Fires when a link is failed: link id.
     TracedCallback<uint32_t> m_linkFailedTrace;
+    TracedCallback<> m_workloadDoneTrace; //!< the workload finished
 };
 
 } // namespace ns3

@@ -115,12 +115,10 @@ RailRoutePreference::Select(const Cluster& cluster,
     uint32_t rank = cluster.GetRankOfNode(nodeId);
     if (rank != UINT32_MAX)
     {
-        // A GPU: the NVLink-or-NIC choice of a packet leaving its domain.
-        if (rank / k == dstDomain)
-        {
-            return keep;
-        }
-        bool wantNvlink = m_policy == FORWARD_AT_SOURCE;
+        // A GPU: inside its domain NVLink always (on a fat-tree whose leaf holds the
+        // whole domain, GPU-leaf-GPU ties with GPU-NVSwitch-GPU); leaving it, the
+        // NVLink-or-NIC choice of the policy.
+        bool wantNvlink = rank / k == dstDomain || m_policy == FORWARD_AT_SOURCE;
         for (uint32_t id : candidates)
         {
             if ((cluster.GetLink(id).linkClass == "nvlink") == wantNvlink)

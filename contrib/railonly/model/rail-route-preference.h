@@ -8,8 +8,10 @@
  *   ForwardAtSource:      a:i -nvlink-> NVSwitch(a) -nvlink-> a:j -rail j-> b:j
  *   ForwardAtDestination: a:i -rail i-> b:i -nvlink-> NVSwitch(b) -nvlink-> b:j
  * The only choice is made at the source GPU (NVLink or NIC), so the policy keeps
- * the nvlink next hop (source) or the NIC next hop (destination). Traffic inside a
- * domain, and along one rail, has a single shortest route and is not touched.
+ * the nvlink next hop (source) or the NIC next hop (destination). Traffic along one
+ * rail has a single shortest route. Traffic inside a domain keeps NVLink: on rail
+ * fabrics it is the only shortest route, and on the NVLink fat-tree (whole domains
+ * under one leaf) it ties with GPU-leaf-GPU, which NVLink-connected GPUs never use.
  *
  * On a rail-optimized fabric (rails plus spine) the switched path through the spine
  * ties with these relayed routes wherever the rails have one leaf; Network keeps

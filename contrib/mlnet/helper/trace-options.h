@@ -1,0 +1,59 @@
+/*
+ * TraceOptions: the standard ns-3 traces a user expects from any scenario — pcap
+ * files of chosen devices and a FlowMonitor XML — as command-line flags, attached to
+ * a Cluster in one call.
+ *
+ * Pcap: one file per device, <prefix>-<node>-<device>.pcap (ns-3's naming), for every
+ * device of the links of one link class (--pcapClass, e.g. host-tor, rail, nvlink) or,
+ * by default, the devices of the rank (GPU/host) nodes.
+ * FlowMonitor: installed on every node of the cluster; the XML is written when the
+ * simulation is destroyed (Simulator::Destroy), so a run that fails writes nothing.
+ * A program that runs several simulations gets one XML per simulation: the first at
+ * the given name, the k-th with "-k" before the extension.
+ */
+#ifndef MLNET_TRACE_OPTIONS_H
+#define MLNET_TRACE_OPTIONS_H
+
+#include "ns3/cluster.h"
+#include "ns3/command-line.h"
+
+#include <memory>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \brief --pcap, --pcapClass and --flowmon, and their wiring onto a Cluster.
+ *
+ * Copies share their state, so a program that copies its options per simulation
+ * still numbers its FlowMonitor files in order.
+ */
+class TraceOptions
+{
+public:
+    TraceOptions();
+
+    std::string pcap;      //!< pcap file prefix; empty = no pcap
+    std::string pcapClass; //!< link class whose devices are captured; empty = rank NICs
+    std::string flowmon;   //!< FlowMonitor XML file; empty = no FlowMonitor
+
+    /// \brief Register --pcap, --pcapClass and --flowmon on a CommandLine.
+    void AddToCommandLine(CommandLine& cmd);
+    /**
+     * \brief Enable what the flags ask for on this cluster's devices and nodes.
+     * Call after the fabric is built and before Simulator::Run. Throws
+     * std::invalid_argument for a link class the cluster does not have.
+     */
+    void Attach(Ptr<Cluster> cluster) const;
+    /// \return the FlowMonitor files written so far, in order
+    std::vector<std::string> WrittenFiles() const;
+
+private:
+    struct State;
+    std::shared_ptr<State> m_state; //!< shared by copies
+};
+
+} // namespace ns3
+
+#endif // MLNET_TRACE_OPTIONS_H

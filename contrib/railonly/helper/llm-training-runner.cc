@@ -1,0 +1,385 @@
+#include "llm-training-runner.h"
+
+#include "ns3/alpha-beta-model.h"
+#include "ns3/boolean.h"
+#include "ns3/collective-factory.h"
+#include "ns3/collective-runner.h"
+#include "ns3/log.h"
+#include "ns3/rail-only-helper.h"
+#include "ns3/rail-optimized-helper.h"
+#include "ns3/route-planner.h"
+#include "ns3/simulator.h"
+#include "ns3/training-driver.h"
+#include "ns3/uinteger.h"
+
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RailonlyLlmTrainingRunner");
+
+double
+LlmRunResult::IterationS() const
+{
+    if (iterations.empty())
+    {
+        return 0;
+    }
+    double sum = 0;
+    for (const auto& it : iterations)
+    {
+        sum += it.GetDuration().GetSeconds();
+    }
+    return sum / iterations.size();
+}
+
+nlohmann::json
+LlmRunResult::Row() const
+{
+    double s = IterationS();
+    nlohmann::json bytes = nlohmann::json::object();
+    for (const char* cls : {"nvlink", "rail", "spine"})
+    {
+        bytes[cls] = 0;
+    }
+    for (const auto& [cls, b] : bytesByLinkClass)
+    {
+        bytes[cls] = b;
+    }
+    nlohmann::json row = {{"fabric", fabric},
+                          {"failure", failure},
+                          {"iteration_s", s},
+                          {"analytical_iteration_s", analytical.totalS},
+                          {"twin_iteration_s", twinIterationS},
+                          {"error_analytical", (s - analytical.totalS) / s},
+                          {"error_twin", (s - twinIterationS) / s},
+                          {"bytes_by_link_class", bytes},
+                          {"spine_bytes", bytes["spine"]},
+                          {"failed_links", failedLinks},
+                          {"tasks", tasks},
+                          {"analytical", analytical.ToJson()}};
+    if (moeAllToAllS > 0)
+    {
+        row["moe_alltoall_s"] = moeAllToAllS;
+        row["analytical_moe_alltoall_s"] = analytical.moeAllToAllS;
+        // Against the ideal flat all-to-all (NIC-bound, no flow-hash collisions).
+        row["moe_overhead_vs_ideal_flat"] = moeAllToAllS / analytical.moeFlatAllToAllS - 1.0;
+    }
+    return row;
+}
+
+std::vector<std::string>
+LlmTrainingRunner::ParseFabrics(const std::string& choice)
+{
+    if (choice == "all")
+    {
+        return {"rail-only", "rail-optimized", "fat-tree"};
+    }
+    if (choice == "rail-only" || choice == "rail-optimized" || choice == "fat-tree")
+    {
+        return {choice};
+    }
+    throw std::invalid_argument("unknown --fabric '" + choice +
+                                "'; use rail-only, rail-optimized, fat-tree or all");
+}
+
+Ptr<Cluster>
+LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
+                               const std::string& fabric,
+                               std::shared_ptr<RailFabricHelper>* out)
+{
+    std::shared_ptr<RailFabricHelper> helper;
+    if (fabric == "rail-only")
+    {
+        helper = std::make_shared<RailOnlyHelper>(o.domains, o.domainSize);
+    }
+    else
+    {
+        auto opt = std::make_shared<RailOptimizedHelper>(o.domains, o.domainSize);
+        opt->SetRailAligned(fabric == "rail-optimized");
+        ParseFabrics(fabric); // throws for unknown names
+        helper = opt;
+    }
+    helper->SetRadix(o.radix);
+    helper->SetHbRate(o.hbRate);
+    helper->SetHbDelay(o.hbDelay);
+    helper->SetLinkRate(o.nicRate);
+    helper->SetLinkDelay(o.nicDelay);
+    if (!o.policy.empty())
+    {
+        helper->SetCrossRailPolicy(RailRoutePreference::ParsePolicy(o.policy));
+    }
+    Ptr<Cluster> cluster = helper->Install();
+    if (out)
+    {
+        *out = helper;
+    }
+    return cluster;
+}
+
+uint32_t
+LlmTrainingRunner::FailRail(Ptr<Cluster> cluster, const RailFabricHelper& helper, uint32_t rail)
+{
+    if (rail >= helper.GetDomainSize())
+    {
+        throw std::invalid_argument("--failRailSwitch=" + std::to_string(rail) +
+                                    " is not a rail; rails are 0.." +
+                                    std::to_string(helper.GetDomainSize() - 1));
+    }
+    uint32_t failed = 0;
+    for (uint32_t i = 0; i < cluster->GetSwitchNodes().GetN(); ++i)
+    {
+        uint32_t id = cluster->GetSwitchNodes().Get(i)->GetId();
+        if (helper.GetRailOfSwitch(id) != rail)
+        {
+            continue;
+        }
+        for (uint32_t link : cluster->GetLinksOfNode(id))
+        {
+            if (!cluster->GetLink(link).failed)
+            {
+                cluster->FailLink(link);
+                ++failed;
+            }
+        }
+    }
+    if (failed == 0)
+    {
+        throw std::invalid_argument("this fabric has no switch of rail " + std::to_string(rail) +
+                                    " (the fat-tree has no rails); fail a rail on rail-only "
+                                    "or rail-optimized");
+    }
+    return failed;
+}
+
+uint32_t
+LlmTrainingRunner::FailNic(Ptr<Cluster> cluster, uint32_t rank)
+{
+    if (rank >= cluster->GetNRanks())
+    {
+        throw std::invalid_argument("--failNic=" + std::to_string(rank) +
+                                    " is not a GPU; GPUs are 0.." +
+                                    std::to_string(cluster->GetNRanks() - 1));
+    }
+    uint32_t failed = 0;
+    for (uint32_t link : cluster->GetLinksOfNode(cluster->GetRankNode(rank)->GetId()))
+    {
+        if (cluster->GetLink(link).linkClass != "nvlink" && !cluster->GetLink(link).failed)
+        {
+            cluster->FailLink(link);
+            ++failed;
+        }
+    }
+    return failed;
+}
+
+LlmRunResult
+LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool failed)
+{
+    if (o.iterations == 0)
+    {
+        throw std::invalid_argument("--iterations must be at least 1");
+    }
+    std::shared_ptr<RailFabricHelper> helper;
+    Ptr<Cluster> cluster = BuildFabric(o, fabric, &helper);
+    LlmRunResult result;
+    result.fabric = fabric;
+
+    Ptr<LlmWorkload> workload = CreateObject<LlmWorkload>();
+    bool hierarchical =
+        o.moeAllToAll == "hierarchical" || (o.moeAllToAll == "auto" && fabric == "rail-only");
+    if (o.moeAllToAll != "auto" && o.moeAllToAll != "hierarchical" && o.moeAllToAll != "flat")
+    {
+        throw std::invalid_argument("unknown --moeAllToAll '" + o.moeAllToAll +
+                                    "'; use auto, hierarchical or flat");
+    }
+    workload->SetAttribute("HierarchicalAllToAll", BooleanValue(hierarchical));
+    workload->Setup(o.model, cluster->GetNRanks(), o.domainSize);
+
+    if (failed)
+    {
+        std::string what;
+        if (o.failRailSwitch >= 0)
+        {
+            result.failedLinks += FailRail(cluster, *helper, o.failRailSwitch);
+            what = "rail-switch " + std::to_string(o.failRailSwitch);
+        }
+        if (o.failNic >= 0)
+        {
+            result.failedLinks += FailNic(cluster, o.failNic);
+            what += (what.empty() ? "" : ", ") + std::string("nic ") + std::to_string(o.failNic);
+        }
+        result.failure = what.empty() ? "none" : what;
+        RoutePlanner(cluster).Install();
+    }
+
+    Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(o.transport);
+    transport->Install(cluster);
+    IterationGraph graph = workload->BuildGraph();
+    result.tasks = graph.GetNTasks();
+
+    // Closed form, with the hops of a rail (rank 0 to its peer in domain 1) as routed.
+    RoutePlanner planner(cluster);
+    planner.Compute();
+    Ptr<LlmIterationModel> model = CreateObject<LlmIterationModel>();
+    model->SetAttribute("HbRate", DataRateValue(o.hbRate));
+    model->SetAttribute("NicRate", DataRateValue(o.nicRate));
+    model->SetAttribute("HbDelay", TimeValue(o.hbDelay));
+    model->SetAttribute("NicDelay", TimeValue(o.nicDelay));
+    if (o.domains > 1)
+    {
+        model->SetAttribute("NicHops", UintegerValue(planner.Hops(0, o.domainSize)));
+    }
+    model->SetPacketization(transport->GetMaxPayload(), transport->GetPerPacketOverhead());
+    result.analytical = model->Estimate(workload);
+
+    // Twin: the same graph, each communication task predicted on the same routes.
+    Ptr<AlphaBetaModel> twin = CreateObject<AlphaBetaModel>();
+    twin->SetCluster(cluster);
+    twin->SetPacketization(transport);
+    std::map<std::tuple<std::string, std::string, std::vector<uint32_t>, uint64_t>, Time> cache;
+    auto commTime = [&](const IterationTask& task) {
+        std::tuple<std::string, std::string, std::vector<uint32_t>, uint64_t> key;
+        if (task.kind == TaskKind::SEND)
+        {
+            key = {"sendrecv", "direct", {task.rank, task.dst}, task.bytes};
+        }
+        else
+        {
+            key = {task.collective.collective,
+                   task.collective.algorithm,
+                   task.collective.ranks,
+                   task.collective.bytes};
+        }
+        auto it = cache.find(key);
+        if (it != cache.end())
+        {
+            return it->second;
+        }
+        Ptr<Collective> c = CollectiveFactory::Create(std::get<0>(key), std::get<1>(key));
+        c->Setup(transport, std::get<2>(key), std::get<3>(key));
+        Time t = twin->Predict(c);
+        cache[key] = t;
+        return t;
+    };
+    result.twinIterationS = graph.EstimateIterationTime(commTime).GetSeconds();
+
+    // MoE: one all-to-all of stage 0 alone on the idle fabric first.
+    if (o.model.IsMoe())
+    {
+        IterationGraph probe;
+        workload->AddAllToAll(probe,
+                              "moe-probe",
+                              workload->GetMapper()->GetStageRanks(0),
+                              workload->GetMoeBytesPerPair(),
+                              {});
+        Ptr<TrainingDriver> probeDriver = CreateObject<TrainingDriver>();
+        probeDriver->SetGraph(probe);
+        probeDriver->SetTransport(transport);
+        probeDriver->SetCollectiveCreator(&CollectiveFactory::Create);
+        probeDriver->Start();
+        Simulator::Run();
+        if (!probeDriver->IsDone())
+        {
+            throw std::runtime_error("the MoE all-to-all did not finish: traffic was lost");
+        }
+        result.moeAllToAllS = probeDriver->GetMeanIterationTime().GetSeconds();
+        cluster->ResetCounters();
+    }
+
+    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
+    driver->SetAttribute("Iterations", UintegerValue(o.iterations));
+    driver->SetGraph(graph);
+    driver->SetTransport(transport);
+    driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->Start();
+    Simulator::Run();
+    result.iterations = driver->GetIterationRecords();
+    if (result.iterations.size() != o.iterations)
+    {
+        throw std::runtime_error("training stopped after " +
+                                 std::to_string(result.iterations.size()) + " of " +
+                                 std::to_string(o.iterations) + " iterations: traffic was lost");
+    }
+    result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    NS_LOG_INFO(fabric << " (" << result.failure << "): " << result.IterationS() << " s");
+    return result;
+}
+
+void
+LlmTrainingRunner::RunAll(const LlmRunOptions& o,
+                          const std::vector<std::string>& fabrics,
+                          RunReport& report)
+{
+    const bool failure = o.failRailSwitch >= 0 || o.failNic >= 0;
+    // Validate what can be checked before simulating anything.
+    for (const auto& f : fabrics)
+    {
+        ParseFabrics(f);
+    }
+    if (o.failRailSwitch >= 0 && uint32_t(o.failRailSwitch) >= o.domainSize)
+    {
+        throw std::invalid_argument("--failRailSwitch=" + std::to_string(o.failRailSwitch) +
+                                    " is not a rail; rails are 0.." +
+                                    std::to_string(o.domainSize - 1));
+    }
+    if (o.failNic >= 0 && uint32_t(o.failNic) >= o.domains * o.domainSize)
+    {
+        throw std::invalid_argument("--failNic=" + std::to_string(o.failNic) +
+                                    " is not a GPU; GPUs are 0.." +
+                                    std::to_string(o.domains * o.domainSize - 1));
+    }
+    std::vector<LlmRunResult> results;
+    for (const auto& f : fabrics)
+    {
+        for (bool failed : {false, true})
+        {
+            // The fat-tree has no rails: only a NIC failure applies to it.
+            if (failed && (!failure || (f == "fat-tree" && o.failNic < 0)))
+            {
+                continue;
+            }
+            results.push_back(Run(o, f, failed));
+            report.CloseSimulation();
+            Simulator::Destroy();
+        }
+    }
+    std::map<std::string, const LlmRunResult*> healthy;
+    for (const auto& r : results)
+    {
+        if (r.failure == "none")
+        {
+            healthy[r.fabric] = &r;
+        }
+    }
+    const LlmRunResult* base =
+        healthy.count("rail-optimized") ? healthy["rail-optimized"] : nullptr;
+    for (const auto& r : results)
+    {
+        nlohmann::json row = r.Row();
+        row["model"] = o.model.name;
+        row["gpus"] = o.domains * o.domainSize;
+        row["tp"] = o.model.tp;
+        row["pp"] = o.model.pp;
+        row["dp"] = o.model.dp;
+        row["moe"] = o.model.IsMoe();
+        if (r.failure != "none" && healthy.count(r.fabric))
+        {
+            row["slowdown"] = r.IterationS() / healthy[r.fabric]->IterationS() - 1.0;
+        }
+        if (base && r.failure == "none")
+        {
+            row["iteration_vs_rail_optimized"] = r.IterationS() / base->IterationS() - 1.0;
+            if (r.moeAllToAllS > 0)
+            {
+                row["moe_alltoall_overhead"] = r.moeAllToAllS / base->moeAllToAllS - 1.0;
+            }
+        }
+        report.Add(row);
+    }
+}
+
+} // namespace ns3
