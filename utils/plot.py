@@ -2,7 +2,8 @@
 """Turn an example's JSON results into the PNG its documentation shows.
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
-KIND names the example: collective-validation, railonly-cost, topoopt-cluster.
+KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
+checkmate-recovery.
 """
 import json
 import sys
@@ -95,10 +96,40 @@ def railonly_cost(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def checkmate_recovery(doc, out, plt):
+    """Checkpoint interval, repeated work after the failure and throughput overhead
+    per scheme (mode=all), and Checkmate's iteration times with commit lag."""
+    modes = doc["modes"]
+    names = [m for m in ("checkmate", "gemini", "checkfreq", "none") if m in modes]
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4))
+    interval = [modes[m]["checkpoint_interval_iterations"] or 0 for m in names]
+    repeated = [modes[m]["repeated_iterations_after_failure"] or 0 for m in names]
+    overhead = [100 * modes[m]["throughput_overhead"] for m in names]
+    colors = ["tab:green", "tab:blue", "tab:orange", "tab:gray"][: len(names)]
+    for ax, values, title in (
+        (axes[0], interval, "checkpoint interval (iterations)"),
+        (axes[1], repeated, "repeated iterations after the failure"),
+        (axes[2], overhead, "throughput overhead vs none (%)"),
+    ):
+        bars = ax.bar(names, values, color=colors)
+        ax.bar_label(bars, fmt="%.3g")
+        ax.set_title(title, fontsize=10)
+        ax.grid(True, axis="y", alpha=0.3)
+    s = doc["summary"]
+    fig.suptitle(
+        f'{s["parameters"]} parameters, failure at iteration {s.get("fail_at", "-")}; '
+        f'shadow bit-identical: {s["shadow_matches_workers"]}',
+        fontsize=10,
+    )
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 PLOTS = {
     "collective-validation": collective_validation,
     "railonly-cost": railonly_cost,
     "topoopt-cluster": topoopt_cluster,
+    "checkmate-recovery": checkmate_recovery,
 }
 
 

@@ -171,6 +171,12 @@ Collective::SendToMember(uint32_t fromMember,
 }
 
 uint32_t
+Collective::GetChannel() const
+{
+    return m_channel;
+}
+
+uint32_t
 Collective::MemberOf(uint32_t rank) const
 {
     auto it = std::find(m_ranks.begin(), m_ranks.end(), rank);

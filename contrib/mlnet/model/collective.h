@@ -163,6 +163,8 @@ protected:
                       uint32_t tag,
                       uint64_t bytes,
                       MessageBytes data = nullptr);
+    /// \return the channel registered on the transport (valid once started)
+    uint32_t GetChannel() const;
     /// Member index of a rank.
     uint32_t MemberOf(uint32_t rank) const;
     /// Mark one member finished; the collective ends when all are.

@@ -37,8 +37,38 @@ void
 MessageTransport::DoDispose()
 {
     m_channels.clear();
+    m_packetHooks.clear();
     m_cluster = nullptr;
     Object::DoDispose();
+}
+
+void
+MessageTransport::SetPacketHook(uint32_t channel, PacketHook hook)
+{
+    if (hook.IsNull())
+    {
+        m_packetHooks.erase(channel);
+    }
+    else
+    {
+        m_packetHooks[channel] = hook;
+    }
+}
+
+bool
+MessageTransport::HasPacketHooks() const
+{
+    return !m_packetHooks.empty();
+}
+
+void
+MessageTransport::ApplyPacketHook(const Message& msg, uint64_t offset, Ptr<Packet> packet) const
+{
+    auto it = m_packetHooks.find(msg.channel);
+    if (it != m_packetHooks.end())
+    {
+        it->second(msg, offset, packet);
+    }
 }
 
 uint32_t

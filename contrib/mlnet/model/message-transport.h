@@ -18,10 +18,12 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -101,6 +103,20 @@ public:
     /// \brief Remove a channel's handler (messages arriving later are an error).
     void UnregisterChannel(uint32_t channel);
 
+    /**
+     * \brief Per-packet hook of a channel: called for every data packet of the
+     * channel's messages just before it is sent (first sends and retransmissions),
+     * with the message (src, dst, channel, tag, bytes; no data, no times), the byte
+     * offset of the packet's payload in the message, and the packet (payload only,
+     * no transport header yet). It may add packet tags; it must not change the
+     * payload or its size. Used to label gradient traffic (contrib/checkmate).
+     * Transports that do not packetize themselves (TcpMessageTransport) never call
+     * it. Added backwards-compatibly: without hooks nothing changes.
+     */
+    using PacketHook = Callback<void, const Message&, uint64_t, Ptr<Packet>>;
+    /// \brief Set (or, with a null callback, remove) the packet hook of a channel.
+    void SetPacketHook(uint32_t channel, PacketHook hook);
+
     /// \return the cluster this transport is installed on
     Ptr<Cluster> GetCluster() const;
     /// \return application bytes handed to Send so far
@@ -116,6 +132,10 @@ protected:
     void Deliver(const Message& msg);
     /// Subclasses call this from Send for accounting and tracing.
     void NotifySend(uint32_t src, uint32_t dst, uint64_t bytes);
+    /// \return true when some channel has a packet hook (cheap test per packet)
+    bool HasPacketHooks() const;
+    /// Subclasses call this for every data packet they build (see PacketHook).
+    void ApplyPacketHook(const Message& msg, uint64_t offset, Ptr<Packet> packet) const;
     /**
      * Subclasses call this first in Install: throws std::invalid_argument, naming the
      * transport, when the cluster is null or the transport is already installed.
@@ -132,6 +152,7 @@ protected:
 
 private:
     std::vector<ReceiveCallback> m_channels;
+    std::unordered_map<uint32_t, PacketHook> m_packetHooks; //!< channel -> hook
     uint64_t m_bytesSent{0};
     uint64_t m_bytesDelivered{0};
     uint64_t m_messagesDelivered{0};

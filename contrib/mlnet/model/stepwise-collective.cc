@@ -34,6 +34,11 @@ StepwiseCollective::~StepwiseCollective() = default;
 void
 StepwiseCollective::DoDispose()
 {
+    if (!m_tagger.IsNull() && m_transport && !m_program.empty())
+    {
+        m_transport->SetPacketHook(GetChannel(), MessageTransport::PacketHook());
+    }
+    m_tagger = PacketTagger();
     m_program.clear();
     m_arrived.clear();
     Collective::DoDispose();
@@ -197,6 +202,39 @@ StepwiseCollective::FinishMember(uint32_t /* member */)
 {
 }
 
+void
+StepwiseCollective::SetPacketTagger(PacketTagger tagger)
+{
+    m_tagger = tagger;
+}
+
+void
+StepwiseCollective::OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> packet)
+{
+    auto to = m_memberOfRank.find(msg.dst);
+    auto from = m_memberOfRank.find(msg.src);
+    NS_ASSERT_MSG(to != m_memberOfRank.end() && from != m_memberOfRank.end(),
+                  "packet between non-members");
+    PacketInfo info;
+    info.fromMember = from->second;
+    info.toMember = to->second;
+    info.chain = msg.tag / m_stride;
+    info.step = msg.tag % m_stride;
+    info.unit = GetUnit();
+    info.byteOffset = offset;
+    info.length = packet->GetSize();
+    const Step& step = m_program[info.fromMember][info.chain][info.step];
+    for (const auto& s : step.sends)
+    {
+        if (s.to == info.toMember)
+        {
+            info.seg = s.seg;
+            break;
+        }
+    }
+    m_tagger(info, packet);
+}
+
 uint64_t
 StepwiseCollective::Key(uint32_t tag, uint32_t fromMember)
 {
@@ -246,6 +284,10 @@ StepwiseCollective::DoStart()
     for (uint32_t m = 0; m < n; ++m)
     {
         m_memberOfRank[m_ranks[m]] = m;
+    }
+    if (!m_tagger.IsNull())
+    {
+        m_transport->SetPacketHook(GetChannel(), MakeCallback(&StepwiseCollective::OnPacket, this));
     }
     m_cursor.assign(n, {});
     m_computing.assign(n, {});

@@ -103,6 +103,31 @@ public:
     /// Programs of all members (index = member).
     using Program = std::vector<MemberProgram>;
 
+    /// Where one data packet of the collective sits in the program (see SetPacketTagger).
+    struct PacketInfo
+    {
+        uint32_t fromMember{0}; //!< sending member
+        uint32_t toMember{0};   //!< receiving member
+        uint32_t chain{0};      //!< chain of the program
+        uint32_t step{0};       //!< step of that chain
+        Segment seg;            //!< the message's segment of the buffer (units)
+        uint32_t unit{4};       //!< bytes per unit
+        uint64_t byteOffset{0}; //!< offset of the packet's payload within the message (bytes)
+        uint32_t length{0};     //!< payload bytes of the packet
+    };
+
+    /// Called for every data packet the collective's messages become.
+    using PacketTagger = Callback<void, const PacketInfo&, Ptr<Packet>>;
+
+    /**
+     * \brief Label the collective's packets (e.g. with a packet tag naming the
+     * phase and chunk, as contrib/checkmate's mirroring switch needs).
+     *
+     * Set before Start. Works on transports that call MessageTransport's packet
+     * hook (UdpMessageTransport); the tagger may add packet tags only.
+     */
+    void SetPacketTagger(PacketTagger tagger);
+
     /// \return bytes per unit: 4 when bytes is a multiple of 4, else 1
     uint32_t GetUnit() const;
     /// \return the size in units
@@ -139,6 +164,9 @@ private:
     void Resume(uint32_t m, uint32_t c);
     void ChainFinished(uint32_t m);
     static uint64_t Key(uint32_t tag, uint32_t fromMember);
+    void OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> packet);
+
+    PacketTagger m_tagger; //!< optional packet labeller
 
     Program m_program;                           //!< program being run
     uint32_t m_stride{1};                        //!< tag = chain * stride + step

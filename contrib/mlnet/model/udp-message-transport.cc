@@ -460,6 +460,16 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
     uint64_t offset = static_cast<uint64_t>(seq) * m_maxPayload;
     uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(m_maxPayload, m.bytes - offset));
     Ptr<Packet> p = m.data ? Create<Packet>(m.data->data() + offset, len) : Create<Packet>(len);
+    if (HasPacketHooks())
+    {
+        Message info;
+        info.src = rank;
+        info.dst = m.dst;
+        info.channel = m.channel;
+        info.tag = m.tag;
+        info.bytes = m.bytes;
+        ApplyPacketHook(info, offset, p);
+    }
     MlnetTransportHeader h;
     h.SetType(MlnetTransportHeader::DATA);
     h.SetRealPayload(m.data != nullptr);

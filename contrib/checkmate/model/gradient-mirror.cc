@@ -1,0 +1,174 @@
+#include "gradient-mirror.h"
+
+#include "ns3/enum.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/log.h"
+#include "ns3/udp-header.h"
+#include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CheckmateGradientMirror");
+NS_OBJECT_ENSURE_REGISTERED(GradientMirror);
+
+TypeId
+GradientMirror::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::GradientMirror")
+            .SetParent<Object>()
+            .SetGroupName("Checkmate")
+            .AddConstructor<GradientMirror>()
+            .AddAttribute(
+                "Mode",
+                "Which all-gather packets are cloned: ReplicateOnce (step 0: each "
+                "chunk once, S bytes per iteration) or ReplicateAll ((N-1) x S).",
+                EnumValue(REPLICATE_ONCE),
+                MakeEnumAccessor(&GradientMirror::m_mode),
+                MakeEnumChecker(REPLICATE_ONCE, "ReplicateOnce", REPLICATE_ALL, "ReplicateAll"))
+            .AddAttribute("ShadowPort",
+                          "UDP port the shadows receive clones on.",
+                          UintegerValue(9100),
+                          MakeUintegerAccessor(&GradientMirror::m_port),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("Job",
+                          "Training job whose gradients are mirrored.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&GradientMirror::m_job),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Mirrored",
+                            "A clone left for a shadow: the packet's gradient tag, shadow address.",
+                            MakeTraceSourceAccessor(&GradientMirror::m_mirrorTrace),
+                            "ns3::GradientMirror::MirrorTracedCallback")
+            .AddTraceSource("CloneDropped",
+                            "A clone was dropped (DropClone): the packet's gradient tag.",
+                            MakeTraceSourceAccessor(&GradientMirror::m_dropTrace),
+                            "ns3::GradientMirror::DropTracedCallback");
+    return tid;
+}
+
+GradientMirror::GradientMirror() = default;
+GradientMirror::~GradientMirror() = default;
+
+void
+GradientMirror::DoDispose()
+{
+    // Disposed with its switch node (it is aggregated to it): the node's IPv4 stack,
+    // which holds the trace connection, goes away at the same time.
+    m_socket = nullptr;
+    m_node = nullptr;
+    Object::DoDispose();
+}
+
+uint32_t
+GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<uint32_t>& workers)
+{
+    NS_ASSERT_MSG(!m_node, "installed twice");
+    Ptr<Ipv4L3Protocol> ipv4 = sw->GetObject<Ipv4L3Protocol>();
+    if (!ipv4)
+    {
+        throw std::invalid_argument("GradientMirror: the switch has no IPv4 stack");
+    }
+    std::set<uint32_t> attached;
+    for (uint32_t id : cluster->GetLinksOfNode(sw->GetId()))
+    {
+        const ClusterLink& l = cluster->GetLink(id);
+        attached.insert(l.nodeA == sw->GetId() ? l.nodeB : l.nodeA);
+    }
+    uint32_t n = 0;
+    for (uint32_t w : workers)
+    {
+        if (attached.count(cluster->GetRankNode(w)->GetId()))
+        {
+            m_ingress.insert(cluster->GetRankAddress(w).Get());
+            ++n;
+        }
+    }
+    m_node = sw;
+    m_socket = Socket::CreateSocket(sw, UdpSocketFactory::GetTypeId());
+    m_socket->Bind();
+    ipv4->TraceConnectWithoutContext("UnicastForward",
+                                     MakeCallback(&GradientMirror::OnForward, this));
+    // The node owns the mirror from now on (the trace holds a plain pointer to it).
+    sw->AggregateObject(this);
+    return n;
+}
+
+void
+GradientMirror::SetShard(uint64_t first, uint64_t length, Ipv4Address shadow)
+{
+    m_shards[first] = {first + length, shadow};
+}
+
+void
+GradientMirror::DropClone(uint32_t iteration, uint32_t index)
+{
+    m_drops.insert({iteration, index});
+}
+
+void
+GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t)
+{
+    if (!m_ingress.count(header.GetSource().Get()))
+    {
+        return; // mirrored where it entered the fabric, not at every hop
+    }
+    GradientTag tag;
+    if (!packet->PeekPacketTag(tag) || tag.job != m_job || tag.phase != GradientTag::ALL_GATHER ||
+        (m_mode == REPLICATE_ONCE && tag.step != 0))
+    {
+        return;
+    }
+    auto it = m_shards.upper_bound(tag.offset);
+    NS_ASSERT_MSG(it != m_shards.begin(), "no shadow owns byte " << tag.offset);
+    --it;
+    NS_ASSERT_MSG(tag.offset + tag.length <= it->second.first,
+                  "packet [" << tag.offset << ", " << tag.offset + tag.length
+                             << ") straddles a shard boundary");
+    Ipv4Address shadow = it->second.second;
+    uint32_t index = m_clonesOfIteration[tag.iteration]++;
+    m_bytes += tag.length;
+    ++m_packets;
+    if (m_drops.count({tag.iteration, index}))
+    {
+        ++m_dropped;
+        m_dropTrace(tag);
+        return;
+    }
+    // Clone: the message payload (transport header + gradient bytes) without the
+    // UDP header, and the tag; the switch's stack gives it new UDP/IPv4 headers.
+    Ptr<Packet> copy = packet->Copy();
+    UdpHeader udp;
+    copy->RemoveHeader(udp);
+    std::vector<uint8_t> bytes(copy->GetSize());
+    copy->CopyData(bytes.data(), bytes.size());
+    Ptr<Packet> clone = Create<Packet>(bytes.data(), bytes.size());
+    clone->AddPacketTag(tag);
+    m_mirrorTrace(tag, shadow);
+    m_socket->SendTo(clone, 0, InetSocketAddress(shadow, m_port));
+}
+
+uint64_t
+GradientMirror::GetMirroredBytes() const
+{
+    return m_bytes;
+}
+
+uint64_t
+GradientMirror::GetMirroredPackets() const
+{
+    return m_packets;
+}
+
+uint64_t
+GradientMirror::GetDroppedPackets() const
+{
+    return m_dropped;
+}
+
+} // namespace ns3

@@ -1,0 +1,245 @@
+// Checkmate on a real data-parallel job (ideal switch, real gradients in the
+// packets): the shadow copy is bit-identical to the workers after every committed
+// iteration, replicate-once mirrors exactly S bytes per iteration, mirroring does
+// not change worker timing, a lost clone is repaired before the commit, recovery
+// resumes from the last committed iteration and reproduces the uninterrupted
+// model, and the CheckFreq / Gemini interval rules on given timings.
+#include "ns3/check-freq-policy.h"
+#include "ns3/checkmate-runner.h"
+#include "ns3/core-module.h"
+#include "ns3/gemini-policy.h"
+#include "ns3/gradient-tag.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+namespace
+{
+
+class CheckmateTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+
+    /// A small job: 4 workers, P = 8*16 + 16 + 4*16 + 4 = 212 parameters (S = 848 B).
+    static CheckmateRunConfig Small()
+    {
+        CheckmateRunConfig c;
+        c.workers = 4;
+        c.shadows = 2;
+        c.inputs = 8;
+        c.hidden = 16;
+        c.classes = 4;
+        c.iterations = 8;
+        c.compute = "100us";
+        return c;
+    }
+
+    static nlohmann::json Run(const CheckmateRunConfig& c)
+    {
+        RunReport report("checkmate-test");
+        return CheckmateRunner::Run(c, report);
+    }
+};
+
+TEST_F(CheckmateTest, ShadowIsBitIdenticalAfterEveryCommittedIteration)
+{
+    for (const char* opt : {"adamw", "sgd"})
+    {
+        CheckmateRunConfig c = Small();
+        c.optimizer = opt;
+        nlohmann::json r = Run(c);
+        ASSERT_EQ(r["iterations"].size(), 8u);
+        for (const auto& row : r["iterations"])
+        {
+            EXPECT_TRUE(row["shadow_matches_workers"].get<bool>()) << opt << " " << row.dump();
+        }
+        EXPECT_EQ(r["summary"]["checkpoints"], 8);
+        EXPECT_EQ(r["summary"]["checkpoint_interval_iterations"].get<double>(), 1.0);
+        EXPECT_TRUE(r["summary"]["shadow_keeps_up"].get<bool>());
+    }
+}
+
+TEST_F(CheckmateTest, ReplicateOnceMirrorsExactlySBytesPerIteration)
+{
+    CheckmateRunConfig c = Small();
+    nlohmann::json once = Run(c);
+    const uint64_t s = 4 * 212; // gradient bytes of one all-reduce
+    EXPECT_EQ(once["summary"]["mirrored_bytes"].get<uint64_t>(), 8 * s);
+    c.replicate = "all";
+    nlohmann::json all = Run(c);
+    // Every all-gather packet: (N-1) x S per iteration; still bit-identical.
+    EXPECT_EQ(all["summary"]["mirrored_bytes"].get<uint64_t>(), 8 * 3 * s);
+    EXPECT_TRUE(all["summary"]["shadow_matches_workers"].get<bool>());
+}
+
+TEST_F(CheckmateTest, FatTreeMirrorsEachChunkOnceAtItsIngressSwitch)
+{
+    // 8 workers + 2 shadows on a 2-tier fat-tree: packets cross up to three switches,
+    // but only the sender's ToR clones them. P = 8*20 + 20 + 4*20 + 4 = 264.
+    CheckmateRunConfig c = Small();
+    c.fabric = "fattree";
+    c.workers = 8;
+    c.hidden = 20;
+    c.iterations = 4;
+    nlohmann::json r = Run(c);
+    EXPECT_EQ(r["summary"]["mirrored_bytes"].get<uint64_t>(), 4u * 4 * 264);
+    EXPECT_TRUE(r["summary"]["shadow_matches_workers"].get<bool>());
+    EXPECT_EQ(r["summary"]["throughput_overhead"].get<double>(), 0.0);
+}
+
+TEST_F(CheckmateTest, SlowShadowCpuIsReportedAndDelaysCommitsNotTraining)
+{
+    // 106 parameters per shard x 28 B at 1 MB/s = 2.968 ms per update, far above the
+    // ~112 us iteration: the shadow falls behind, commits lag more and more, the
+    // workers' iteration times do not change.
+    CheckmateRunConfig c = Small();
+    c.shadowMemoryBandwidth = 1e6;
+    nlohmann::json r = Run(c);
+    const auto& s = r["summary"];
+    EXPECT_FALSE(s["shadow_keeps_up"].get<bool>());
+    EXPECT_NEAR(s["shadow_apply_s"].get<double>(), 106 * 28 / 1e6, 1e-12);
+    EXPECT_EQ(s["throughput_overhead"].get<double>(), 0.0);
+    EXPECT_EQ(s["checkpoints"], 8);
+    EXPECT_TRUE(s["shadow_matches_workers"].get<bool>());
+    double first = r["iterations"][0]["commit_lag_s"].get<double>();
+    double last = r["iterations"][7]["commit_lag_s"].get<double>();
+    EXPECT_GT(last, first + 6 * (106 * 28 / 1e6 - 200e-6));
+}
+
+TEST_F(CheckmateTest, MirroringLeavesWorkerIterationTimesUnchanged)
+{
+    CheckmateRunConfig c = Small();
+    c.replicate = "all";
+    nlohmann::json with = Run(c);
+    c.mode = "none";
+    nlohmann::json without = Run(c);
+    ASSERT_EQ(with["iterations"].size(), without["iterations"].size());
+    for (size_t i = 0; i < with["iterations"].size(); ++i)
+    {
+        EXPECT_EQ(with["iterations"][i]["iteration_s"], without["iterations"][i]["iteration_s"]);
+        EXPECT_EQ(with["iterations"][i]["loss"], without["iterations"][i]["loss"]);
+    }
+    EXPECT_EQ(with["summary"]["throughput_overhead"].get<double>(), 0.0);
+}
+
+TEST_F(CheckmateTest, LostCloneIsRepairedAndTheCommitWaits)
+{
+    CheckmateRunConfig c = Small();
+    c.dropClone = 3;
+    nlohmann::json r = Run(c);
+    EXPECT_EQ(r["summary"]["repaired_packets"].get<uint64_t>(), 1u);
+    EXPECT_GT(r["summary"]["repaired_bytes"].get<uint64_t>(), 0u);
+    EXPECT_TRUE(r["summary"]["shadow_matches_workers"].get<bool>());
+    EXPECT_EQ(r["summary"]["checkpoints"], 8);
+    // The commit of iteration 3 waits for the repair: it is asked for when clones of
+    // iteration 4 arrive (after its 100 us compute, sooner than the 200 us timeout),
+    // then one request/response round trip. Other iterations commit before the
+    // workers even finish their all-gather (negative lag).
+    double lag3 = r["iterations"][3]["commit_lag_s"].get<double>();
+    double lag2 = r["iterations"][2]["commit_lag_s"].get<double>();
+    EXPECT_GT(lag3, 100e-6);
+    EXPECT_LT(lag2, 0.0);
+}
+
+TEST_F(CheckmateTest, RecoveryResumesFromTheLastCommitAndReproducesTheModel)
+{
+    CheckmateRunConfig c = Small();
+    c.failAt = 5;
+    nlohmann::json r = Run(c);
+    const auto& s = r["summary"];
+    EXPECT_EQ(s["restored_from_iteration"], 4);
+    EXPECT_EQ(s["repeated_iterations_after_failure"], 0);
+    EXPECT_TRUE(s["recovery_state_matches_checkpoint"].get<bool>());
+    EXPECT_TRUE(s["final_model_matches_uninterrupted"].get<bool>());
+    EXPECT_GT(s["recovery_s"].get<double>(), 0.0);
+    // Iterations 0..4, then 5..7 after recovery.
+    EXPECT_EQ(r["iterations"].size(), 8u);
+    EXPECT_EQ(r["iterations"][5]["iteration"], 5);
+    // Without checkpoints the job restarts from scratch: 5 repeated iterations.
+    c.mode = "none";
+    nlohmann::json none = Run(c);
+    EXPECT_EQ(none["summary"]["repeated_iterations_after_failure"], 5);
+    EXPECT_TRUE(none["summary"]["final_model_matches_uninterrupted"].get<bool>());
+}
+
+TEST_F(CheckmateTest, RandomFailureIsDrawnOnceAndRecovered)
+{
+    CheckmateRunConfig c = Small();
+    c.failRandom = true;
+    nlohmann::json a = Run(c);
+    nlohmann::json b = Run(c);
+    int64_t at = a["summary"]["fail_at"].get<int64_t>();
+    EXPECT_GE(at, 1);
+    EXPECT_LE(at, 7);
+    EXPECT_EQ(b["summary"]["fail_at"].get<int64_t>(), at); // same RngRun, same draw
+    EXPECT_LE(a["summary"]["repeated_iterations_after_failure"].get<int64_t>(), 1);
+    EXPECT_TRUE(a["summary"]["final_model_matches_uninterrupted"].get<bool>());
+    // Goodput counts the recovery: below the no-failure rate of 1 / iteration time.
+    EXPECT_LT(a["summary"]["goodput_iterations_per_s"].get<double>(),
+              1.0 / a["summary"]["mean_iteration_s"].get<double>());
+    c.failAt = 3;
+    EXPECT_THROW(Run(c), std::invalid_argument);
+}
+
+TEST(CheckFreqPolicyTest, IntervalRuleOnGivenTimings)
+{
+    // k = max(ceil((t_f - t_c) / t_i), 1)
+    EXPECT_EQ(CheckFreqPolicy::Interval(0.1, 0.02, 0.52), 5u);
+    EXPECT_EQ(CheckFreqPolicy::Interval(0.1, 0.02, 0.5201), 6u);
+    EXPECT_EQ(CheckFreqPolicy::Interval(1.0, 0.5, 0.6), 1u);
+    EXPECT_THROW(CheckFreqPolicy::Interval(0, 0.1, 0.2), std::invalid_argument);
+    Ptr<CheckFreqPolicy> p = CreateObject<CheckFreqPolicy>();
+    // 515 MB at 515 MB/s persists in 1 s; 12 GB/s snapshots it in 42.9 ms.
+    EXPECT_DOUBLE_EQ(p->GetPersistTime(515000000).GetSeconds(), 1.0);
+    EXPECT_EQ(p->ChooseInterval(515000000, MilliSeconds(100)), 10u);
+    // Adaptive: overhead above 5% adds 2 iterations.
+    EXPECT_EQ(p->Adapt(10, 0.06), 12u);
+    EXPECT_EQ(p->Adapt(10, 0.04), 10u);
+    // The snapshot hides behind the next compute when it is shorter.
+    EXPECT_EQ(p->GetStall(12000000, MilliSeconds(2)), Time(0));
+    EXPECT_EQ(p->GetStall(12000000, MicroSeconds(400)), MicroSeconds(600));
+}
+
+TEST(GeminiPolicyTest, IntervalIsBoundedByIdleBandwidth)
+{
+    Ptr<GeminiPolicy> g = CreateObject<GeminiPolicy>();
+    // 12 MB checkpoint, 4 workers: 3 MB each to one peer; 10 Gb/s x 1 ms idle = 1.25 MB
+    // per iteration -> ceil(3 / 1.25) = 3 iterations.
+    EXPECT_EQ(g->GetBytesPerWorker(12000000, 4), 3000000u);
+    EXPECT_EQ(g->ChooseInterval(12000000, 4, DataRate("10Gbps"), MilliSeconds(1)), 3u);
+    EXPECT_EQ(g->ChooseInterval(1000, 4, DataRate("10Gbps"), MilliSeconds(1)), 1u);
+}
+
+TEST(GradientTagTest, SerializesEveryField)
+{
+    GradientTag t;
+    t.job = 1;
+    t.iteration = 2;
+    t.bucket = 3;
+    t.ring = 4;
+    t.phase = GradientTag::ALL_GATHER;
+    t.step = 5;
+    t.chunk = 6;
+    t.offset = 1ull << 40;
+    t.length = 8943;
+    Ptr<Packet> p = Create<Packet>(10);
+    p->AddPacketTag(t);
+    GradientTag u;
+    ASSERT_TRUE(p->PeekPacketTag(u));
+    EXPECT_EQ(u.job, 1u);
+    EXPECT_EQ(u.iteration, 2u);
+    EXPECT_EQ(u.bucket, 3u);
+    EXPECT_EQ(u.ring, 4u);
+    EXPECT_EQ(u.phase, GradientTag::ALL_GATHER);
+    EXPECT_EQ(u.step, 5u);
+    EXPECT_EQ(u.chunk, 6u);
+    EXPECT_EQ(u.offset, 1ull << 40);
+    EXPECT_EQ(u.length, 8943u);
+}
+
+} // namespace

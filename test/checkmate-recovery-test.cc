@@ -1,0 +1,67 @@
+// The checkmate-recovery example as a user runs it: every scheme measured in one
+// invocation, a failure recovered from the shadows, determinism, and one error
+// line for bad input.
+#include "example-process.h"
+
+using namespace mlnettest;
+
+namespace
+{
+
+const std::string kSmall = " --workers=4 --shadows=2 --inputs=8 --hidden=16 --classes=4 "
+                           "--compute=100us --iterations=8";
+
+} // namespace
+
+TEST(CheckmateRecoveryExample, AllSchemesInOneRun)
+{
+    std::string json = ::testing::TempDir() + "/cm-all.json";
+    ExampleRun run =
+        RunExample("checkmate-recovery", kSmall + " --mode=all --failAt=5 --json=" + json);
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json doc = ReadJson(json);
+    ASSERT_EQ(doc["iterations"].size(), 8u);
+    for (const auto& row : doc["iterations"])
+    {
+        EXPECT_TRUE(row["shadow_matches_workers"].get<bool>());
+        EXPECT_GT(row["iteration_s"].get<double>(), 0.0);
+    }
+    const auto& s = doc["summary"];
+    EXPECT_EQ(s["checkpoint_interval_iterations"].get<double>(), 1.0);
+    EXPECT_EQ(s["throughput_overhead"].get<double>(), 0.0);
+    EXPECT_EQ(s["repeated_iterations_after_failure"], 0);
+    EXPECT_EQ(s["mirrored_bytes"].get<uint64_t>(), 8u * 4 * 212);
+    EXPECT_EQ(s["repaired_packets"], 0);
+    for (const char* m : {"checkmate", "checkfreq", "gemini", "none"})
+    {
+        ASSERT_TRUE(doc["modes"].contains(m)) << m;
+        EXPECT_TRUE(doc["modes"][m]["final_model_matches_uninterrupted"].get<bool>()) << m;
+        EXPECT_TRUE(doc["modes"][m].contains("repeated_iterations_after_failure")) << m;
+    }
+    EXPECT_EQ(doc["modes"]["none"]["repeated_iterations_after_failure"], 5);
+}
+
+TEST(CheckmateRecoveryExample, SameFlagsGiveTheSameDocument)
+{
+    // The same path both times: the document records its command line.
+    std::string path = ::testing::TempDir() + "/cm-det.json";
+    ASSERT_EQ(RunExample("checkmate-recovery", kSmall + " --failAt=3 --json=" + path).status, 0);
+    nlohmann::json ja = ReadJson(path);
+    ASSERT_EQ(RunExample("checkmate-recovery", kSmall + " --failAt=3 --json=" + path).status, 0);
+    nlohmann::json jb = ReadJson(path);
+    StripWall(ja);
+    StripWall(jb);
+    EXPECT_EQ(ja, jb);
+}
+
+TEST(CheckmateRecoveryExample, BadInputGivesOneErrorLine)
+{
+    ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --shadows=0"), "zero shadows");
+    ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --hidden=17"),
+                       "model not divisible into chunks");
+    ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --mode=bogus"), "unknown mode");
+    ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --replicate=twice"),
+                       "unknown replicate");
+    ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --failAt=8"),
+                       "failure after the end");
+}
