@@ -46,6 +46,7 @@ main(int argc, char* argv[])
                  c.shadowMemoryBandwidth);
     cmd.AddValue("restart", "fixed restart time of a recovery", c.restart);
     cmd.AddValue("json", "write the results document to this file", json);
+    c.traces.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);
 
     RunReport report("checkmate-recovery");

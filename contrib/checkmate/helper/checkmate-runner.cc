@@ -151,6 +151,7 @@ BuildJob(const CheckmateRunConfig& c)
         f.SetLinkDelay(ParseTime(c.delay));
         j.cluster = f.Install();
     }
+    c.traces.Attach(j.cluster);
     j.transport = CreateObject<UdpMessageTransport>();
     j.transport->Install(j.cluster);
     Ptr<RealModel> model = CreateObject<RealModel>();
@@ -444,6 +445,10 @@ RunMode(const CheckmateRunConfig& c,
     trainer->SetStopCallback(DataParallelTrainer::StopCallback([&](uint32_t next, bool failed) {
         if (!failed)
         {
+            if (next >= c.iterations)
+            {
+                job.cluster->NotifyWorkloadDone();
+            }
             return;
         }
         Time failedAt = Simulator::Now();

@@ -17,6 +17,7 @@
 #define CHECKMATE_RUNNER_H
 
 #include "ns3/run-report.h"
+#include "ns3/trace-options.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,6 +50,7 @@ struct CheckmateRunConfig
     double shadowMemoryBandwidth{20e9}; //!< shadow DRAM bandwidth (B/s)
     std::string restart{"0s"};          //!< fixed restart time of a recovery (process restart)
     int64_t dropClone{-1};              //!< test hook: drop clone #0 of this iteration (-1: none)
+    TraceOptions traces;                //!< --pcap, --pcapClass, --flowmon
 
     /// \brief Throw std::invalid_argument naming the bad flag.
     void Validate() const;
