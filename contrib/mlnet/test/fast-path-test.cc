@@ -15,6 +15,8 @@
 #include "ns3/point-to-point-helper.h"
 #include "ns3/route-planner.h"
 #include "ns3/tcp-message-transport.h"
+#include "ns3/training-runner.h"
+#include "ns3/training-workload.h"
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
@@ -326,4 +328,31 @@ TEST_F(FastPathTest, SuperPacketsAtMtu65535MatchTheTwin)
     EXPECT_EQ(fast.realCorrect, 1);
     EXPECT_NEAR(fast.simulatedS, fast.analyticalS, 0.02 * fast.analyticalS)
         << "sim " << fast.simulatedS << " twin " << fast.analyticalS;
+}
+
+// The training driver runs unchanged on a fast fabric ("udp" gives the transport of
+// the cluster's data path): same iteration times and link bytes as the IPv4 path.
+TEST_F(FastPathTest, TrainingIterationsMatchIpv4Path)
+{
+    std::string here = __FILE__;
+    TrainingWorkload workload = TrainingWorkload::FromFile(here.substr(0, here.rfind("/test/")) +
+                                                           "/examples/workloads/mlp-small.json");
+    std::vector<Time> durations[2];
+    std::map<std::string, uint64_t> bytes[2];
+    const char* paths[2] = {"ipv4", "fast"};
+    for (int i = 0; i < 2; ++i)
+    {
+        FabricOptions f = FatTree(8);
+        f.dataPath = paths[i];
+        TrainingRunResult r = TrainingRunner::Run(f.Build(), workload, "udp", 2);
+        for (const IterationRecord& it : r.iterations)
+        {
+            durations[i].push_back(it.GetDuration());
+        }
+        bytes[i] = r.bytesByLinkClass;
+        Simulator::Destroy();
+    }
+    ASSERT_EQ(durations[0].size(), 2u);
+    EXPECT_EQ(durations[1], durations[0]);
+    EXPECT_EQ(bytes[1], bytes[0]);
 }
