@@ -203,6 +203,9 @@ TEST(CollectiveValidationExample, BadInputGivesOneErrorLine)
         "--fabric=graph --graph=/nonexistent.json",
         "--fabric=torus --torusDims=4x4 --ranks=8",
         "--mtu=100",
+        "--dataPath=dpdk",
+        "--dataPath=fast --transport=tcp",
+        "--dataPath=fast --ecn=1",
     };
     for (const char* flags : bad)
     {

@@ -6,7 +6,7 @@
 # The last two lines are always
 #   ratio ipv4-path/stock: X.XX   (mlnet IPv4 path on the optimized ns-3 when installed,
 #                                  else on Debian's, vs stock ns-3 UDP on Debian's package)
-#   ratio fast-path/stock: ...
+#   ratio fast-path/stock: X.XX   (mlnet fast data path, same builds as above)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeat=3; args=()
@@ -59,8 +59,13 @@ END {
     printf "ratio stock optimized/Debian: %.2f\n", rate("optimized" SUBSEP "stock") / rate(stock)
     printf "ratio ipv4-path Debian/stock: %.2f\n", rate("Debian package" SUBSEP "ipv4-path") / rate(stock)
   }
+  fast = "Debian package" SUBSEP "fast-path"
+  if (("optimized" SUBSEP "fast-path") in wall) {
+    printf "ratio fast-path Debian/stock: %.2f\n", rate(fast) / rate(stock)
+    fast = "optimized" SUBSEP "fast-path"
+  }
   split(ipv4, p, SUBSEP)
-  printf "ipv4-path measured on ns-3 %s, stock on ns-3 Debian package\n", p[1]
+  printf "ipv4-path and fast-path measured on ns-3 %s, stock on ns-3 Debian package\n", p[1]
   printf "ratio ipv4-path/stock: %.2f\n", rate(ipv4) / rate(stock)
-  printf "ratio fast-path/stock: n/a (fast path not built yet)\n"
+  printf "ratio fast-path/stock: %.2f\n", rate(fast) / rate(stock)
 }' "$out"

@@ -4,6 +4,8 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/fast-forwarding.h"
+#include "ns3/flow-hash-routing.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -73,6 +75,24 @@ FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& 
     m_deviceAttributes.emplace_back(name, value.Copy());
 }
 
+void
+FabricHelper::SetDataPath(const std::string& dataPath)
+{
+    if (dataPath != "ipv4" && dataPath != "fast")
+    {
+        throw std::invalid_argument("unknown data path '" + dataPath +
+                                    "'; valid: ipv4 (Internet stack, the default) or fast "
+                                    "(table-driven forwarding, UDP message transport only)");
+    }
+    m_dataPath = dataPath;
+}
+
+std::string
+FabricHelper::GetDataPath() const
+{
+    return m_dataPath;
+}
+
 DataRate
 FabricHelper::GetLinkRate() const
 {
@@ -111,6 +131,11 @@ FabricHelper::ValidateCommon() const
     {
         throw std::invalid_argument("queue sizes must be positive");
     }
+    if (m_dataPath == "fast" && m_ecn)
+    {
+        throw std::invalid_argument("switch ECN marking needs a queue disc, which the fast data "
+                                    "path does not have; use the ipv4 data path with --ecn");
+    }
 }
 
 NodeContainer
@@ -118,6 +143,17 @@ FabricHelper::CreateNodes(uint32_t n) const
 {
     NodeContainer nodes;
     nodes.Create(n);
+    if (m_dataPath == "fast")
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            Ptr<FastForwarding> ff = CreateObject<FastForwarding>();
+            ff->SetAttribute("Seed",
+                             UintegerValue(FlowHashRouting::DefaultSeed(nodes.Get(i)->GetId())));
+            ff->Install(nodes.Get(i));
+        }
+        return nodes;
+    }
     InternetStackHelper stack;
     stack.SetIpv6StackInstall(false);
     stack.SetRoutingHelper(FlowHashRoutingHelper());
@@ -156,6 +192,18 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
     uint32_t base = (10u << 24) + subnet * 4;
     uint32_t ifs[2];
     Ptr<NetDevice> ends[2] = {devA, devB};
+    if (m_dataPath == "fast")
+    {
+        // No IPv4 stack: the same addresses, recorded only as the flow key of each rank.
+        for (int e = 0; e < 2; ++e)
+        {
+            Ipv4Address address(base + 1 + e);
+            uint32_t node = ends[e]->GetNode()->GetId();
+            m_firstAddress.emplace(node, address); // keeps the first, like interface 1
+            cluster->AddNodeAddress(node, address);
+        }
+        return id;
+    }
     for (int e = 0; e < 2; ++e)
     {
         Ptr<Ipv4> ipv4 = ends[e]->GetNode()->GetObject<Ipv4>();
@@ -202,10 +250,24 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
                                   "MeanPktSize",
                                   UintegerValue(m_mtu));
     }
+    bool fast = m_dataPath == "fast";
     for (const auto& l : cluster->GetLinks())
     {
         for (auto dev : {l.devA, l.devB})
         {
+            if (fast)
+            {
+                // No queue disc: a host device queue as deep as the IPv4 path's FIFO
+                // queue disc plus device queue; a switch keeps its DropTail queue.
+                bool host = cluster->GetRankOfNode(dev->GetNode()->GetId()) != UINT32_MAX;
+                if (host && m_queueSize.GetUnit() == m_hostQueueSize.GetUnit())
+                {
+                    dev->GetQueue()->SetMaxSize(
+                        QueueSize(m_queueSize.GetUnit(),
+                                  m_queueSize.GetValue() + m_hostQueueSize.GetValue()));
+                }
+                continue;
+            }
             bool host = cluster->GetRankOfNode(dev->GetNode()->GetId()) != UINT32_MAX;
             if (host)
             {
@@ -220,7 +282,19 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
             }
         }
     }
-    for (uint32_t r = 0; r < cluster->GetNRanks(); ++r)
+    for (uint32_t r = 0; fast && r < cluster->GetNRanks(); ++r)
+    {
+        Ptr<Node> node = cluster->GetRankNode(r);
+        auto it = m_firstAddress.find(node->GetId());
+        if (it == m_firstAddress.end())
+        {
+            throw std::invalid_argument("rank " + std::to_string(r) +
+                                        " has no link; every rank needs at least one");
+        }
+        cluster->SetRankAddress(r, it->second);
+        node->GetObject<FastForwarding>()->SetLocalRank(r);
+    }
+    for (uint32_t r = 0; !fast && r < cluster->GetNRanks(); ++r)
     {
         Ptr<Ipv4> ipv4 = cluster->GetRankNode(r)->GetObject<Ipv4>();
         if (ipv4->GetNInterfaces() < 2)
@@ -234,6 +308,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     spec.linkRate = m_rate;
     spec.linkDelay = m_delay;
     spec.mtu = m_mtu;
+    spec.dataPath = m_dataPath;
     cluster->SetFabricSpec(spec);
     RoutePlanner planner(cluster);
     planner.Install();

@@ -21,6 +21,7 @@
 #include "ns3/nstime.h"
 #include "ns3/queue-size.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,15 @@ public:
      * (MinTh = MaxTh = threshold, QW = 1, no hard drop), as DCTCP expects.
      */
     void SetSwitchEcn(bool enable, uint32_t threshold = 65);
+    /**
+     * \brief Choose the data path: "ipv4" (default: Internet stack, FlowHashRouting,
+     * queue discs on hosts, UDP/TCP sockets) or "fast" (no Internet stack; FastForwarding
+     * on every node, for UdpMessageTransport only; same frames, queues and completion
+     * times, less wall time). Throws std::invalid_argument for any other name.
+     */
+    void SetDataPath(const std::string& dataPath);
+    /// \return the data path, "ipv4" or "fast"
+    std::string GetDataPath() const;
     /// \brief Set an extra attribute of every PointToPointNetDevice.
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
 
@@ -104,9 +114,11 @@ protected:
     bool m_ecn{false};                   //!< RED-ECN on switches
     uint32_t m_ecnThreshold{65};         //!< marking threshold (packets)
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
+    std::string m_dataPath{"ipv4"}; //!< "ipv4" or "fast"
 
 private:
     uint32_t m_nextSubnet{0};
+    std::map<uint32_t, Ipv4Address> m_firstAddress; //!< fast path: node id -> its "interface 1"
 };
 
 } // namespace ns3

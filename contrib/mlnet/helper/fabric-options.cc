@@ -35,6 +35,10 @@ FabricOptions::AddToCommandLine(CommandLine& cmd)
                  "fail this many fabric links at random (seeded by --RngRun)",
                  failLinks);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
+    cmd.AddValue("dataPath",
+                 "data path: ipv4 (Internet stack, any transport) or fast (table-driven "
+                 "forwarding without IPv4, udp transport only; same completion times)",
+                 dataPath);
     traces.AddToCommandLine(cmd);
 }
 
@@ -171,6 +175,7 @@ FabricOptions::Build() const
     }
     helper->SetQueueSize(QueueSize(queue));
     helper->SetSwitchEcn(ecn);
+    helper->SetDataPath(dataPath);
     Ptr<Cluster> cluster = helper->Install();
     if (failLinks > 0)
     {

@@ -34,6 +34,7 @@ struct FabricOptions
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
+    std::string dataPath{"ipv4"}; //!< ipv4 | fast (FabricHelper::SetDataPath)
     TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon (attached by Build)
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).

@@ -20,9 +20,7 @@ FlowHashRoutingHelper::Copy() const
 Ptr<Ipv4RoutingProtocol>
 FlowHashRoutingHelper::Create(Ptr<Node> node) const
 {
-    uint64_t key[2] = {node->GetId(),
-                       RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed()};
-    uint32_t seed = Hash32(reinterpret_cast<const char*>(key), sizeof(key));
+    uint32_t seed = FlowHashRouting::DefaultSeed(node->GetId());
     Ptr<FlowHashRouting> routing = CreateObject<FlowHashRouting>();
     routing->SetAttribute("Seed", UintegerValue(seed));
     return routing;

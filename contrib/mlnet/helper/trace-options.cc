@@ -112,6 +112,11 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
         p2p.EnablePcap(pcap, devices);
         NS_LOG_INFO("pcap on " << devices.GetN() << " devices, prefix " << pcap);
     }
+    if (!flowmon.empty() && cluster->GetFabricSpec().dataPath == "fast")
+    {
+        throw std::invalid_argument("--flowmon needs the ipv4 data path (FlowMonitor watches "
+                                    "IPv4); drop --flowmon or use --dataPath=ipv4");
+    }
     if (!flowmon.empty())
     {
         auto helper = std::make_shared<FlowMonitorHelper>();

@@ -53,6 +53,8 @@ struct FabricSpec
     std::vector<uint32_t> dims;  //!< k per dimension; product = ranks
     bool wrap{true};             //!< wraparound links (torus) or not (mesh)
     std::string routing{"ecmp"}; //!< "ecmp" (flow-hash over shortest paths) or "dor"
+    // Data path (FabricHelper::SetDataPath)
+    std::string dataPath{"ipv4"}; //!< "ipv4" (Internet stack) or "fast" (FastForwarding)
 };
 
 /**

@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/output-stream-wrapper.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
 #include <cstring>
@@ -81,18 +82,34 @@ FlowHashRouting::SelectInterface(uint32_t rank,
     {
         return choices[0];
     }
+    uint32_t h = HashFlow(src.Get(), dst.Get(), protocol, srcPort, dstPort, m_seed);
+    return choices[h % choices.size()];
+}
+
+uint32_t
+FlowHashRouting::HashFlow(uint32_t src,
+                          uint32_t dst,
+                          uint8_t protocol,
+                          uint16_t srcPort,
+                          uint16_t dstPort,
+                          uint32_t seed)
+{
     // Murmur3 over the 5-tuple and the node's seed.
     uint8_t key[17];
-    uint32_t s = src.Get();
-    uint32_t d = dst.Get();
-    std::memcpy(key, &s, 4);
-    std::memcpy(key + 4, &d, 4);
+    std::memcpy(key, &src, 4);
+    std::memcpy(key + 4, &dst, 4);
     key[8] = protocol;
     std::memcpy(key + 9, &srcPort, 2);
     std::memcpy(key + 11, &dstPort, 2);
-    std::memcpy(key + 13, &m_seed, 4);
-    uint32_t h = Hash32(reinterpret_cast<const char*>(key), sizeof(key));
-    return choices[h % choices.size()];
+    std::memcpy(key + 13, &seed, 4);
+    return Hash32(reinterpret_cast<const char*>(key), sizeof(key));
+}
+
+uint32_t
+FlowHashRouting::DefaultSeed(uint32_t nodeId)
+{
+    uint64_t key[2] = {nodeId, RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed()};
+    return Hash32(reinterpret_cast<const char*>(key), sizeof(key));
 }
 
 Ptr<Ipv4Route>

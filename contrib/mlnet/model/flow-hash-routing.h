@@ -67,6 +67,26 @@ public:
                              uint16_t srcPort,
                              uint16_t dstPort) const;
 
+    /**
+     * \brief The flow hash every forwarding decision of a fabric uses (Murmur3 over the
+     * 5-tuple and a per-node seed). Shared by FlowHashRouting and FastForwarding so
+     * both data paths make the same path choices.
+     * \param srcPort, dstPort the ports as the 16-bit words read raw from the
+     *        transport header's first bytes (network byte order in memory), or 0
+     * \return the 32-bit hash
+     */
+    static uint32_t HashFlow(uint32_t src,
+                             uint32_t dst,
+                             uint8_t protocol,
+                             uint16_t srcPort,
+                             uint16_t dstPort,
+                             uint32_t seed);
+    /**
+     * \brief The default per-node seed (node id mixed with the run's seed and run
+     * number), as FlowHashRoutingHelper and the fast data path assign it.
+     */
+    static uint32_t DefaultSeed(uint32_t nodeId);
+
     // Ipv4RoutingProtocol
     Ptr<Ipv4Route> RouteOutput(Ptr<Packet> p,
                                const Ipv4Header& header,

@@ -1,5 +1,6 @@
 #include "route-planner.h"
 
+#include "fast-forwarding.h"
 #include "flow-hash-routing.h"
 #include "route-preference.h"
 
@@ -235,7 +236,7 @@ RoutePlanner::Install()
     for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
     {
         Ptr<Ipv4> ipv4 = m_cluster->GetRankNode(r)->GetObject<Ipv4>();
-        for (uint32_t i = 1; i < ipv4->GetNInterfaces(); ++i)
+        for (uint32_t i = 1; ipv4 && i < ipv4->GetNInterfaces(); ++i)
         {
             for (uint32_t a = 0; a < ipv4->GetNAddresses(i); ++a)
             {
@@ -248,6 +249,24 @@ RoutePlanner::Install()
     {
         Ptr<Node> node = all.Get(n);
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        if (!ipv4)
+        {
+            // Fast data path: the same next-hop sets, in the same order, as devices.
+            Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
+            NS_ASSERT_MSG(fast, "node " << node->GetId() << " has neither IPv4 nor FastForwarding");
+            std::vector<std::vector<Ptr<NetDevice>>> devices(m_cluster->GetNRanks());
+            for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+            {
+                for (uint32_t id : m_next[r][node->GetId()])
+                {
+                    const ClusterLink& l = links[id];
+                    devices[r].push_back(l.nodeA == node->GetId() ? Ptr<NetDevice>(l.devA)
+                                                                  : Ptr<NetDevice>(l.devB));
+                }
+            }
+            fast->SetTable(std::move(devices));
+            continue;
+        }
         Ptr<FlowHashRouting> routing = DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol());
         NS_ASSERT_MSG(routing, "node " << node->GetId() << " does not run FlowHashRouting");
         std::vector<std::vector<uint32_t>> table(m_cluster->GetNRanks());

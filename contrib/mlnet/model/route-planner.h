@@ -34,7 +34,8 @@ public:
 
     /// \brief (Re)compute the tables from the current links (failed links excluded).
     void Compute();
-    /// \brief Compute and install the tables into every node's FlowHashRouting.
+    /// \brief Compute and install the tables into every node's FlowHashRouting (or, on a
+    /// fast-data-path fabric, its FastForwarding).
     void Install();
 
     /**

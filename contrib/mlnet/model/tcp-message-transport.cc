@@ -189,6 +189,13 @@ TcpMessageTransport::Install(Ptr<Cluster> cluster)
                                     " is not a TCP congestion control (ns3::TcpCongestionOps "
                                     "subclass such as ns3::TcpNewReno or ns3::TcpDctcp)");
     }
+    if (cluster->GetFabricSpec().dataPath == "fast")
+    {
+        throw std::invalid_argument(
+            "TcpMessageTransport needs the ipv4 data path, but this fabric was built with the "
+            "fast data path (--dataPath=fast), which has no TCP; use the udp transport or "
+            "--dataPath=ipv4");
+    }
     uint32_t n = cluster->GetNRanks();
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
     for (uint32_t r = 0; r < n; ++r)

@@ -129,6 +129,10 @@ UdpMessageTransport::DoDispose()
                     MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
             }
         }
+        if (rs.fast)
+        {
+            rs.fast->SetDeliverCallback(FastForwarding::DeliverCallback());
+        }
         if (rs.socket)
         {
             rs.socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
@@ -223,6 +227,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
     NS_LOG_FUNCTION(this << cluster);
     CheckInstall(cluster);
     m_cluster = cluster;
+    m_fastPath = cluster->GetFabricSpec().dataPath == "fast";
     uint32_t n = cluster->GetNRanks();
     m_ranks.resize(n);
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
@@ -231,7 +236,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
         RankState& rs = m_ranks[r];
         rs.node = cluster->GetRankNode(r);
         rs.ipv4 = rs.node->GetObject<Ipv4>();
-        if (!rs.ipv4)
+        if (!rs.ipv4 && !m_fastPath)
         {
             throw std::invalid_argument("UdpMessageTransport::Install: rank " + std::to_string(r) +
                                         " has no IPv4 stack; install the Internet stack "
@@ -259,6 +264,21 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
             ppp->TraceConnectWithoutContext(
                 "PhyTxBegin",
                 MakeCallback(&UdpMessageTransport::OnPhyTxBegin, this).Bind(r, i));
+        }
+        if (m_fastPath)
+        {
+            rs.fast = rs.node->GetObject<FastForwarding>();
+            if (!rs.fast)
+            {
+                throw std::invalid_argument(
+                    "UdpMessageTransport::Install: the cluster says it uses the fast data path "
+                    "but rank " +
+                    std::to_string(r) +
+                    " has no FastForwarding; build the fabric with FabricHelper::SetDataPath");
+            }
+            rs.fast->SetDeliverCallback(
+                MakeCallback(&UdpMessageTransport::HandleFrame, this).Bind(r));
+            continue;
         }
         rs.socket = Socket::CreateSocket(rs.node, UdpSocketFactory::GetTypeId());
         // Received packets are drained synchronously, but a burst of datagrams at
@@ -289,6 +309,17 @@ uint32_t
 UdpMessageTransport::RouteDevice(uint32_t src, uint32_t dst) const
 {
     const RankState& rs = m_ranks[src];
+    if (rs.fast)
+    {
+        Ptr<NetDevice> dev = rs.fast->SelectDevice(FrameHeader(src, dst), true);
+        if (!dev)
+        {
+            throw std::invalid_argument("UdpMessageTransport::Send: no route from rank " +
+                                        std::to_string(src) + " to rank " + std::to_string(dst) +
+                                        " on the fast data path; is the fabric connected?");
+        }
+        return dev->GetIfIndex();
+    }
     Ptr<Ipv4RoutingProtocol> routing = rs.ipv4->GetRoutingProtocol();
     Ipv4Header h;
     h.SetSource(m_cluster->GetRankAddress(src));
@@ -487,16 +518,46 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
         ++m_retransmissions;
         m_retransmitTrace(rank, m.dst, m.id, seq);
     }
-    int rc =
-        m_ranks[rank].socket->SendTo(p,
-                                     0,
-                                     InetSocketAddress(m_cluster->GetRankAddress(m.dst), m_port));
-    if (rc < 0)
+    Transmit(rank, m.dst, p);
+}
+
+FastFrameHeader
+UdpMessageTransport::FrameHeader(uint32_t src, uint32_t dst) const
+{
+    FastFrameHeader h;
+    h.srcRank = src;
+    h.dstRank = dst;
+    h.srcAddr = m_cluster->GetRankAddress(src).Get();
+    h.dstAddr = m_cluster->GetRankAddress(dst).Get();
+    h.srcPort = m_port;
+    h.dstPort = m_port;
+    h.protocol = 17;
+    return h;
+}
+
+void
+UdpMessageTransport::Transmit(uint32_t rank, uint32_t peer, Ptr<Packet> p)
+{
+    RankState& rs = m_ranks[rank];
+    if (rs.fast)
     {
-        NS_LOG_WARN("rank " << rank << " could not send packet " << seq << " of message " << m.id
-                            << " to rank " << m.dst << " (socket error "
-                            << m_ranks[rank].socket->GetErrno() << ")");
+        if (!rs.fast->Send(p, FrameHeader(rank, peer)))
+        {
+            NS_LOG_WARN("rank " << rank << " has no route to rank " << peer);
+        }
+        return;
     }
+    if (rs.socket->SendTo(p, 0, InetSocketAddress(m_cluster->GetRankAddress(peer), m_port)) < 0)
+    {
+        NS_LOG_WARN("rank " << rank << " could not send a packet to rank " << peer
+                            << " (socket error " << rs.socket->GetErrno() << ")");
+    }
+}
+
+void
+UdpMessageTransport::HandleFrame(uint32_t rank, Ptr<Packet> p, const FastFrameHeader& h)
+{
+    Dispatch(rank, h.srcRank, p);
 }
 
 void
@@ -548,23 +609,28 @@ UdpMessageTransport::HandleRead(uint32_t rank, Ptr<Socket> socket)
             NS_LOG_WARN("rank " << rank << " ignores a packet from unknown address " << a);
             continue;
         }
-        uint32_t peer = it->second;
-        MlnetTransportHeader h;
-        p->RemoveHeader(h);
-        switch (h.GetType())
-        {
-        case MlnetTransportHeader::DATA:
-            OnData(rank, peer, h, p);
-            break;
-        case MlnetTransportHeader::NACK:
-            OnNack(rank, peer, h, p);
-            break;
-        case MlnetTransportHeader::ACK:
-            OnAck(rank, peer, h);
-            break;
-        default:
-            NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
-        }
+        Dispatch(rank, it->second, p);
+    }
+}
+
+void
+UdpMessageTransport::Dispatch(uint32_t rank, uint32_t peer, Ptr<Packet> p)
+{
+    MlnetTransportHeader h;
+    p->RemoveHeader(h);
+    switch (h.GetType())
+    {
+    case MlnetTransportHeader::DATA:
+        OnData(rank, peer, h, p);
+        break;
+    case MlnetTransportHeader::NACK:
+        OnNack(rank, peer, h, p);
+        break;
+    case MlnetTransportHeader::ACK:
+        OnAck(rank, peer, h);
+        break;
+    default:
+        NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
     }
 }
 
@@ -765,7 +831,7 @@ UdpMessageTransport::SendControl(uint32_t rank,
     {
         ++m_acksSent;
     }
-    m_ranks[rank].socket->SendTo(p, 0, InetSocketAddress(m_cluster->GetRankAddress(peer), m_port));
+    Transmit(rank, peer, p);
 }
 
 void

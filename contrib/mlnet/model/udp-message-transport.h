@@ -22,10 +22,18 @@
  * line rate, no per-packet processing delay at hosts, no flow-hash awareness at
  * the sender (the output device is the route's device when the message starts).
  * ACK and NACK packets bypass the NIC scheduler (they are small and rare).
+ *
+ * Data paths. On a fabric built with the "ipv4" data path (the default) packets go
+ * through one UDP socket per rank. On a "fast" fabric (FabricHelper::SetDataPath)
+ * the same sender and receiver logic sends each packet as a frame with a
+ * FastFrameHeader (28 bytes, as IPv4 + UDP) straight to the device FastForwarding
+ * picks, and receives frames from it: same bytes on the wire, same queues, same
+ * completion times, no socket, IPv4 or traffic-control layer.
  */
 #ifndef MLNET_UDP_MESSAGE_TRANSPORT_H
 #define MLNET_UDP_MESSAGE_TRANSPORT_H
 
+#include "fast-forwarding.h"
 #include "message-transport.h"
 #include "mlnet-transport-header.h"
 
@@ -159,6 +167,7 @@ private:
         Ptr<Node> node;
         Ptr<Ipv4> ipv4;
         Ptr<Socket> socket;
+        Ptr<FastForwarding> fast;         //!< fast data path: the node's forwarding, else null
         std::vector<DeviceState> devices; //!< indexed by device ifindex on the node
         std::unordered_map<uint64_t, OutMessage> out;
         std::unordered_map<uint64_t, InMessage> in;
@@ -176,6 +185,14 @@ private:
     void ActivateKey(uint32_t rank, uint64_t key);
     void OnSenderTimeout(uint32_t rank, uint64_t key);
     void HandleRead(uint32_t rank, Ptr<Socket> socket);
+    /// Fast data path: a frame addressed to `rank`.
+    void HandleFrame(uint32_t rank, Ptr<Packet> p, const FastFrameHeader& h);
+    /// Hand a packet (transport header on) to the data path, towards `peer`.
+    void Transmit(uint32_t rank, uint32_t peer, Ptr<Packet> p);
+    /// A packet (transport header on) from `peer` arrived at `rank`.
+    void Dispatch(uint32_t rank, uint32_t peer, Ptr<Packet> p);
+    /// Fast data path: the frame header (flow key) of packets from src to dst.
+    FastFrameHeader FrameHeader(uint32_t src, uint32_t dst) const;
     void OnData(uint32_t rank, uint32_t src, const MlnetTransportHeader& h, Ptr<Packet> p);
     void OnNack(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h, Ptr<Packet> p);
     void OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h);
@@ -196,6 +213,7 @@ private:
     uint32_t m_maxRetries;
 
     uint32_t m_maxPayload{0};
+    bool m_fastPath{false}; //!< the cluster uses the fast data path
     std::vector<RankState> m_ranks;
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
 
