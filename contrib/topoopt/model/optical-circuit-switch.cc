@@ -24,8 +24,19 @@ namespace
 // Technology defaults. All (unverified), see doc/ocs.md: a MEMS OCS reconfigures in
 // about 10 ms (TopoOpt; Palomar reports a 1.2 ms median) with about 2 dB loss; a
 // robotic patch panel takes minutes, with connector-class loss.
-const Time kOcsDelay = MilliSeconds(10);
-const Time kPatchPanelDelay = Seconds(120);
+// Functions, not static Time objects: a Time made before the program sets its
+// resolution would keep the old unit.
+Time
+OcsDelay()
+{
+    return MilliSeconds(10);
+}
+
+Time
+PatchPanelDelay()
+{
+    return Seconds(120);
+}
 constexpr double kOcsLossDb = 2.0;
 constexpr double kPatchPanelLossDb = 0.5;
 } // namespace
@@ -250,7 +261,7 @@ OpticalCircuitSwitch::GetReconfigurationDelay() const
     {
         return m_reconfigurationDelay;
     }
-    return m_technology == PATCH_PANEL ? kPatchPanelDelay : kOcsDelay;
+    return m_technology == PATCH_PANEL ? PatchPanelDelay() : OcsDelay();
 }
 
 double
