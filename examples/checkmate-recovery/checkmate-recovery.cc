@@ -52,26 +52,13 @@ main(int argc, char* argv[])
     RunReport report("checkmate-recovery");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
-    try
-    {
+    return RunReport::Main([&] {
         nlohmann::json r = CheckmateRunner::Run(c, report);
-        report.Stop();
-        report.Print(std::cout);
+        report.Finish(std::cout, json);
         std::cout << "summary: " << r["summary"].dump() << std::endl;
         if (r.contains("comparison"))
         {
             std::cout << "comparison: " << r["comparison"].dump() << std::endl;
         }
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+    });
 }

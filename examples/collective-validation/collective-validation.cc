@@ -79,8 +79,7 @@ main(int argc, char* argv[])
                        "analytical_s",
                        "error",
                        "busbw_gbps"});
-    try
-    {
+    return RunReport::Main([&] {
         for (size_t i = 0; i < points.size(); ++i)
         {
             const auto& [f, r] = points[i];
@@ -98,19 +97,8 @@ main(int argc, char* argv[])
             report.CloseSimulation();
             Simulator::Destroy();
         }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    report.Stop();
-    report.Print(std::cout);
-    if (!json.empty())
-    {
-        report.WriteJson(json);
-        std::cout << "results: " << json << std::endl;
-        if (sweep)
+        report.Finish(std::cout, json, csv);
+        if (sweep && !json.empty())
         {
             std::string png = json.substr(0, json.rfind('.')) + ".png";
             // Debian's interpreter, where utils/setup.sh installed matplotlib.
@@ -121,11 +109,5 @@ main(int argc, char* argv[])
                 std::cout << "plot: " << png << std::endl;
             }
         }
-    }
-    if (!csv.empty())
-    {
-        report.WriteCsv(csv);
-        std::cout << "csv: " << csv << std::endl;
-    }
-    return 0;
+    });
 }

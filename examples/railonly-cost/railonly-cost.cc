@@ -82,8 +82,7 @@ main(int argc, char* argv[])
                        "power_w",
                        "cost_reduction",
                        "power_reduction"});
-    try
-    {
+    return RunReport::Main([&] {
         Ptr<RailCostModel> model = CreateObject<RailCostModel>();
         model->SetRadix(radix);
         if (!table.empty())
@@ -105,18 +104,6 @@ main(int argc, char* argv[])
             report.Add(row);
         }
         report.Set("table", nlohmann::json::parse(model->GetTableJson()));
-        report.Stop();
-        report.Print(std::cout);
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        report.Finish(std::cout, json);
+    });
 }

@@ -71,21 +71,8 @@ main(int argc, char* argv[])
                        "spine_bytes",
                        "slowdown",
                        "moe_alltoall_overhead"});
-    try
-    {
+    return RunReport::Main([&] {
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
-        report.Stop();
-        report.Print(std::cout);
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        report.Finish(std::cout, json);
+    });
 }

@@ -56,8 +56,7 @@ main(int argc, char* argv[])
     RunReport report("topoopt-cluster");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"fabric", "model", "iteration_s", "analytical_iteration_s", "error"});
-    try
-    {
+    return RunReport::Main([&] {
         config.rate = ParseDataRate(bandwidth);
         config.ocsDelay = ParseTime(ocsDelay);
         config.forwardingLatency = ParseTime(forwarding);
@@ -115,18 +114,6 @@ main(int argc, char* argv[])
                                            {"strategy", s.strategy.ToJson(profile)}};
         }
         report.Set("search", searches);
-        report.Stop();
-        report.Print(std::cout);
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        report.Finish(std::cout, json);
+    });
 }

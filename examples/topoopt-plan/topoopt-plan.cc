@@ -38,8 +38,7 @@ main(int argc, char* argv[])
 
     RunReport report("topoopt-plan");
     report.SetCommandLine(argc, argv);
-    try
-    {
+    return RunReport::Main([&] {
         if (ports > 0 && degree > ports)
         {
             throw std::invalid_argument("--degree=" + std::to_string(degree) + " exceeds the " +
@@ -95,18 +94,6 @@ main(int argc, char* argv[])
                     {"rebuilds", r.rebuilds}});
         report.Set("plan", nlohmann::json::parse(r.plan.ToJson(0)));
         report.Set("strategy", r.strategy.ToJson(profile));
-        report.Stop();
-        report.Print(std::cout);
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        report.Finish(std::cout, json);
+    });
 }

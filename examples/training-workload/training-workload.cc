@@ -35,8 +35,7 @@ main(int argc, char* argv[])
     RunReport report("training-workload");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
-    try
-    {
+    return RunReport::Main([&] {
         TrainingWorkload job = TrainingWorkload::FromFile(workload);
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());
@@ -51,17 +50,6 @@ main(int argc, char* argv[])
         report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
         report.Stop();
         Simulator::Destroy(); // writes --flowmon's XML
-        report.Print(std::cout);
-        if (!json.empty())
-        {
-            report.WriteJson(json);
-            std::cout << "results: " << json << std::endl;
-        }
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        report.Finish(std::cout, json);
+    });
 }

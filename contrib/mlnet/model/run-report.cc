@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <iomanip>
+#include <iostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -372,6 +373,41 @@ RunReport::WriteCsv(const std::string& path) const
         ss << "\n";
     }
     WriteAtomically(path, ss.str());
+}
+
+void
+RunReport::Finish(std::ostream& os, const std::string& json, const std::string& csv)
+{
+    if (!m_stopped)
+    {
+        Stop();
+    }
+    Print(os);
+    if (!json.empty())
+    {
+        WriteJson(json);
+        os << "results: " << json << std::endl;
+    }
+    if (!csv.empty())
+    {
+        WriteCsv(csv);
+        os << "rows: " << csv << std::endl;
+    }
+}
+
+int
+RunReport::Main(const std::function<void()>& body)
+{
+    try
+    {
+        body();
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
 }
 
 void

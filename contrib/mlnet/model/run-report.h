@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -99,6 +100,21 @@ public:
     void WriteCsv(const std::string& path) const;
     /// \brief Print the rows as an aligned table (SetColumns, or every column).
     void Print(std::ostream& os) const;
+    /**
+     * \brief End of a scenario: Stop (unless stopped), print the table and the cost
+     * footer to os, then write the JSON and CSV documents where a path is given and
+     * name them ("results: <path>").
+     */
+    void Finish(std::ostream& os, const std::string& json, const std::string& csv = "");
+
+    /**
+     * \brief The examples' error contract around a scenario's body: a
+     * std::exception (a user mistake the models detected) becomes one line
+     * "error: <message>" on stderr and exit code 1; otherwise 0.
+     *
+     *   int main(int argc, char* argv[]) { ...flags...; return RunReport::Main([&] { ... }); }
+     */
+    static int Main(const std::function<void()>& body);
 
     /// \return a CollectiveRecord as JSON (times in microseconds)
     static nlohmann::json ToJson(const CollectiveRecord& record);
