@@ -230,6 +230,16 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
         ck.rate = RateText(c.bandwidth);
         ck.iterations = c.checkmateIterations;
         ck.mode = "checkmate";
+        // Checkmate's single ring needs the parameter count to split into n equal
+        // chunks: widen the hidden layer to the first width that does.
+        for (ck.hidden = 64; ck.Parameters() % n != 0; ++ck.hidden)
+        {
+            if (ck.hidden > 64 + 64 * n)
+            {
+                throw std::invalid_argument("no Checkmate model size splits into " +
+                                            std::to_string(n) + " chunks; use --checkmate=false");
+            }
+        }
         RunReport ckReport("checkmate");
         nlohmann::json out = CheckmateRunner::Run(ck, ckReport);
         const nlohmann::json& s = out["summary"];
@@ -241,6 +251,7 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
                    {{"fabric", "fattree"},
                     {"workers", ck.workers},
                     {"shadows", ck.shadows},
+                    {"parameters", ck.Parameters()},
                     {"rate", ck.rate},
                     {"summary", s},
                     {"wall_s", wall}});
