@@ -3,7 +3,7 @@
 // with the analytical time beside it, network cost and power, bytes by link class and
 // Checkmate's checkpoint interval. The logic is TrainingClusterRunner (contrib/checkmate).
 //
-//   training-cluster --model=bert --scale=0.05 --gpus=16 --bandwidth=100Gbps \
+//   training-cluster --model=bert --scale=0.1 --gpus=16 --bandwidth=100Gbps \
 //       --fabrics=fattree,topoopt,railonly --out=results/training-cluster
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"

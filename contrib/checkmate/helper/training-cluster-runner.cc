@@ -48,6 +48,15 @@ RateText(const DataRate& rate)
     return std::to_string(rate.GetBitRate()) + "bps";
 }
 
+/// \return a rate for people: "100 Gbps"
+std::string
+Gbps(const DataRate& rate)
+{
+    std::ostringstream os;
+    os << rate.GetBitRate() / 1e9 << " Gbps";
+    return os.str();
+}
+
 } // namespace
 
 void
@@ -282,7 +291,7 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
             h.SetLinkRate(c.bandwidth);
             h.SetLinkDelay(c.linkDelay);
             cluster = h.Install();
-            detail << "2-tier leaf-spine, full bisection, hosts at " << c.bandwidth;
+            detail << "2-tier leaf-spine, full bisection, hosts at " << Gbps(c.bandwidth);
             DesignCost dc = rail->RailOptimized(n, c.hbDomain);
             r.costUsd = dc.cost;
             r.powerW = dc.powerW;
@@ -299,7 +308,7 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
             h.SetOcsAttribute("Technology", StringValue("patch-panel"));
             cluster = h.Install();
             rings = TopoOptSearch::RingOrders(found.plan);
-            detail << d << " x " << portRate << " patch-panel planes, diameter "
+            detail << d << " x " << Gbps(portRate) << " patch-panel planes, diameter "
                    << found.plan.Diameter() << ", " << rings.size() << " rings";
             const auto& table = rail->GetTable();
             double ports = static_cast<double>(n) * d;
@@ -322,8 +331,8 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
             o.nicRate = c.bandwidth;
             o.nicDelay = c.linkDelay;
             cluster = LlmTrainingRunner::BuildFabric(o, "rail-only");
-            detail << o.domains << " HB domains x " << o.domainSize << " GPUs (NVLink " << c.hbRate
-                   << "), " << o.domainSize << " rails at " << c.bandwidth;
+            detail << o.domains << " HB domains x " << o.domainSize << " GPUs (NVLink "
+                   << Gbps(c.hbRate) << "), " << o.domainSize << " rails at " << Gbps(c.bandwidth);
             DesignCost dc = rail->RailOnly(n, c.hbDomain);
             r.costUsd = dc.cost;
             r.powerW = dc.powerW;

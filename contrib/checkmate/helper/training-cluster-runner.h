@@ -64,7 +64,7 @@ struct TrainingClusterConfig
 {
     std::string model{"bert"};       //!< shipped topoopt model profile name
     std::string profileFile;         //!< model profile file (overrides model)
-    double scale{0.05};              //!< factor on the model's bytes and compute times
+    double scale{0.1};               //!< factor on the model's bytes and compute times
     uint32_t gpus{16};               //!< n, GPUs (= servers)
     uint32_t degree{4};              //!< TopoOpt ports per server d
     uint32_t hbDomain{8};            //!< rail-only GPUs per HB domain K (must divide n)
