@@ -3,7 +3,7 @@
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
 KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
-checkmate-recovery.
+checkmate-recovery, training-cluster.
 """
 import json
 import sys
@@ -125,11 +125,59 @@ def checkmate_recovery(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def training_cluster(doc, out, plt):
+    """One job on each fabric: iteration time (packet-level and alpha-beta), network
+    cost and power, and wire bytes by link class."""
+    rows = doc["rows"]
+    names = [r["fabric"] for r in rows]
+    xs = list(range(len(rows)))
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(13, 4.2))
+    w = 0.38
+    a.bar([x - w / 2 for x in xs], [1e3 * r["iteration_s"] for r in rows], w, label="packet-level")
+    a.bar([x + w / 2 for x in xs], [1e3 * r["analytical_iteration_s"] for r in rows], w,
+          label="alpha-beta twin")
+    a.set_xticks(xs)
+    a.set_xticklabels(names)
+    a.set_ylabel("iteration time (ms)")
+    a.legend(fontsize=8)
+    a.set_title("iteration time")
+    b.bar([x - w / 2 for x in xs], [r["cost_usd"] / 1e3 for r in rows], w, label="cost (k USD)")
+    b2 = b.twinx()
+    b2.bar([x + w / 2 for x in xs], [r["power_w"] for r in rows], w, color="tab:red",
+           label="power (W)")
+    b.set_xticks(xs)
+    b.set_xticklabels(names)
+    b.set_ylabel("network cost (k USD)")
+    b2.set_ylabel("network power (W)", color="tab:red")
+    b.set_title("cost (blue) and power (red), rail table")
+    classes = []
+    for r in rows:
+        for k in r.get("bytes_by_link_class", {}):
+            if k not in classes:
+                classes.append(k)
+    bottom = [0.0] * len(rows)
+    for k in classes:
+        v = [r.get("bytes_by_link_class", {}).get(k, 0) / 1e6 for r in rows]
+        c.bar(xs, v, 0.6, bottom=bottom, label=k)
+        bottom = [p + q for p, q in zip(bottom, v)]
+    c.set_xticks(xs)
+    c.set_xticklabels(names)
+    c.set_ylabel("wire bytes per run (MB)")
+    c.legend(fontsize=7)
+    c.set_title("bytes by link class")
+    search = doc.get("search", {})
+    fig.suptitle(f'{search.get("model", "")} x{search.get("scale", "")} on '
+                 f'{rows[0].get("gpus", "") if rows else ""} GPUs')
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 PLOTS = {
     "collective-validation": collective_validation,
     "railonly-cost": railonly_cost,
     "topoopt-cluster": topoopt_cluster,
     "checkmate-recovery": checkmate_recovery,
+    "training-cluster": training_cluster,
 }
 
 
