@@ -44,7 +44,7 @@ TEST(TrainingClusterExample, RunsEveryFabricAndWritesEveryOutput)
     // Progress: one line per fabric, and the folder named at the end.
     EXPECT_NE(run.out.find("[1/3] fattree"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("[3/3] railonly"), std::string::npos) << run.out;
-    EXPECT_NE(run.out.find("results: " + out), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("results folder: " + out), std::string::npos) << run.out;
 
     nlohmann::json doc = ReadJson(out + "/training-cluster.json");
     ASSERT_EQ(doc["rows"].size(), 3u);

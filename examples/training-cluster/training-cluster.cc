@@ -66,8 +66,7 @@ main(int argc, char* argv[])
                        "power_w",
                        "checkpoint_interval_iterations",
                        "wire_bytes"});
-    try
-    {
+    return RunReport::Main([&] {
         config.bandwidth = ParseDataRate(bandwidth);
         config.hbRate = ParseDataRate(hbRate);
         config.fabrics = TrainingClusterRunner::ParseFabrics(fabrics);
@@ -76,10 +75,7 @@ main(int argc, char* argv[])
         csv = csv.empty() ? out + "/training-cluster.csv" : csv;
         std::filesystem::create_directories(out);
         runner.Run(report, &std::cout);
-        report.Stop();
-        report.Print(std::cout);
-        report.WriteJson(json);
-        report.WriteCsv(csv);
+        report.Finish(std::cout, json, csv);
         std::string png = out + "/training-cluster.png";
         if (plot)
         {
@@ -94,13 +90,7 @@ main(int argc, char* argv[])
         {
             png = "(no PNG: --plot=false)";
         }
-        std::cout << "results: " << out << "/ (JSON " << json << ", CSV " << csv << ", plot " << png
-                  << ")" << std::endl;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 1;
-    }
-    return 0;
+        std::cout << "plot: " << png << std::endl;
+        std::cout << "results folder: " << out << "/" << std::endl;
+    });
 }

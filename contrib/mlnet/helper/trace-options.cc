@@ -69,6 +69,12 @@ void
 TraceOptions::Attach(Ptr<Cluster> cluster) const
 {
     NS_ASSERT(cluster);
+    if (pcap.empty() && flowmon.empty())
+    {
+        return;
+    }
+    // The k-th simulation of a program writes <name>-k (the first keeps the name).
+    uint32_t k = ++m_state->simulations;
     if (!pcap.empty())
     {
         NetDeviceContainer devices;
@@ -109,7 +115,7 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
                                         ": this fabric has no such link class; valid: " + valid);
         }
         PointToPointHelper p2p;
-        p2p.EnablePcap(pcap, devices);
+        p2p.EnablePcap(k > 1 ? pcap + "-sim" + std::to_string(k) : pcap, devices);
         NS_LOG_INFO("pcap on " << devices.GetN() << " devices, prefix " << pcap);
     }
     if (!flowmon.empty() && cluster->GetFabricSpec().dataPath == "fast")
@@ -121,7 +127,7 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
     {
         auto helper = std::make_shared<FlowMonitorHelper>();
         helper->Install(cluster->GetAllNodes());
-        std::string file = NumberedName(flowmon, ++m_state->simulations);
+        std::string file = NumberedName(flowmon, k);
         std::shared_ptr<State> state = m_state;
         // FlowMonitor checks for lost packets every second, forever: the run would
         // never run out of events. It stops StopGrace() after the workload is done, so

@@ -8,8 +8,9 @@
  * by default, the devices of the rank (GPU/host) nodes.
  * FlowMonitor: installed on every node of the cluster; the XML is written when the
  * simulation is destroyed (Simulator::Destroy), so a run that fails writes nothing.
- * A program that runs several simulations gets one XML per simulation: the first at
- * the given name, the k-th with "-k" before the extension.
+ * A program that runs several simulations gets one XML and one set of pcap files per
+ * simulation: the first at the given name or prefix, the k-th with "-k" before the
+ * extension (XML) or "-simk" after the prefix (pcap: <prefix>-sim2-<node>-<device>.pcap).
  */
 #ifndef MLNET_TRACE_OPTIONS_H
 #define MLNET_TRACE_OPTIONS_H

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ns3
@@ -47,6 +48,10 @@ WriteAtomically(const std::string& path, const std::string& text)
                                     "': " + std::strerror(errno) +
                                     "; check that the directory exists and is writable");
     }
+    // mkstemp creates the file 0600; a results file gets the usual 0666 & ~umask.
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
     const char* p = text.data();
     size_t left = text.size();
     int err = 0;

@@ -122,3 +122,23 @@ TEST_F(TraceOptionsTest, SeveralSimulationsGetNumberedFlowMonitorFiles)
     EXPECT_TRUE(fs::exists(m_dir / "flows-2.xml"));
     EXPECT_EQ(f.traces.WrittenFiles().size(), 2u);
 }
+
+TEST_F(TraceOptionsTest, SeveralSimulationsGetNumberedPcapPrefixes)
+{
+    FabricOptions f;
+    f.traces.pcap = (m_dir / "nic").string();
+    RunRing(f);
+    Simulator::Destroy();
+    RunRing(f);
+    Simulator::Destroy();
+    uint32_t first = 0;
+    uint32_t second = 0;
+    for (const auto& e : fs::directory_iterator(m_dir))
+    {
+        std::string name = e.path().filename().string();
+        (name.rfind("nic-sim2-", 0) == 0 ? second : first) += 1;
+    }
+    // Four rank NICs per simulation; the second run did not overwrite the first.
+    EXPECT_EQ(first, 4u);
+    EXPECT_EQ(second, 4u);
+}
