@@ -6,6 +6,8 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace ns3
@@ -47,8 +49,23 @@ void
 CompressionCostModel::FromLink(DataRate rate, Time delay, uint32_t maxPayload, uint32_t overhead)
 {
     double r = static_cast<double>(rate.GetBitRate());
+    m_rate = r;
+    m_delay = delay.GetSeconds();
+    m_payload = maxPayload;
+    m_overhead = overhead;
     m_alpha = 2 * delay.GetSeconds() + (maxPayload + overhead) * 8.0 / r;
     m_beta = 8.0 * (maxPayload + overhead) / (static_cast<double>(maxPayload) * r);
+}
+
+double
+CompressionCostModel::AlphaFor(double bytes, uint32_t n) const
+{
+    if (m_rate <= 0)
+    {
+        return m_alpha;
+    }
+    double m = std::ceil(bytes / n);
+    return 2 * m_delay + (std::min<double>(m, m_payload) + m_overhead) * 8.0 / m_rate;
 }
 
 double
@@ -72,9 +89,10 @@ CompressionCostModel::CommunicationTime(Ptr<const GradientCodec> codec) const
     double t = 0;
     for (size_t r = 0; r < bytes.size(); ++r)
     {
+        double alpha = AlphaFor(bytes[r], n);
         t += kinds[r] == "allreduce"
-                 ? AlphaBetaModel::RingAllReduceTime(n, bytes[r], m_alpha, m_beta, 0)
-                 : AlphaBetaModel::RingAllGatherTime(n, bytes[r], m_alpha, m_beta);
+                 ? AlphaBetaModel::RingAllReduceTime(n, bytes[r], alpha, m_beta, 0)
+                 : AlphaBetaModel::RingAllGatherTime(n, bytes[r], alpha, m_beta);
     }
     return t;
 }
@@ -109,7 +127,8 @@ CompressionCostModel::TopKBreakEvenDensity(Ptr<const GradientCodec> topk,
     double codecTopK = t->GetEncodeTime().GetSeconds() + t->GetDecodeTime().GetSeconds();
     // Baseline exchange time minus TopK's density-independent terms, over TopK's
     // time per unit density: all-gather of N k entries, each member receives N-1 chunks.
-    double fixed = ExchangeTime(baseline) - codecTopK - (n - 1) * m_alpha;
+    // (the all-gather's alpha taken with full first frames: large messages at the crossing)
+    double fixed = ExchangeTime(baseline) - codecTopK - (n - 1) * AlphaFor(1e18, 1);
     double perDensity = (n - 1) * d * bitsPerEntry / 8.0 * m_beta;
     return fixed / perDensity;
 }

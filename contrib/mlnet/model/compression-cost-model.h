@@ -14,8 +14,9 @@
  *    memory bytes per coordinate, dW = 2 (N-1)/N (16 - w)/8 the wire bytes saved per
  *    coordinate (w: aggregation lane bits).
  * alpha and beta are attributes; FromLink derives them for a store-and-forward
- * ideal switch: alpha = 2 d + F1 8 / R (two hops, first frame stored once),
- * beta = 8 (P + O) / (P R) (per-packet overhead O on P payload bytes).
+ * ideal switch: alpha = 2 d + F1 8 / R (two hops, first frame stored once, F1 =
+ * min(m, P) + O for the round's per-step message m = S/N, so a tiny round gets a
+ * tiny alpha), beta = 8 (P + O) / (P R) (per-packet overhead O on P payload bytes).
  *
  * Left out: contention, per-step rounding of the ring's segments, the reduction's
  * gamma term (0 in mlnet's default runs).
@@ -89,8 +90,15 @@ protected:
     void DoDispose() override;
 
 private:
-    double m_alpha{2e-6}; //!< attribute Alpha (s)
-    double m_beta{8e-11}; //!< attribute Beta (s/byte)
+    /// \return alpha for a round of S bytes (per-step message S/N) on n ranks
+    double AlphaFor(double bytes, uint32_t n) const;
+
+    double m_rate{0};       //!< link rate (bit/s) set by FromLink (0: use Alpha as is)
+    double m_delay{0};      //!< link delay (s) set by FromLink
+    uint32_t m_payload{0};  //!< P set by FromLink
+    uint32_t m_overhead{0}; //!< O set by FromLink
+    double m_alpha{2e-6};   //!< attribute Alpha (s)
+    double m_beta{8e-11};   //!< attribute Beta (s/byte)
 };
 
 } // namespace ns3
