@@ -43,14 +43,13 @@ TEST(CompressionUtilityExample, RowCarriesTheEndToEndFields)
 TEST(CompressionUtilityExample, SameFlagsGiveIdenticalResults)
 {
     std::string a = ::testing::TempDir() + "/cu-a.json";
-    std::string b = ::testing::TempDir() + "/cu-b.json";
     for (const std::string& scheme : {"quant", "powersgd"})
     {
         std::string flags = kSmall + "--scheme=" + scheme + " --rank=2 --json=";
         ASSERT_EQ(RunExample("compression-utility", flags + a).status, 0);
-        ASSERT_EQ(RunExample("compression-utility", flags + b).status, 0);
         nlohmann::json ja = ReadJson(a);
-        nlohmann::json jb = ReadJson(b);
+        ASSERT_EQ(RunExample("compression-utility", flags + a).status, 0); // same command line
+        nlohmann::json jb = ReadJson(a);
         StripWall(ja);
         StripWall(jb);
         EXPECT_EQ(ja, jb) << scheme;
