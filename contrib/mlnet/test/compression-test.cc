@@ -336,41 +336,47 @@ TEST_F(CompressionTest, CodecTimeIsChargedEvenWithoutWireSaving)
 
 TEST_F(CompressionTest, TopKBreakEvenDensityMatchesThePacketLevelCrossing)
 {
-    // N = 4, d = 65536 (16-bit indices), 10 Gb/s ideal switch: the beta-only threshold is
-    // 32 / (4 (16 + 16)) = 0.25; the twin with alpha and codec times predicts rho*. The
-    // packet-level crossing (bisection on the measured exchange times) must be within 5%.
-    const uint32_t n = 4;
+    // d = 65536 (16-bit indices), 10 Gb/s ideal switch, N = 4 and 8: the beta-only
+    // threshold is 32 / (N (16 + 16)) = 1/N; the twin with alpha and codec times
+    // predicts rho*. The packet-level crossing (bisection on measured exchange times)
+    // must be within 5% of rho*, and it falls with N as the formula says.
     const uint64_t d = 65536;
     DataRate rate("10Gbps");
-    Ptr<Bf16Codec> base = CreateObject<Bf16Codec>();
-    Time tBase = Exchange(base, n, d, nullptr, rate)->GetDuration();
-    uint32_t payload = m_transport->GetMaxPayload();
-    uint32_t overhead = m_transport->GetPerPacketOverhead();
-    Simulator::Destroy();
-    Ptr<CompressionCostModel> model = CreateObject<CompressionCostModel>();
-    model->FromLink(rate, MicroSeconds(1), payload, overhead);
-    Ptr<TopKCodec> probe = CreateObject<TopKCodec>();
-    probe->Configure(d, n);
-    double predicted = model->TopKBreakEvenDensity(probe, base);
-    EXPECT_NEAR(CompressionCostModel::TopKBreakEvenDensityBeta(n, 16, 16), 0.25, 1e-12);
-    EXPECT_GT(predicted, 0.2);
-    EXPECT_LT(predicted, 0.35);
-    double lo = 0.05;
-    double hi = 0.6;
-    for (int it = 0; it < 7; ++it)
+    double previous = 1;
+    for (uint32_t n : {4u, 8u})
     {
-        double mid = 0.5 * (lo + hi);
-        Ptr<TopKCodec> t = CreateObject<TopKCodec>();
-        t->SetAttribute("Density", DoubleValue(mid));
-        Time tt = Exchange(t, n, d, nullptr, rate)->GetDuration();
+        Ptr<Bf16Codec> base = CreateObject<Bf16Codec>();
+        Time tBase = Exchange(base, n, d, nullptr, rate)->GetDuration();
+        uint32_t payload = m_transport->GetMaxPayload();
+        uint32_t overhead = m_transport->GetPerPacketOverhead();
         Simulator::Destroy();
-        (tt < tBase ? lo : hi) = mid;
+        Ptr<CompressionCostModel> model = CreateObject<CompressionCostModel>();
+        model->FromLink(rate, MicroSeconds(1), payload, overhead);
+        Ptr<TopKCodec> probe = CreateObject<TopKCodec>();
+        probe->Configure(d, n);
+        double predicted = model->TopKBreakEvenDensity(probe, base);
+        double betaOnly = CompressionCostModel::TopKBreakEvenDensityBeta(n, 16, 16);
+        EXPECT_NEAR(betaOnly, 1.0 / n, 1e-12);
+        EXPECT_GT(predicted, 0.8 * betaOnly);
+        EXPECT_LT(predicted, 1.4 * betaOnly);
+        double lo = 0.2 * betaOnly;
+        double hi = 2.4 * betaOnly;
+        for (int it = 0; it < 7; ++it)
+        {
+            double mid = 0.5 * (lo + hi);
+            Ptr<TopKCodec> t = CreateObject<TopKCodec>();
+            t->SetAttribute("Density", DoubleValue(mid));
+            Time tt = Exchange(t, n, d, nullptr, rate)->GetDuration();
+            Simulator::Destroy();
+            (tt < tBase ? lo : hi) = mid;
+        }
+        double measured = 0.5 * (lo + hi);
+        std::cout << "N=" << n << " TopK break-even density: twin " << predicted
+                  << ", packet level " << measured << ", beta-only " << betaOnly << std::endl;
+        EXPECT_NEAR(measured, predicted, 0.05 * predicted);
+        EXPECT_LT(measured, previous);
+        previous = measured;
     }
-    double measured = 0.5 * (lo + hi);
-    std::cout << "TopK break-even density: twin " << predicted << ", packet level " << measured
-              << ", beta-only 0.25" << std::endl;
-    EXPECT_NEAR(measured, predicted, 0.05 * predicted)
-        << "predicted " << predicted << " measured " << measured;
 }
 
 TEST(CompressionCostModelTest, QuantBreakEvenRatioFollowsTheFormula)
