@@ -438,3 +438,37 @@ TEST_F(CompressionTest, CompressedTrainerLearnsAndIsDeterministic)
         EXPECT_EQ(a, b) << scheme;
     }
 }
+
+TEST_F(CompressionTest, QuantizedBetaTermScalesWithTheLaneWidth)
+{
+    // Reference requirement: in packet-level runs the beta term scales by w/16 (w: the
+    // aggregation lane bits on the wire) and the alpha term does not. The slope of the
+    // communication time over d (beta) of 4-bit quantization on 4 workers (w = 8) is
+    // half BF16's; the constant parts cancel in the difference of two sizes.
+    auto comm = [this](Ptr<GradientCodec> c, uint64_t d) {
+        Time t = Exchange(c, 4, d, nullptr, DataRate("10Gbps"))->GetExchangeRecord().communication;
+        Simulator::Destroy();
+        return t.GetSeconds();
+    };
+    double bf16 = comm(CreateObject<Bf16Codec>(), 131072) - comm(CreateObject<Bf16Codec>(), 65536);
+    double quant = comm(CreateObject<QuantizationCodec>(), 131072) -
+                   comm(CreateObject<QuantizationCodec>(), 65536);
+    EXPECT_NEAR(quant / bf16, 8.0 / 16.0, 0.01);
+}
+
+TEST(GradientCodecTest, TopKUsesThirtyTwoBitIndicesAboveSixtyFiveThousandCoordinates)
+{
+    Ptr<TopKCodec> t = CreateObject<TopKCodec>();
+    t->SetAttribute("Density", DoubleValue(0.001));
+    const uint64_t d = 70000;
+    t->Configure(d, 4);
+    EXPECT_EQ(t->GetIndexBits(), 32u);
+    EXPECT_EQ(t->GetK(), 70u);
+    // 70 entries of 6 bytes = 105 words per worker.
+    EXPECT_EQ(t->GetRoundBytes().at(0), 4u * 4 * 105);
+    Eigen::VectorXf x = TestVector(d, 5);
+    x[69999] = 1.0f; // the largest coordinate sits above index 65535
+    Eigen::VectorXf y = t->RoundTrip(x);
+    EXPECT_EQ(y[69999], 1.0f);
+    EXPECT_LE((x - y).cwiseAbs().maxCoeff(), t->GetRoundTripBound(x));
+}
