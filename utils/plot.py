@@ -3,7 +3,7 @@
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
 KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
-checkmate-recovery, training-cluster.
+checkmate-recovery, training-cluster, compression-utility.
 """
 import json
 import sys
@@ -172,7 +172,43 @@ def training_cluster(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def compression_utility(doc, out, plt):
+    """Time to target accuracy vs link bandwidth per scheme (left), and the same
+    relative to the BF16 baseline (middle) and to FP32 (right, labelled)."""
+    rows = doc["rows"]
+    schemes = []
+    for r in rows:
+        if r["scheme"] not in schemes:
+            schemes.append(r["scheme"])
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for s in schemes:
+        pts = [r for r in rows if r["scheme"] == s and r["time_to_target_s"] is not None]
+        bw = [r["bandwidth_gbps"] for r in pts]
+        style = "k--" if s == "bf16" else (":" if s == "fp32" else "-")
+        axes[0].plot(bw, [1e3 * r["time_to_target_s"] for r in pts], style, marker="o", label=s)
+        for ax, key in ((axes[1], "tta_vs_bf16"), (axes[2], "tta_vs_fp32")):
+            q = [r for r in pts if r.get(key) is not None]
+            ax.plot([r["bandwidth_gbps"] for r in q], [r[key] for r in q], style, marker="o",
+                    label=s)
+    axes[0].set_ylabel("time to target accuracy (ms, simulated)")
+    axes[1].set_ylabel("TTA / TTA(BF16)   (< 1: compression helps)")
+    axes[2].set_ylabel("TTA / TTA(FP32)   (FP32 baseline: flattering)")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("link bandwidth (Gb/s)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    for ax in axes[1:]:
+        ax.axhline(1.0, color="gray", lw=1)
+    r0 = rows[0]
+    fig.suptitle(f'{r0["workers"]} workers, {r0["parameters"]} parameters, packet-level '
+                 f'ideal switch, real training', fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 PLOTS = {
+    "compression-utility": compression_utility,
     "collective-validation": collective_validation,
     "railonly-cost": railonly_cost,
     "topoopt-cluster": topoopt_cluster,

@@ -341,6 +341,12 @@ DataParallelTrainer::GetModel() const
     return m_model;
 }
 
+Ptr<MessageTransport>
+DataParallelTrainer::GetTransport() const
+{
+    return m_transport;
+}
+
 const ObjectFactory&
 DataParallelTrainer::GetOptimizerFactory() const
 {

@@ -135,6 +135,8 @@ public:
     const std::vector<uint32_t>& GetWorkers() const;
     /// \return the model
     Ptr<RealModel> GetModel() const;
+    /// \return the transport bound by Setup
+    Ptr<MessageTransport> GetTransport() const;
     /// \return the optimizer factory
     const ObjectFactory& GetOptimizerFactory() const;
     /// \return the gradient payload of one all-reduce (4 x parameters, bytes)

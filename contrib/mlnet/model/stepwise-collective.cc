@@ -336,6 +336,12 @@ StepwiseCollective::DoStart()
 }
 
 void
+StepwiseCollective::ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* src) const
+{
+    dst += Eigen::Map<const Eigen::VectorXf>(src, dst.size());
+}
+
+void
 StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
 {
     const Step& step = m_program[m][c][m_cursor[m][c]];
@@ -411,9 +417,7 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
                 auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
                 if (r.reduce)
                 {
-                    dst += Eigen::Map<const Eigen::VectorXf>(
-                        reinterpret_cast<const float*>(msg.data->data()),
-                        static_cast<Eigen::Index>(r.seg.length));
+                    ReduceSegment(dst, reinterpret_cast<const float*>(msg.data->data()));
                 }
                 else
                 {

@@ -156,6 +156,14 @@ protected:
     virtual Eigen::VectorXf MakeWorkBuffer(uint32_t member) const;
     /// \brief Turn member m's buffer into its output (default: the buffer is the output).
     virtual void FinishMember(uint32_t member);
+    /**
+     * \brief Reduce a received segment into the buffer (real payloads): dst += src by
+     * default. Override for packed formats whose 32-bit words are not floats (e.g.
+     * two bf16 values or integer lanes per word, see PackedRingAllReduce).
+     * \param dst the receiver's buffer segment
+     * \param src the received words (dst.size() of them)
+     */
+    virtual void ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* src) const;
 
 private:
     Program CheckedProgram() const;
