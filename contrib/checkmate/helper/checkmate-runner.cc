@@ -308,16 +308,10 @@ RunMode(const CheckmateRunConfig& c,
         if (w != workerStates.end() && s != shadowStates.end())
         {
             matches[it] = SameCheckpoint(w->second, s->second);
-            if (getenv("CM_DEBUG"))
+            if (!matches[it])
             {
-                std::cerr << "it " << it << " step " << w->second.step << "/" << s->second.step
-                          << " dp " << (w->second.params - s->second.params).cwiseAbs().maxCoeff();
-                for (size_t v = 0; v < w->second.state.size(); ++v)
-                {
-                    std::cerr << " ds" << v << " "
-                              << (w->second.state[v] - s->second.state[v]).cwiseAbs().maxCoeff();
-                }
-                std::cerr << std::endl;
+                NS_LOG_WARN("iteration " << it << ": shadow differs from the workers (step "
+                                         << w->second.step << " vs " << s->second.step << ")");
             }
             workerStates.erase(w);
             shadowStates.erase(s);
