@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <numeric>
 #include <sstream>
@@ -516,6 +517,10 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         report.CloseSimulation();
         Simulator::Destroy();
         results.push_back(r);
+        // Progress: full-size models take minutes per fabric.
+        std::cerr << "[" << results.size() << "] " << profile.GetName() << " on " << fabric
+                  << ": iteration " << (r.iterationS.empty() ? 0.0 : r.iterationS.back())
+                  << " s (analytical " << r.analyticalIterationS << " s)" << std::endl;
     }
     return results;
 }
