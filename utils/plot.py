@@ -3,7 +3,7 @@
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
 KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
-checkmate-recovery, training-cluster, compression-utility.
+checkmate-recovery, training-cluster, compression-utility, railonly-llm.
 """
 import json
 import sys
@@ -125,6 +125,57 @@ def checkmate_recovery(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+def iteration_bars(ax, rows, names, model_label):
+    """Packet-level and analytical iteration time side by side, one pair per row."""
+    xs = list(range(len(rows)))
+    w = 0.38
+    ax.bar([x - w / 2 for x in xs], [1e3 * r["iteration_s"] for r in rows], w,
+           label="packet-level")
+    ax.bar([x + w / 2 for x in xs], [1e3 * r["analytical_iteration_s"] for r in rows], w,
+           label=model_label)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel("iteration time (ms)")
+    ax.legend(fontsize=8)
+    ax.set_title("iteration time")
+
+
+def link_class_bars(ax, rows, names):
+    """Wire bytes stacked by link class, one bar per row."""
+    xs = list(range(len(rows)))
+    classes = []
+    for r in rows:
+        for k in r.get("bytes_by_link_class", {}):
+            if k not in classes:
+                classes.append(k)
+    bottom = [0.0] * len(rows)
+    for k in classes:
+        v = [r.get("bytes_by_link_class", {}).get(k, 0) / 1e6 for r in rows]
+        ax.bar(xs, v, 0.6, bottom=bottom, label=k)
+        bottom = [p + q for p, q in zip(bottom, v)]
+    ax.set_xticks(xs)
+    ax.set_xticklabels(names, fontsize=8)
+    ax.set_ylabel("wire bytes per run (MB)")
+    ax.legend(fontsize=7)
+    ax.set_title("bytes by link class")
+
+
+def railonly_llm(doc, out, plt):
+    """GPT/MoE iteration on rail-only, rail-optimized and fat-tree (and failures):
+    packet-level vs closed form, and where the bytes went."""
+    rows = doc["rows"]
+    names = [r["fabric"] + ("" if r.get("failure", "none") == "none" else "\n" + r["failure"])
+             for r in rows]
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
+    iteration_bars(a, rows, names, "Megatron closed form")
+    link_class_bars(b, rows, names)
+    r0 = rows[0]
+    fig.suptitle(f'{r0.get("model", "")}: {r0.get("gpus", "")} GPUs, TP {r0.get("tp", "")} '
+                 f'PP {r0.get("pp", "")} DP {r0.get("dp", "")}')
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 def training_cluster(doc, out, plt):
     """One job on each fabric: iteration time (packet-level and alpha-beta), network
     cost and power, and wire bytes by link class."""
@@ -132,15 +183,8 @@ def training_cluster(doc, out, plt):
     names = [r["fabric"] for r in rows]
     xs = list(range(len(rows)))
     fig, (a, b, c) = plt.subplots(1, 3, figsize=(13, 4.2))
+    iteration_bars(a, rows, names, "alpha-beta twin")
     w = 0.38
-    a.bar([x - w / 2 for x in xs], [1e3 * r["iteration_s"] for r in rows], w, label="packet-level")
-    a.bar([x + w / 2 for x in xs], [1e3 * r["analytical_iteration_s"] for r in rows], w,
-          label="alpha-beta twin")
-    a.set_xticks(xs)
-    a.set_xticklabels(names)
-    a.set_ylabel("iteration time (ms)")
-    a.legend(fontsize=8)
-    a.set_title("iteration time")
     b.bar([x - w / 2 for x in xs], [r["cost_usd"] / 1e3 for r in rows], w, label="cost (k USD)")
     b2 = b.twinx()
     b2.bar([x + w / 2 for x in xs], [r["power_w"] for r in rows], w, color="tab:red",
@@ -150,21 +194,7 @@ def training_cluster(doc, out, plt):
     b.set_ylabel("network cost (k USD)")
     b2.set_ylabel("network power (W)", color="tab:red")
     b.set_title("cost (blue) and power (red), rail table")
-    classes = []
-    for r in rows:
-        for k in r.get("bytes_by_link_class", {}):
-            if k not in classes:
-                classes.append(k)
-    bottom = [0.0] * len(rows)
-    for k in classes:
-        v = [r.get("bytes_by_link_class", {}).get(k, 0) / 1e6 for r in rows]
-        c.bar(xs, v, 0.6, bottom=bottom, label=k)
-        bottom = [p + q for p, q in zip(bottom, v)]
-    c.set_xticks(xs)
-    c.set_xticklabels(names)
-    c.set_ylabel("wire bytes per run (MB)")
-    c.legend(fontsize=7)
-    c.set_title("bytes by link class")
+    link_class_bars(c, rows, names)
     search = doc.get("search", {})
     fig.suptitle(f'{search.get("model", "")} x{search.get("scale", "")} on '
                  f'{rows[0].get("gpus", "") if rows else ""} GPUs')
@@ -214,6 +244,7 @@ PLOTS = {
     "topoopt-cluster": topoopt_cluster,
     "checkmate-recovery": checkmate_recovery,
     "training-cluster": training_cluster,
+    "railonly-llm": railonly_llm,
 }
 
 
