@@ -90,60 +90,46 @@ MegatronMapper::GetStage(uint32_t rank) const
 }
 
 std::vector<std::vector<uint32_t>>
-MegatronMapper::GetTpGroups() const
+MegatronMapper::GroupsAlong(uint32_t axis) const
 {
+    // Axes: 0 = tp, 1 = dp, 2 = pp. A group varies `axis` only; groups are ordered by
+    // the other two axes, the slower one outermost.
+    const uint32_t size[3] = {m_tp, m_dp, m_pp};
+    const uint32_t inner = axis == 0 ? 1 : 0;
+    const uint32_t outer = axis == 2 ? 1 : 2;
     std::vector<std::vector<uint32_t>> groups;
-    for (uint32_t pp = 0; pp < m_pp; ++pp)
+    uint32_t idx[3] = {0, 0, 0};
+    for (idx[outer] = 0; idx[outer] < size[outer]; ++idx[outer])
     {
-        for (uint32_t dp = 0; dp < m_dp; ++dp)
+        for (idx[inner] = 0; idx[inner] < size[inner]; ++idx[inner])
         {
             std::vector<uint32_t> g;
-            for (uint32_t tp = 0; tp < m_tp; ++tp)
+            for (idx[axis] = 0; idx[axis] < size[axis]; ++idx[axis])
             {
-                g.push_back(GetRank(tp, dp, pp));
+                g.push_back(GetRank(idx[0], idx[1], idx[2]));
             }
             groups.push_back(g);
         }
     }
     return groups;
+}
+
+std::vector<std::vector<uint32_t>>
+MegatronMapper::GetTpGroups() const
+{
+    return GroupsAlong(0);
 }
 
 std::vector<std::vector<uint32_t>>
 MegatronMapper::GetDpGroups() const
 {
-    std::vector<std::vector<uint32_t>> groups;
-    for (uint32_t pp = 0; pp < m_pp; ++pp)
-    {
-        for (uint32_t tp = 0; tp < m_tp; ++tp)
-        {
-            std::vector<uint32_t> g;
-            for (uint32_t dp = 0; dp < m_dp; ++dp)
-            {
-                g.push_back(GetRank(tp, dp, pp));
-            }
-            groups.push_back(g);
-        }
-    }
-    return groups;
+    return GroupsAlong(1);
 }
 
 std::vector<std::vector<uint32_t>>
 MegatronMapper::GetPpGroups() const
 {
-    std::vector<std::vector<uint32_t>> groups;
-    for (uint32_t dp = 0; dp < m_dp; ++dp)
-    {
-        for (uint32_t tp = 0; tp < m_tp; ++tp)
-        {
-            std::vector<uint32_t> g;
-            for (uint32_t pp = 0; pp < m_pp; ++pp)
-            {
-                g.push_back(GetRank(tp, dp, pp));
-            }
-            groups.push_back(g);
-        }
-    }
-    return groups;
+    return GroupsAlong(2);
 }
 
 std::vector<uint32_t>

@@ -88,6 +88,8 @@ public:
     uint32_t GetNGpus() const;
 
 private:
+    /// \return the groups of ranks that differ only along axis (0 tp, 1 dp, 2 pp)
+    std::vector<std::vector<uint32_t>> GroupsAlong(uint32_t axis) const;
     uint32_t m_tp{1};
     uint32_t m_pp{1};
     uint32_t m_dp{1};
