@@ -37,6 +37,7 @@ PatchPanelDelay()
 {
     return Seconds(120);
 }
+
 constexpr double kOcsLossDb = 2.0;
 constexpr double kPatchPanelLossDb = 0.5;
 } // namespace
