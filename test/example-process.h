@@ -26,15 +26,19 @@ struct ExampleRun
     std::string err; //!< everything written to stderr
 };
 
-/// \brief Run build/examples/<name>/<name> with flags; capture stdout and stderr.
+/**
+ * \brief Run build/examples/<name>/<name> with flags; capture stdout and stderr.
+ * A launcher (e.g. "mpirun -np 2") goes in front of the program.
+ */
 inline ExampleRun
-RunExample(const std::string& name, const std::string& flags)
+RunExample(const std::string& name, const std::string& flags, const std::string& launcher = "")
 {
     std::string bin = std::string(MLNET_BUILD_DIR) + "/examples/" + name + "/" + name;
     // ctest runs test cases in parallel processes: one stderr file per process.
     std::string errFile =
         ::testing::TempDir() + "/" + name + "-stderr-" + std::to_string(getpid()) + ".txt";
-    std::string command = bin + " " + flags + " 2>" + errFile;
+    std::string command =
+        (launcher.empty() ? "" : launcher + " ") + bin + " " + flags + " 2>" + errFile;
     ExampleRun e{};
     FILE* pipe = popen(command.c_str(), "r");
     std::array<char, 4096> buf{};

@@ -142,7 +142,8 @@ echo "build-ns3: ns-3 sources in $nsdir"
 # does not depend on this CPU.) Python is not looked for: without bindings it would only
 # add its include folder to the exported targets.
 build=$srcroot/build
-rm -rf "$build"
+# An interrupted build resumes where it stopped; --force starts from scratch.
+if [ $force -eq 1 ]; then rm -rf "$build"; fi
 modules="core;network;internet;point-to-point;traffic-control;applications;flow-monitor;stats;mpi"
 t_build=$(date +%s)
 nice -n 10 cmake -S "$nsdir" -B "$build" \

@@ -1,5 +1,6 @@
 #include "collective-runner.h"
 
+#include "distributed-session.h"
 #include "fabric-options.h"
 
 #include "ns3/alpha-beta-model.h"
@@ -51,6 +52,12 @@ CollectiveRunResult::ToJson() const
     row["bytes_by_link_class"] = bytesByLinkClass;
     row["events"] = events;
     row["wall_s"] = wallS;
+    nlohmann::json ends = nlohmann::json::array();
+    for (const Time& t : memberEnds)
+    {
+        ends.push_back(t.GetPicoSeconds());
+    }
+    row["member_end_ps"] = ends;
     if (realCorrect >= 0)
     {
         row["real_result_exact"] = realCorrect == 1;
@@ -80,91 +87,144 @@ CollectiveRunner::CreateTransport(const std::string& name)
 CollectiveRunResult
 CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
 {
+    std::vector<uint32_t> all(cluster->GetNRanks());
+    for (uint32_t i = 0; i < all.size(); ++i)
+    {
+        all[i] = i;
+    }
+    return RunGroups(cluster, options, {all}).front();
+}
+
+std::vector<CollectiveRunResult>
+CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
+                            const CollectiveRunOptions& options,
+                            const std::vector<std::vector<uint32_t>>& communicators)
+{
     uint64_t bytes = ParseByteSize(options.bytes);
+    if (communicators.empty())
+    {
+        throw std::invalid_argument("no communicator to run the " + options.collective + " on");
+    }
+    if (options.real && bytes % 4 != 0)
+    {
+        throw std::invalid_argument("--real needs --bytes to be a multiple of 4 (floats)");
+    }
+    if (options.real && options.collective != "allreduce")
+    {
+        throw std::invalid_argument("--real checks all-reduce results; use "
+                                    "--collective=allreduce or drop --real");
+    }
     Ptr<MessageTransport> transport = CreateTransport(options.transport);
-    Ptr<Collective> collective = CollectiveFactory::Create(options.collective, options.algorithm);
     transport->Install(cluster);
-    uint32_t n = cluster->GetNRanks();
-    std::vector<uint32_t> ranks(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        ranks[i] = i;
-    }
-    collective->Setup(transport, ranks, bytes);
-
-    // Real payloads: small integers, so every sum is exact in float whatever the order.
-    Eigen::VectorXf expected;
-    if (options.real)
-    {
-        if (bytes % 4 != 0)
-        {
-            throw std::invalid_argument("--real needs --bytes to be a multiple of 4 (floats)");
-        }
-        if (options.collective != "allreduce")
-        {
-            throw std::invalid_argument("--real checks all-reduce results; use "
-                                        "--collective=allreduce or drop --real");
-        }
-        std::mt19937 gen(12345);
-        std::uniform_int_distribution<int> pick(-8, 8);
-        uint64_t floats = bytes / 4;
-        expected = Eigen::VectorXf::Zero(floats);
-        for (uint32_t m = 0; m < n; ++m)
-        {
-            Eigen::VectorXf v(floats);
-            for (uint64_t i = 0; i < floats; ++i)
-            {
-                v[i] = static_cast<float>(pick(gen));
-            }
-            expected += v;
-            collective->SetInput(m, v);
-        }
-    }
-
     Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
     model->SetCluster(cluster);
     model->SetPacketization(transport);
-    Time analytical = model->Predict(collective);
-    Time lockStep = model->PredictLockStep(collective);
+
+    struct Group
+    {
+        Ptr<Collective> collective;
+        Eigen::VectorXf expected; //!< exact all-reduce result (real payloads)
+        Time analytical;
+        Time lockStep;
+    };
+
+    std::vector<Group> groups(communicators.size());
+    std::mt19937 gen(12345);
+    uint32_t pending = static_cast<uint32_t>(groups.size());
+    for (size_t g = 0; g < groups.size(); ++g)
+    {
+        Group& group = groups[g];
+        group.collective = CollectiveFactory::Create(options.collective, options.algorithm);
+        group.collective->Setup(transport, communicators[g], bytes);
+        // Real payloads: small integers, so every sum is exact in float whatever the order.
+        if (options.real)
+        {
+            std::uniform_int_distribution<int> pick(-8, 8);
+            uint64_t floats = bytes / 4;
+            group.expected = Eigen::VectorXf::Zero(floats);
+            for (uint32_t m = 0; m < communicators[g].size(); ++m)
+            {
+                Eigen::VectorXf v(floats);
+                for (uint64_t i = 0; i < floats; ++i)
+                {
+                    v[i] = static_cast<float>(pick(gen));
+                }
+                group.expected += v;
+                group.collective->SetInput(m, v);
+            }
+        }
+        group.analytical = model->Predict(group.collective);
+        group.lockStep = model->PredictLockStep(group.collective);
+        group.collective->SetDoneCallback(
+            Callback<void, Ptr<Collective>>([cluster, &pending](Ptr<Collective>) {
+                if (--pending == 0)
+                {
+                    cluster->NotifyWorkloadDone();
+                }
+            }));
+    }
 
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
-    collective->SetDoneCallback(Callback<void, Ptr<Collective>>(
-        [cluster](Ptr<Collective>) { cluster->NotifyWorkloadDone(); }));
-    collective->Start();
+    for (Group& group : groups)
+    {
+        group.collective->Start();
+    }
     Simulator::Run();
-    CollectiveRunResult r;
-    r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-    r.events = Simulator::GetEventCount() - eventsBefore;
-    if (!collective->IsDone())
+    double wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+    // A distributed run: each process saw its own members and devices; merge them.
+    uint64_t events =
+        DistributedSession::SumAll({Simulator::GetEventCount() - eventsBefore}).front();
+    wallS = static_cast<double>(
+                DistributedSession::MaxAll({static_cast<int64_t>(wallS * 1e9)}).front()) *
+            1e-9;
+    DistributedSession::MergeLinkCounters(cluster);
+
+    std::vector<CollectiveRunResult> results;
+    for (Group& group : groups)
     {
-        throw std::runtime_error("the " + options.collective +
-                                 " did not finish: traffic was "
-                                 "lost for good (see the transport's counters)");
-    }
-    r.record = collective->GetRecord();
-    r.simulatedS = collective->GetDuration().GetSeconds();
-    r.analyticalS = analytical.GetSeconds();
-    r.lockStepS = lockStep.GetSeconds();
-    r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
-    // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
-    r.busBandwidthGbps =
-        (options.collective == "sendrecv"
-             ? bytes / r.simulatedS
-             : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, r.simulatedS)) *
-        8e-9;
-    r.linkBytes = cluster->GetTotalLinkBytes();
-    r.bytesByLinkClass = cluster->GetBytesByLinkClass();
-    if (options.real)
-    {
-        bool exact = true;
-        for (uint32_t m = 0; m < n && exact; ++m)
+        GatheredCollective gathered = DistributedSession::Gather(group.collective);
+        if (!gathered.done)
         {
-            exact = collective->GetOutput(m) == expected;
+            throw std::runtime_error("the " + options.collective +
+                                     " did not finish: traffic was "
+                                     "lost for good (see the transport's counters)");
         }
-        r.realCorrect = exact ? 1 : 0;
+        const uint32_t n = static_cast<uint32_t>(group.collective->GetRanks().size());
+        CollectiveRunResult r;
+        r.wallS = wallS;
+        r.events = events;
+        r.record = group.collective->GetRecord();
+        r.record.end = gathered.end;
+        r.memberEnds = gathered.memberEnds;
+        r.simulatedS = (gathered.end - gathered.start).GetSeconds();
+        r.analyticalS = group.analytical.GetSeconds();
+        r.lockStepS = group.lockStep.GetSeconds();
+        r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
+        // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
+        r.busBandwidthGbps =
+            (options.collective == "sendrecv"
+                 ? bytes / r.simulatedS
+                 : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, r.simulatedS)) *
+            8e-9;
+        r.linkBytes = cluster->GetTotalLinkBytes();
+        r.bytesByLinkClass = cluster->GetBytesByLinkClass();
+        if (options.real)
+        {
+            uint64_t wrong = 0;
+            for (uint32_t m = 0; m < n; ++m)
+            {
+                if (group.collective->IsLocalMember(m) &&
+                    group.collective->GetOutput(m) != group.expected)
+                {
+                    ++wrong;
+                }
+            }
+            r.realCorrect = DistributedSession::SumAll({wrong}).front() == 0 ? 1 : 0;
+        }
+        results.push_back(r);
     }
-    return r;
+    return results;
 }
 
 } // namespace ns3

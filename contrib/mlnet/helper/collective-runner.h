@@ -54,6 +54,7 @@ struct CollectiveRunResult
     uint64_t events{0};                               //!< simulator events of this run
     double wallS{0};                                  //!< wall seconds of this run (build excluded)
     int realCorrect{-1};                              //!< 1 exact, 0 wrong, -1 not checked
+    std::vector<Time> memberEnds; //!< when each member finished (all processes merged)
 
     /// \return the result as a JSON row (wall-clock fields under "wall_s" only)
     nlohmann::json ToJson() const;
@@ -77,6 +78,17 @@ public:
      * Throws std::invalid_argument for impossible combinations.
      */
     static CollectiveRunResult Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options);
+    /**
+     * \brief Run one collective per communicator, all started together, until all finish
+     * (e.g. one ring per rail). Each result has its own times and twin (the twin sees
+     * its collective alone); traffic, events and wall time are the run's, the same in
+     * every result. In a distributed run (DistributedSession) every process returns the
+     * merged results. Throws std::invalid_argument for impossible combinations.
+     */
+    static std::vector<CollectiveRunResult> RunGroups(
+        Ptr<Cluster> cluster,
+        const CollectiveRunOptions& options,
+        const std::vector<std::vector<uint32_t>>& communicators);
 };
 
 } // namespace ns3

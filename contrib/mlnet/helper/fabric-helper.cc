@@ -1,5 +1,6 @@
 #include "fabric-helper.h"
 
+#include "distributed-session.h"
 #include "flow-hash-routing-helper.h"
 
 #include "ns3/boolean.h"
@@ -161,6 +162,122 @@ FabricHelper::CreateNodes(uint32_t n) const
     return nodes;
 }
 
+void
+FabricHelper::SetPartitions(uint32_t n)
+{
+    if (n == 0)
+    {
+        throw std::invalid_argument("a fabric needs at least one partition, got 0");
+    }
+    m_partitions = n;
+}
+
+uint32_t
+FabricHelper::GetPartitions() const
+{
+    return m_partitions;
+}
+
+void
+FabricHelper::Place(Ptr<Node> node, uint32_t group, uint32_t groups)
+{
+    if (m_partitions == 1)
+    {
+        return;
+    }
+    if (groups < m_partitions)
+    {
+        throw std::invalid_argument("this fabric has " + std::to_string(groups) +
+                                    " groups (pods, leaves or HB domains) to split over " +
+                                    std::to_string(m_partitions) + " MPI processes; run at most " +
+                                    std::to_string(groups) + " processes or build a larger fabric");
+    }
+    NS_ASSERT(group < groups);
+    uint32_t partition = static_cast<uint32_t>(uint64_t(group) * m_partitions / groups);
+    node->SetAttribute("SystemId", UintegerValue(partition));
+    m_placed.insert(node->GetId());
+}
+
+void
+FabricHelper::Spread(Ptr<Node> node)
+{
+    if (m_partitions == 1)
+    {
+        return;
+    }
+    node->SetAttribute("SystemId", UintegerValue(m_nextSpread));
+    m_nextSpread = (m_nextSpread + 1) % m_partitions;
+    m_placed.insert(node->GetId());
+}
+
+void
+FabricHelper::CheckPlaced(Ptr<Node> node) const
+{
+    if (m_partitions > 1 && m_placed.count(node->GetId()) == 0)
+    {
+        throw std::invalid_argument("this fabric cannot be split over MPI processes (partitioning "
+                                    "covers the ideal switch, fat-trees and rail fabrics); run it "
+                                    "as one process");
+    }
+}
+
+void
+FabricHelper::FinishPartitions(Ptr<Cluster> cluster, FabricSpec& spec) const
+{
+    spec.partitions = m_partitions;
+    if (m_partitions == 1 && DistributedSession::IsEnabled())
+    {
+        throw std::invalid_argument("this fabric is built for one process but the program runs "
+                                    "as " +
+                                    std::to_string(DistributedSession::GetProcessCount()) +
+                                    " MPI processes; start it without mpirun");
+    }
+    if (DistributedSession::GetProcessCount() != m_partitions)
+    {
+        throw std::invalid_argument("the fabric is split into " + std::to_string(m_partitions) +
+                                    " partitions but the program runs as " +
+                                    std::to_string(DistributedSession::GetProcessCount()) +
+                                    " MPI process(es); start it with mpirun -np " +
+                                    std::to_string(m_partitions) +
+                                    " against the MPI-enabled ns-3 (./utils/build.sh --optimized)");
+    }
+    if (m_partitions == 1)
+    {
+        return;
+    }
+    std::vector<uint32_t> ranksIn(m_partitions, 0);
+    for (uint32_t r = 0; r < cluster->GetNRanks(); ++r)
+    {
+        ++ranksIn[cluster->GetRankNode(r)->GetSystemId()];
+    }
+    for (uint32_t p = 0; p < m_partitions; ++p)
+    {
+        if (ranksIn[p] == 0)
+        {
+            throw std::invalid_argument("MPI process " + std::to_string(p) +
+                                        " would hold no rank; run fewer processes");
+        }
+    }
+    Time lookahead = Time::Max();
+    for (const ClusterLink& l : cluster->GetLinks())
+    {
+        if (l.devA->GetNode()->GetSystemId() != l.devB->GetNode()->GetSystemId())
+        {
+            ++spec.cutLinks;
+            TimeValue delay;
+            l.devA->GetChannel()->GetAttribute("Delay", delay);
+            lookahead = std::min(lookahead, delay.Get());
+        }
+    }
+    spec.lookahead = spec.cutLinks ? lookahead : Time(0);
+    if (spec.cutLinks && lookahead.IsZero())
+    {
+        throw std::invalid_argument("a link between MPI processes has zero propagation delay, "
+                                    "which leaves ns-3's distributed simulator no lookahead; "
+                                    "give links a positive --delay");
+    }
+}
+
 uint32_t
 FabricHelper::Connect(Ptr<Cluster> cluster,
                       Ptr<Node> a,
@@ -169,6 +286,8 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
                       DataRate rate,
                       Time delay)
 {
+    CheckPlaced(a);
+    CheckPlaced(b);
     PointToPointHelper p2p;
     p2p.SetDeviceAttribute("DataRate", DataRateValue(rate.GetBitRate() ? rate : m_rate));
     p2p.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
@@ -309,6 +428,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     spec.linkDelay = m_delay;
     spec.mtu = m_mtu;
     spec.dataPath = m_dataPath;
+    FinishPartitions(cluster, spec);
     cluster->SetFabricSpec(spec);
     RoutePlanner planner(cluster);
     planner.Install();

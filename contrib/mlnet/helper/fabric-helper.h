@@ -22,6 +22,7 @@
 #include "ns3/queue-size.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,20 @@ public:
     void SetDataPath(const std::string& dataPath);
     /// \return the data path, "ipv4" or "fast"
     std::string GetDataPath() const;
+    /**
+     * \brief Split the fabric over `n` MPI processes (default 1: one process).
+     *
+     * Each node gets the system id of its partition, chosen by the subclass along its
+     * structure (a fat-tree's pods or leaves, a rail fabric's HB domains; shared
+     * switches such as spines and rail switches are dealt round-robin), so that ns-3's
+     * PointToPointHelper makes every link between partitions a remote channel. Use
+     * DistributedSession::GetProcessCount(): with n > 1, Install throws unless the
+     * program runs as n MPI processes, and for fabrics that cannot be split (torus,
+     * graph) or that have fewer groups than processes.
+     */
+    void SetPartitions(uint32_t n);
+    /// \return the number of partitions
+    uint32_t GetPartitions() const;
     /// \brief Set an extra attribute of every PointToPointNetDevice.
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
 
@@ -91,6 +106,15 @@ public:
 protected:
     /// Check the common parameters (throws std::invalid_argument).
     void ValidateCommon() const;
+    /**
+     * Put a node in the partition of group `group` out of `groups` equal groups (pods,
+     * leaves, HB domains): groups are dealt to partitions in contiguous blocks.
+     * Throws std::invalid_argument when there are fewer groups than partitions.
+     * Does nothing in a one-partition build. Call before the node's first Connect.
+     */
+    void Place(Ptr<Node> node, uint32_t group, uint32_t groups);
+    /// Put a shared node (spine, core, rail switch) in the next partition, round-robin.
+    void Spread(Ptr<Node> node);
     /// Create `n` nodes with the internet stack and FlowHashRouting.
     NodeContainer CreateNodes(uint32_t n) const;
     /// Join two nodes with a point-to-point link, register it, address it; returns link id.
@@ -117,6 +141,14 @@ protected:
     std::string m_dataPath{"ipv4"}; //!< "ipv4" or "fast"
 
 private:
+    /// Throw unless a node was placed (partitioned builds only).
+    void CheckPlaced(Ptr<Node> node) const;
+    /// Partition checks and the cut-link summary in the spec (Finish).
+    void FinishPartitions(Ptr<Cluster> cluster, FabricSpec& spec) const;
+
+    uint32_t m_partitions{1};    //!< MPI processes
+    uint32_t m_nextSpread{0};    //!< next partition of Spread
+    std::set<uint32_t> m_placed; //!< ids of the nodes given a partition
     uint32_t m_nextSubnet{0};
     std::map<uint32_t, Ipv4Address> m_firstAddress; //!< fast path: node id -> its "interface 1"
 };

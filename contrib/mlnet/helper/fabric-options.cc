@@ -1,5 +1,6 @@
 #include "fabric-options.h"
 
+#include "distributed-session.h"
 #include "fat-tree-helper.h"
 #include "graph-fabric-helper.h"
 #include "ideal-switch-helper.h"
@@ -163,19 +164,7 @@ FabricOptions::Build() const
         throw std::invalid_argument("unknown fabric '" + fabric +
                                     "'; valid: ideal, fattree, torus, mesh, graph");
     }
-    helper->SetLinkRate(ParseDataRate(rate));
-    helper->SetLinkDelay(ParseTime(delay));
-    helper->SetMtu(mtu);
-    // QueueSize's own parser aborts on bad text: check the form first.
-    static const std::regex queueForm(R"(^[1-9][0-9]{0,9}(p|B|KB|MB|KiB|MiB)$)");
-    if (!std::regex_match(queue, queueForm))
-    {
-        throw std::invalid_argument("queue '" + queue +
-                                    "' is not a queue size; write e.g. 1000p or 10MB");
-    }
-    helper->SetQueueSize(QueueSize(queue));
-    helper->SetSwitchEcn(ecn);
-    helper->SetDataPath(dataPath);
+    Configure(*helper);
     Ptr<Cluster> cluster = helper->Install();
     if (failLinks > 0)
     {
@@ -183,6 +172,26 @@ FabricOptions::Build() const
     }
     traces.Attach(cluster);
     return cluster;
+}
+
+void
+FabricOptions::Configure(FabricHelper& helper) const
+{
+    helper.SetLinkRate(ParseDataRate(rate));
+    helper.SetLinkDelay(ParseTime(delay));
+    helper.SetMtu(mtu);
+    // QueueSize's own parser aborts on bad text: check the form first.
+    static const std::regex queueForm(R"(^[1-9][0-9]{0,9}(p|B|KB|MB|KiB|MiB)$)");
+    if (!std::regex_match(queue, queueForm))
+    {
+        throw std::invalid_argument("queue '" + queue +
+                                    "' is not a queue size; write e.g. 1000p or 10MB");
+    }
+    helper.SetQueueSize(QueueSize(queue));
+    helper.SetSwitchEcn(ecn);
+    helper.SetDataPath(dataPath);
+    // Under mpirun (DistributedSession) the fabric is split over the processes.
+    helper.SetPartitions(DistributedSession::GetProcessCount());
 }
 
 std::vector<std::string>

@@ -8,6 +8,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/command-line.h"
+#include "ns3/fabric-helper.h"
 #include "ns3/trace-options.h"
 
 #include <string>
@@ -44,6 +45,12 @@ struct FabricOptions
      * Throws std::invalid_argument with a message naming the bad flag.
      */
     Ptr<Cluster> Build() const;
+    /**
+     * \brief Apply the link, queue, ECN, data-path flags and the MPI partition count
+     * (DistributedSession) to any fabric helper, e.g. one of another module's fabrics.
+     * Throws std::invalid_argument naming the bad flag.
+     */
+    void Configure(FabricHelper& helper) const;
     /// \return the link classes --failLinks may pick from on this fabric
     std::vector<std::string> FailableLinkClasses() const;
     /// \return a short label, e.g. "fattree(r=3)" or "torus(4x4)"

@@ -114,16 +114,26 @@ FatTreeHelper::Install()
     uint32_t u = k - d;
     uint32_t tors = (m_ranks + d - 1) / d;
 
+    // Distributed runs: a 2-tier tree is split by leaf (a ToR and its hosts), a 3-tier
+    // tree by pod; spines and cores are dealt round-robin, so every cut link is a
+    // ToR-spine or an aggregation-core link.
+    const uint32_t torsPerPod = k / 2;
+    const uint32_t pods = (tors + torsPerPod - 1) / torsPerPod;
+    auto groupOfTor = [&](uint32_t t) { return m_tiers == 2 ? t : t / torsPerPod; };
+    const uint32_t groups = m_tiers == 2 ? tors : pods;
+
     Ptr<Cluster> cluster = CreateObject<Cluster>();
     NodeContainer hosts = CreateNodes(m_ranks);
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
         cluster->AddRankNode(hosts.Get(r));
+        Place(hosts.Get(r), groupOfTor(r / d), groups);
     }
     NodeContainer torNodes = CreateNodes(tors);
     for (uint32_t t = 0; t < tors; ++t)
     {
         cluster->AddSwitchNode(torNodes.Get(t));
+        Place(torNodes.Get(t), groupOfTor(t), groups);
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
@@ -135,6 +145,7 @@ FatTreeHelper::Install()
         for (uint32_t s = 0; s < u; ++s)
         {
             cluster->AddSwitchNode(spines.Get(s));
+            Spread(spines.Get(s));
         }
         for (uint32_t t = 0; t < tors; ++t)
         {
@@ -146,17 +157,17 @@ FatTreeHelper::Install()
     }
     else
     {
-        uint32_t torsPerPod = k / 2;
-        uint32_t pods = (tors + torsPerPod - 1) / torsPerPod;
         NodeContainer aggs = CreateNodes(pods * u);
         NodeContainer cores = CreateNodes(u * (k / 2));
         for (uint32_t i = 0; i < aggs.GetN(); ++i)
         {
             cluster->AddSwitchNode(aggs.Get(i));
+            Place(aggs.Get(i), i / u, pods);
         }
         for (uint32_t i = 0; i < cores.GetN(); ++i)
         {
             cluster->AddSwitchNode(cores.Get(i));
+            Spread(cores.Get(i));
         }
         for (uint32_t t = 0; t < tors; ++t)
         {

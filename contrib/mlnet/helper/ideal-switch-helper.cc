@@ -25,8 +25,10 @@ IdealSwitchHelper::Install()
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
         cluster->AddRankNode(hosts.Get(r));
+        Place(hosts.Get(r), r, m_ranks); // distributed runs: hosts in blocks, the switch on 0
     }
     cluster->AddSwitchNode(sw.Get(0));
+    Spread(sw.Get(0));
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
         Connect(cluster, hosts.Get(r), sw.Get(0), "host-tor");

@@ -353,4 +353,19 @@ Cluster::ResetCounters()
     }
 }
 
+void
+Cluster::SetLinkCounters(uint32_t linkId,
+                         uint64_t bytesAtoB,
+                         uint64_t bytesBtoA,
+                         uint64_t packetsAtoB,
+                         uint64_t packetsBtoA)
+{
+    NS_ASSERT_MSG(linkId < m_links.size(), "no link " << linkId);
+    ClusterLink& l = m_links[linkId];
+    l.bytesAtoB = bytesAtoB;
+    l.bytesBtoA = bytesBtoA;
+    l.packetsAtoB = packetsAtoB;
+    l.packetsBtoA = packetsBtoA;
+}
+
 } // namespace ns3

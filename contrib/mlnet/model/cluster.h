@@ -55,6 +55,10 @@ struct FabricSpec
     std::string routing{"ecmp"}; //!< "ecmp" (flow-hash over shortest paths) or "dor"
     // Data path (FabricHelper::SetDataPath)
     std::string dataPath{"ipv4"}; //!< "ipv4" (Internet stack) or "fast" (FastForwarding)
+    // Distributed runs (FabricHelper::SetPartitions)
+    uint32_t partitions{1}; //!< MPI processes the nodes are split over
+    uint32_t cutLinks{0};   //!< links whose ends lie in different partitions
+    Time lookahead;         //!< smallest propagation delay of a cut link (0 if none)
 };
 
 /**
@@ -196,6 +200,16 @@ public:
     uint64_t GetTotalLinkBytes() const;
     /// \brief Zero every byte and packet counter.
     void ResetCounters();
+    /**
+     * \brief Overwrite one link's counters. Used to merge the counts of the processes
+     * of a distributed run (DistributedSession::MergeLinkCounters), each of which
+     * counted only what its own devices sent.
+     */
+    void SetLinkCounters(uint32_t linkId,
+                         uint64_t bytesAtoB,
+                         uint64_t bytesBtoA,
+                         uint64_t packetsAtoB,
+                         uint64_t packetsBtoA);
     /**
      * \brief Say that the workload running on this cluster has finished.
      * Runners and drivers call it; it fires the WorkloadDone trace, which lets

@@ -1,5 +1,6 @@
 #include "collective.h"
 
+#include "ns3/distributed-session.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
@@ -98,6 +99,17 @@ Collective::Setup(Ptr<MessageTransport> transport,
     m_ranks = ranks;
     m_bytes = bytes;
     m_memberDone.assign(ranks.size(), false);
+    m_memberEnd.assign(ranks.size(), Time(0));
+    // A distributed run (DistributedSession) gives every node the system id of its
+    // partition; only members on this process's nodes run here.
+    Ptr<Cluster> cluster = transport->GetCluster();
+    m_local.assign(ranks.size(), true);
+    m_localCount = 0;
+    for (uint32_t m = 0; m < ranks.size(); ++m)
+    {
+        m_local[m] = cluster->GetRankNode(ranks[m])->GetSystemId() == Simulator::GetSystemId();
+        m_localCount += m_local[m] ? 1 : 0;
+    }
 }
 
 void
@@ -146,6 +158,16 @@ Collective::Start()
                                             " has no input; call SetInput for every member");
             }
         }
+        uint32_t mtu = m_transport->GetCluster()->GetFabricSpec().mtu;
+        if (DistributedSession::IsEnabled() && mtu > DistributedSession::kMaxRealPayloadMtu)
+        {
+            throw std::invalid_argument(
+                "real payloads cross MPI processes in ns-3 messages of at most 2000 bytes; "
+                "MTU " +
+                std::to_string(mtu) + " frames do not fit: use --mtu=" +
+                std::to_string(DistributedSession::kMaxRealPayloadMtu) +
+                " or less, or virtual payloads");
+        }
     }
     m_started = true;
     m_start = Simulator::Now();
@@ -167,6 +189,10 @@ Collective::SendToMember(uint32_t fromMember,
                          uint64_t bytes,
                          MessageBytes data)
 {
+    if (!m_local[fromMember])
+    {
+        return;
+    }
     m_transport->Send(m_ranks[fromMember], m_ranks[toMember], m_channel, tag, bytes, data);
 }
 
@@ -188,13 +214,14 @@ void
 Collective::MemberDone(uint32_t member)
 {
     NS_ASSERT(member < m_memberDone.size());
-    if (m_memberDone[member])
+    if (m_memberDone[member] || !m_local[member])
     {
         return;
     }
     m_memberDone[member] = true;
+    m_memberEnd[member] = Simulator::Now();
     m_memberDoneTrace(member, Simulator::Now());
-    if (++m_doneCount == m_ranks.size())
+    if (++m_doneCount == m_localCount)
     {
         m_done = true;
         m_end = Simulator::Now();
@@ -212,6 +239,27 @@ bool
 Collective::IsDone() const
 {
     return m_done;
+}
+
+bool
+Collective::IsLocalMember(uint32_t member) const
+{
+    NS_ASSERT_MSG(member < m_local.size(), "Setup first; member out of range");
+    return m_local[member];
+}
+
+bool
+Collective::IsMemberDone(uint32_t member) const
+{
+    NS_ASSERT_MSG(member < m_memberDone.size(), "Setup first; member out of range");
+    return m_memberDone[member];
+}
+
+Time
+Collective::GetMemberEnd(uint32_t member) const
+{
+    NS_ASSERT_MSG(member < m_memberEnd.size(), "Setup first; member out of range");
+    return m_memberEnd[member];
 }
 
 CollectiveRecord

@@ -129,8 +129,20 @@ public:
     /// \brief Start now (all members start together).
     void Start();
 
-    /// \return true once every member finished
+    /**
+     * \return true once every member finished. In a distributed run (DistributedSession)
+     * this process knows only its local members: true once every local member finished.
+     */
     bool IsDone() const;
+    /**
+     * \return whether a member runs in this process: its rank's node belongs to this
+     * process's partition (always true unless the run is distributed over MPI)
+     */
+    bool IsLocalMember(uint32_t member) const;
+    /// \return whether a member finished (in this process)
+    bool IsMemberDone(uint32_t member) const;
+    /// \return the time a member finished (zero until it does)
+    Time GetMemberEnd(uint32_t member) const;
     /// \return the record (start, end, bytes, ...)
     CollectiveRecord GetRecord() const;
     /// \return end - start
@@ -157,7 +169,10 @@ protected:
     /// Subclass hook: a message for this collective arrived.
     virtual void HandleMessage(const Message& msg) = 0;
 
-    /// Send from member to member on this collective's channel.
+    /**
+     * Send from member to member on this collective's channel. A member that is not
+     * local (IsLocalMember) sends nothing: its own process runs it.
+     */
     void SendToMember(uint32_t fromMember,
                       uint32_t toMember,
                       uint32_t tag,
@@ -182,7 +197,10 @@ private:
 
     uint32_t m_channel{0};
     std::vector<bool> m_memberDone;
-    uint32_t m_doneCount{0};
+    std::vector<Time> m_memberEnd; //!< finish time per member
+    std::vector<bool> m_local;     //!< member's node is in this process's partition
+    uint32_t m_localCount{0};      //!< members local to this process
+    uint32_t m_doneCount{0};       //!< local members finished
     Time m_start;
     Time m_end;
     bool m_started{false};

@@ -16,6 +16,11 @@
  * flow takes the path it takes on the IPv4 path. The switch queue is the
  * device's DropTail queue, as on the IPv4 path, which has no queue disc on switches.
  *
+ * Simultaneous arrivals. Frames that reach a node at the same instant are handled in
+ * ns-3's event order, which depends on how the run is split over MPI processes. With
+ * OrderSimultaneousArrivals they are handled in device order instead, which does not:
+ * what makes a distributed run (DistributedSession) reproduce one process exactly.
+ *
  * Left out: TTL (tables are loop-free), ECN marking (needs a queue disc; fast
  * fabrics refuse SetSwitchEcn), multicast, anything but unicast to a rank.
  */
@@ -31,6 +36,7 @@
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
 
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -103,8 +109,14 @@ private:
                  const Address& from,
                  const Address& to,
                  NetDevice::PacketType type);
+    /// Forward or deliver one received frame.
+    void Handle(Ptr<Packet> packet);
+    /// Handle this instant's frames in device order (OrderSimultaneousArrivals).
+    void HandleArrivals();
 
     uint32_t m_seed{0};
+    bool m_ordered{false}; //!< attribute OrderSimultaneousArrivals
+    std::vector<std::pair<uint32_t, Ptr<Packet>>> m_arrivals; //!< this instant's frames
     uint32_t m_rank;
     std::vector<std::vector<Ptr<NetDevice>>> m_next;
     DeliverCallback m_deliver;

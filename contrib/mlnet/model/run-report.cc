@@ -1,5 +1,6 @@
 #include "run-report.h"
 
+#include "ns3/distributed-session.h"
 #include "ns3/log.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -190,6 +191,11 @@ void
 RunReport::Stop()
 {
     m_frozen = MeasureCost();
+    // A distributed run: events of all processes, wall time of the slowest one.
+    m_frozen.events = DistributedSession::SumAll({m_frozen.events}).front();
+    m_frozen.wallSeconds =
+        DistributedSession::MaxAll({static_cast<int64_t>(m_frozen.wallSeconds * 1e9)}).front() *
+        1e-9;
     m_stopped = true;
 }
 
@@ -387,6 +393,11 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
     {
         Stop();
     }
+    // A distributed run: every process holds the merged results; one writes them.
+    if (!DistributedSession::IsRoot())
+    {
+        return;
+    }
     Print(os);
     if (!json.empty())
     {
@@ -409,6 +420,8 @@ RunReport::Main(const std::function<void()>& body)
     }
     catch (const std::exception& e)
     {
+        // Under mpirun every process meets the same mistake and says it: mpirun stops
+        // the job when the first one exits, so no single process is sure to be heard.
         std::cerr << "error: " << e.what() << std::endl;
         return 1;
     }
@@ -573,6 +586,12 @@ RunReport::ToJson(const FabricSpec& spec)
         j["wrap"] = spec.wrap;
     }
     j["routing"] = spec.routing;
+    if (spec.partitions > 1)
+    {
+        j["partitions"] = spec.partitions;
+        j["cut_links"] = spec.cutLinks;
+        j["lookahead_us"] = Microseconds(spec.lookahead);
+    }
     return j;
 }
 

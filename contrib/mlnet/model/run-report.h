@@ -103,7 +103,8 @@ public:
     /**
      * \brief End of a scenario: Stop (unless stopped), print the table and the cost
      * footer to os, then write the JSON and CSV documents where a path is given and
-     * name them ("results: <path>").
+     * name them ("results: <path>"). In a distributed run only MPI rank 0 prints and
+     * writes (every process holds the same merged rows).
      */
     void Finish(std::ostream& os, const std::string& json, const std::string& csv = "");
 

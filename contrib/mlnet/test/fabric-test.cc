@@ -7,6 +7,7 @@
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
+#include "ns3/node-list.h"
 #include "ns3/route-planner.h"
 #include "ns3/socket.h"
 #include "ns3/torus-helper.h"
@@ -308,6 +309,56 @@ TEST_F(FabricTest, BadInputIsRejectedWithAMessage)
     GraphFabricHelper badRate;
     badRate.SetJson(R"({"ranks": 2, "links": [{"a": "r0", "b": "r1", "rate": "fast"}]})");
     EXPECT_THROW(badRate.Install(), std::invalid_argument);
+}
+
+// Partitions for distributed runs. In one process a split fabric is refused (it needs
+// mpirun -np N), but the placement is done by then: a 2-tier fat-tree of 16 ranks at
+// radix 8 (4 leaves of 4 hosts, 4 spines) over 2 processes puts leaves 0-1 with their
+// hosts on process 0, leaves 2-3 on 1, and deals the spines 0, 1, 0, 1.
+TEST_F(FabricTest, PartitionsFollowLeavesAndNeedMatchingProcesses)
+{
+    FatTreeHelper ft(16);
+    ft.SetRadix(8);
+    ft.SetPartitions(2);
+    try
+    {
+        ft.Install();
+        FAIL() << "a 2-partition fabric in one process must be refused";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("mpirun -np 2"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(NodeList::GetNNodes(), 16u + 4 + 4);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        EXPECT_EQ(NodeList::GetNode(r)->GetSystemId(), r < 8 ? 0u : 1u) << "host " << r;
+    }
+    const uint32_t leaves[] = {0, 0, 1, 1};
+    const uint32_t spines[] = {0, 1, 0, 1};
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(NodeList::GetNode(16 + i)->GetSystemId(), leaves[i]) << "leaf " << i;
+        EXPECT_EQ(NodeList::GetNode(20 + i)->GetSystemId(), spines[i]) << "spine " << i;
+    }
+    Simulator::Destroy();
+
+    TorusHelper torus({2, 2});
+    torus.SetPartitions(2);
+    EXPECT_THROW(torus.Install(), std::invalid_argument); // no partitioning for a torus
+    Simulator::Destroy();
+    IdealSwitchHelper star(4);
+    star.SetPartitions(8);
+    try
+    {
+        star.Install();
+        FAIL() << "4 hosts cannot feed 8 processes";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("4 groups"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(star.SetPartitions(0), std::invalid_argument);
 }
 
 // Oversubscription 3 at radix 8: 6 hosts and 2 uplinks per ToR.

@@ -155,6 +155,15 @@ RailFabricHelper::BuildDomains()
     {
         cluster->AddRankNode(m_gpus.Get(r));
     }
+    // Distributed runs: split by HB domain (its GPUs and NVSwitch together, so NVLink
+    // never crosses processes); rail and spine switches are dealt round-robin.
+    for (uint32_t d = 0; d < m_domains; ++d)
+    {
+        for (uint32_t i = 0; i < m_domainSize; ++i)
+        {
+            Place(m_gpus.Get(GetRank(d, i)), d, m_domains);
+        }
+    }
     if (m_domainSize < 2)
     {
         return cluster; // a 1-GPU domain has no NVSwitch
@@ -163,6 +172,7 @@ RailFabricHelper::BuildDomains()
     for (uint32_t d = 0; d < m_domains; ++d)
     {
         cluster->AddSwitchNode(nvs.Get(d));
+        Place(nvs.Get(d), d, m_domains);
         m_nvSwitchIds.push_back(nvs.Get(d)->GetId());
         for (uint32_t i = 0; i < m_domainSize; ++i)
         {
@@ -191,6 +201,7 @@ RailFabricHelper::BuildLeafSpine(Ptr<Cluster> cluster,
     {
         Ptr<Node> leaf = leafNodes.Get(l);
         cluster->AddSwitchNode(leaf);
+        Spread(leaf);
         m_railOfSwitch[leaf->GetId()] = leafRail;
         m_switchIdsByTier[0].push_back(leaf->GetId());
         out.push_back(leaf);
@@ -207,6 +218,7 @@ RailFabricHelper::BuildLeafSpine(Ptr<Cluster> cluster,
     for (uint32_t s = 0; s < spines; ++s)
     {
         cluster->AddSwitchNode(spineNodes.Get(s));
+        Spread(spineNodes.Get(s));
         if (spineRail != UINT32_MAX)
         {
             m_railOfSwitch[spineNodes.Get(s)->GetId()] = spineRail;

@@ -101,6 +101,7 @@ RailOptimizedHelper::Install()
     for (uint32_t s = 0; s < spines; ++s)
     {
         cluster->AddSwitchNode(spineNodes.Get(s));
+        Spread(spineNodes.Get(s));
         m_switchIdsByTier[1].push_back(spineNodes.Get(s)->GetId());
     }
     uint32_t next = 0;
