@@ -420,9 +420,15 @@ RunReport::Main(const std::function<void()>& body)
     }
     catch (const std::exception& e)
     {
-        // Under mpirun every process meets the same mistake and says it: mpirun stops
-        // the job when the first one exits, so no single process is sure to be heard.
-        std::cerr << "error: " << e.what() << std::endl;
+        // Under mpirun every process meets the same mistake and says it (mpirun stops
+        // the job when the first one exits, so no single process is sure to be heard),
+        // each in one write, so that their lines do not interleave.
+        std::string line = "error: " + std::string(e.what()) + "\n";
+        std::cerr.flush();
+        if (::write(STDERR_FILENO, line.data(), line.size()) < 0)
+        {
+            std::cerr << line;
+        }
         return 1;
     }
     return 0;
