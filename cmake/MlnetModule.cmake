@@ -1,14 +1,27 @@
 # mlnet_module(NAME <name> LIBS <ns3 targets...> DEPS <other contrib modules...>)
-# Builds contrib/<name> as a shared library libmlnet-<name>.so from model/*.cc and
-# helper/*.cc, with model/ and helper/ headers visible as "ns3/<file>.h" the way
-# ns-3's own modules are included. Its tests (test/*-test.cc) become one GoogleTest
-# binary registered with ctest.
+# Builds contrib/<name> as a shared library libmlnet-<name>.so from the .cc files of
+# model/ and helper/ and their subfolders (a large module's model/ has one subfolder
+# per subsystem), with every header visible flat as "ns3/<file>.h" the way ns-3's own
+# modules are included: moving a file between subfolders changes no user's include.
+# Two headers of one name anywhere in the suite are a configure error. Its tests
+# (test/*-test.cc) become one GoogleTest binary registered with ctest.
 function(mlnet_module)
   cmake_parse_arguments(M "" "NAME" "LIBS;DEPS" ${ARGN})
-  file(GLOB srcs CONFIGURE_DEPENDS
+  file(GLOB_RECURSE srcs CONFIGURE_DEPENDS
        ${CMAKE_CURRENT_SOURCE_DIR}/model/*.cc ${CMAKE_CURRENT_SOURCE_DIR}/helper/*.cc)
-  file(GLOB hdrs CONFIGURE_DEPENDS
+  file(GLOB_RECURSE hdrs CONFIGURE_DEPENDS
        ${CMAKE_CURRENT_SOURCE_DIR}/model/*.h ${CMAKE_CURRENT_SOURCE_DIR}/helper/*.h)
+  list(SORT srcs)
+  list(SORT hdrs)
+  foreach(h ${hdrs})
+    get_filename_component(name ${h} NAME)
+    get_property(owner GLOBAL PROPERTY MLNET_HEADER_${name})
+    if(owner)
+      message(FATAL_ERROR "header ${name} exists twice: ${owner} and ${h}; "
+                          "headers are staged flat as ns3/<file>.h, so rename one")
+    endif()
+    set_property(GLOBAL PROPERTY MLNET_HEADER_${name} ${h})
+  endforeach()
   set(target ${M_NAME})
   add_library(${target} SHARED ${srcs} ${hdrs})
   set_target_properties(${target} PROPERTIES OUTPUT_NAME mlnet-${M_NAME})

@@ -1,6 +1,6 @@
 // End-to-end utility of gradient compression: real data-parallel training over a
 // packet-level ideal switch with one scheme (or a bandwidth x scheme sweep), against
-// the 16-bit baseline (BF16) and, labelled, FP32. See contrib/mlnet/doc/compression.md.
+// the 16-bit baseline (BF16) and, labelled, FP32. See contrib/compression/doc/compression.md.
 //
 //   compression-utility --scheme=topk --density=0.05 --bandwidth=10Gbps --json=r.json
 //   compression-utility --sweep --json=sweep.json

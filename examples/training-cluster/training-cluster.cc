@@ -1,7 +1,7 @@
 // The default scenario: one training job (BERT, data-parallel, scaled down) on a
 // fat-tree, TopoOpt over optical circuits and rail-only with HB domains, packet level
 // with the analytical time beside it, network cost and power, bytes by link class and
-// Checkmate's checkpoint interval. The logic is TrainingClusterRunner (contrib/checkmate).
+// Checkmate's checkpoint interval. The logic is TrainingClusterRunner (contrib/scenarios).
 //
 //   training-cluster --model=bert --scale=0.1 --gpus=16 --bandwidth=100Gbps \
 //       --fabrics=fattree,topoopt,railonly --out=results/training-cluster

@@ -1,8 +1,7 @@
 #include "checkmate-runner.h"
 
-#include "checkmate-helper.h"
-
 #include "ns3/check-freq-policy.h"
+#include "ns3/checkmate-helper.h"
 #include "ns3/core-module.h"
 #include "ns3/data-parallel-trainer.h"
 #include "ns3/fabric-options.h"

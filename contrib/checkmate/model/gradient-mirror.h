@@ -25,9 +25,8 @@
 #ifndef CHECKMATE_GRADIENT_MIRROR_H
 #define CHECKMATE_GRADIENT_MIRROR_H
 
-#include "gradient-tag.h"
-
 #include "ns3/cluster.h"
+#include "ns3/gradient-tag.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/node.h"

@@ -23,12 +23,11 @@
 #ifndef CHECKMATE_SHADOW_CLUSTER_H
 #define CHECKMATE_SHADOW_CLUSTER_H
 
-#include "shadow-node.h"
-
 #include "ns3/cluster.h"
 #include "ns3/data-parallel-trainer.h"
 #include "ns3/message-transport.h"
 #include "ns3/object.h"
+#include "ns3/shadow-node.h"
 #include "ns3/traced-callback.h"
 
 #include <Eigen/Core>

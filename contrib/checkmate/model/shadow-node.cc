@@ -1,9 +1,8 @@
 #include "shadow-node.h"
 
-#include "gradient-tag.h"
-
 #include "ns3/data-parallel-trainer.h"
 #include "ns3/double.h"
+#include "ns3/gradient-tag.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/log.h"
 #include "ns3/mlnet-transport-header.h"

@@ -1,10 +1,9 @@
 #include "collective-runner.h"
 
-#include "distributed-session.h"
-#include "fabric-options.h"
-
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
+#include "ns3/distributed-session.h"
+#include "ns3/fabric-options.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"

@@ -25,6 +25,7 @@
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/nstime.h"
+#include "ns3/process-runtime.h"
 
 #include <cstdint>
 #include <string>
@@ -46,8 +47,11 @@ struct GatheredCollective
 
 /**
  * \brief MPI set-up, partition count and result gathering of a distributed run.
+ *
+ * The process queries and reductions (IsEnabled, GetProcessCount, IsRoot, SumAll,
+ * MaxAll, kMaxRealPayloadMtu) are ProcessRuntime's, which the models use directly.
  */
-class DistributedSession
+class DistributedSession : public ProcessRuntime
 {
 public:
     /**
@@ -70,30 +74,6 @@ public:
     ~DistributedSession();
     DistributedSession(const DistributedSession&) = delete;
     DistributedSession& operator=(const DistributedSession&) = delete;
-
-    /**
-     * Largest MTU at which real payloads (Collective::SetInput) may run distributed:
-     * ns-3.37's MPI interfaces receive a packet into a 2000-byte buffer
-     * (MAX_MPI_MSG_SIZE), header, tags and metadata included. Virtual payloads are not
-     * serialized (a zero-filled area), so any MTU works for them.
-     */
-    static constexpr uint32_t kMaxRealPayloadMtu = 1500;
-
-    /// \return true when the ns-3 in use was built with its MPI module
-    static bool HasMpi();
-    /// \return true when running as more than one MPI process
-    static bool IsEnabled();
-    /// \return this process's MPI rank (0 when not distributed)
-    static uint32_t GetProcess();
-    /// \return the number of MPI processes (1 when not distributed)
-    static uint32_t GetProcessCount();
-    /// \return true in the process that writes results (MPI rank 0)
-    static bool IsRoot();
-
-    /// \return element-wise sum over all processes
-    static std::vector<uint64_t> SumAll(const std::vector<uint64_t>& values);
-    /// \return element-wise maximum over all processes
-    static std::vector<int64_t> MaxAll(const std::vector<int64_t>& values);
 
     /**
      * \brief Merge one collective's finish times over all processes (every process

@@ -1,11 +1,10 @@
 #include "fabric-helper.h"
 
-#include "distributed-session.h"
-#include "flow-hash-routing-helper.h"
-
 #include "ns3/boolean.h"
+#include "ns3/distributed-session.h"
 #include "ns3/double.h"
 #include "ns3/fast-forwarding.h"
+#include "ns3/flow-hash-routing-helper.h"
 #include "ns3/flow-hash-routing.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"

@@ -1,12 +1,11 @@
 #include "fabric-options.h"
 
-#include "distributed-session.h"
-#include "fat-tree-helper.h"
-#include "graph-fabric-helper.h"
-#include "ideal-switch-helper.h"
-#include "torus-helper.h"
-
+#include "ns3/distributed-session.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/graph-fabric-helper.h"
+#include "ns3/ideal-switch-helper.h"
 #include "ns3/queue-size.h"
+#include "ns3/torus-helper.h"
 
 #include <algorithm>
 #include <regex>

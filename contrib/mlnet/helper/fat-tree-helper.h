@@ -14,7 +14,7 @@
 #ifndef MLNET_FAT_TREE_HELPER_H
 #define MLNET_FAT_TREE_HELPER_H
 
-#include "fabric-helper.h"
+#include "ns3/fabric-helper.h"
 
 namespace ns3
 {

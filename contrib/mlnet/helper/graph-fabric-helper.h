@@ -15,7 +15,7 @@
 #ifndef MLNET_GRAPH_FABRIC_HELPER_H
 #define MLNET_GRAPH_FABRIC_HELPER_H
 
-#include "fabric-helper.h"
+#include "ns3/fabric-helper.h"
 
 #include <string>
 

@@ -7,7 +7,7 @@
 #ifndef MLNET_IDEAL_SWITCH_HELPER_H
 #define MLNET_IDEAL_SWITCH_HELPER_H
 
-#include "fabric-helper.h"
+#include "ns3/fabric-helper.h"
 
 namespace ns3
 {

@@ -9,7 +9,7 @@
 #ifndef MLNET_TORUS_HELPER_H
 #define MLNET_TORUS_HELPER_H
 
-#include "fabric-helper.h"
+#include "ns3/fabric-helper.h"
 
 #include <string>
 #include <vector>

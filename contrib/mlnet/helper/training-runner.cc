@@ -1,9 +1,8 @@
 #include "training-runner.h"
 
-#include "collective-runner.h"
-
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
+#include "ns3/collective-runner.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

@@ -11,7 +11,7 @@
 #ifndef RAILONLY_HB_DOMAIN_HELPER_H
 #define RAILONLY_HB_DOMAIN_HELPER_H
 
-#include "rail-fabric-helper.h"
+#include "ns3/rail-fabric-helper.h"
 
 namespace ns3
 {

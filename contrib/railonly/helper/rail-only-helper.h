@@ -15,7 +15,7 @@
 #ifndef RAILONLY_RAIL_ONLY_HELPER_H
 #define RAILONLY_RAIL_ONLY_HELPER_H
 
-#include "rail-fabric-helper.h"
+#include "ns3/rail-fabric-helper.h"
 
 namespace ns3
 {

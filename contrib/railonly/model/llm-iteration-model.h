@@ -33,9 +33,8 @@
 #ifndef RAILONLY_LLM_ITERATION_MODEL_H
 #define RAILONLY_LLM_ITERATION_MODEL_H
 
-#include "llm-workload.h"
-
 #include "ns3/data-rate.h"
+#include "ns3/llm-workload.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"

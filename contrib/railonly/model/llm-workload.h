@@ -44,9 +44,8 @@
 #ifndef RAILONLY_LLM_WORKLOAD_H
 #define RAILONLY_LLM_WORKLOAD_H
 
-#include "megatron-mapper.h"
-
 #include "ns3/iteration-graph.h"
+#include "ns3/megatron-mapper.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"

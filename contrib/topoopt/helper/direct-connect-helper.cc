@@ -1,10 +1,9 @@
 #include "direct-connect-helper.h"
 
-#include "host-forwarding-routing-helper.h"
-
 #include "ns3/boolean.h"
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/drop-tail-queue.h"
+#include "ns3/host-forwarding-routing-helper.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"

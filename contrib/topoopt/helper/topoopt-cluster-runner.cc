@@ -1,12 +1,11 @@
 #include "topoopt-cluster-runner.h"
 
-#include "direct-connect-helper.h"
-
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
 #include "ns3/cost-model.h"
 #include "ns3/direct-connect-fabric.h"
+#include "ns3/direct-connect-helper.h"
 #include "ns3/enum.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/ideal-switch-helper.h"

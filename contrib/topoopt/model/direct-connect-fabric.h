@@ -21,11 +21,10 @@
 #ifndef TOPOOPT_DIRECT_CONNECT_FABRIC_H
 #define TOPOOPT_DIRECT_CONNECT_FABRIC_H
 
-#include "optical-circuit-switch.h"
-#include "topology-plan.h"
-
 #include "ns3/cluster.h"
 #include "ns3/object.h"
+#include "ns3/optical-circuit-switch.h"
+#include "ns3/topology-plan.h"
 
 #include <map>
 #include <tuple>

@@ -1,8 +1,7 @@
 #include "ocs-port-channel.h"
 
-#include "optical-circuit-switch.h"
-
 #include "ns3/log.h"
+#include "ns3/optical-circuit-switch.h"
 #include "ns3/point-to-point-net-device.h"
 
 namespace ns3

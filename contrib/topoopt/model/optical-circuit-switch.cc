@@ -1,11 +1,10 @@
 #include "optical-circuit-switch.h"
 
-#include "ocs-port-channel.h"
-
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/ocs-port-channel.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 

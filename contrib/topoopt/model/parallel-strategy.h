@@ -22,9 +22,8 @@
 #ifndef TOPOOPT_PARALLEL_STRATEGY_H
 #define TOPOOPT_PARALLEL_STRATEGY_H
 
-#include "model-profile.h"
-
 #include "ns3/iteration-graph.h"
+#include "ns3/model-profile.h"
 
 #include <Eigen/Dense>
 #include <cstdint>

@@ -17,10 +17,9 @@
 #ifndef TOPOOPT_RANDOM_REGULAR_TOPOLOGY_H
 #define TOPOOPT_RANDOM_REGULAR_TOPOLOGY_H
 
-#include "topology-plan.h"
-
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/topology-plan.h"
 
 #include <cstdint>
 

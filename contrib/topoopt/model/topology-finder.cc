@@ -1,10 +1,9 @@
 #include "topology-finder.h"
 
-#include "max-weight-matching.h"
-#include "totient-perms.h"
-
 #include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/max-weight-matching.h"
+#include "ns3/totient-perms.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

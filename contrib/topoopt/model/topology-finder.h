@@ -36,10 +36,9 @@
 #ifndef TOPOOPT_TOPOLOGY_FINDER_H
 #define TOPOOPT_TOPOLOGY_FINDER_H
 
-#include "topology-plan.h"
-
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/topology-plan.h"
 #include "ns3/traced-callback.h"
 
 #include <Eigen/Dense>

@@ -1,11 +1,10 @@
 #include "topoopt-search.h"
 
-#include "topology-finder.h"
-
 #include "ns3/alpha-beta-model.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/topology-finder.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

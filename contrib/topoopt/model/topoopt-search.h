@@ -39,14 +39,13 @@
 #ifndef TOPOOPT_TOPOOPT_SEARCH_H
 #define TOPOOPT_TOPOOPT_SEARCH_H
 
-#include "model-profile.h"
-#include "parallel-strategy.h"
-#include "topology-plan.h"
-
 #include "ns3/data-rate.h"
+#include "ns3/model-profile.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/parallel-strategy.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/topology-plan.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>

@@ -1,0 +1,62 @@
+/*
+ * RingAllReduce: the bandwidth-optimal ring all-reduce (reduce-scatter, then
+ * all-gather), as NCCL and Baidu's ring-allreduce run it.
+ *
+ * What it models. The vector of S bytes is split evenly over R rings (each an
+ * order of the members, e.g. TopoOpt's TotientPerms permutations); each ring's
+ * share is cut into N chunks, and each chunk into Slices slices. Every slice of
+ * every chunk travels the ring on its own: 2(N-1) steps, in step t position p
+ * sends chunk (p-t-1) mod N to position p+1; the first N-1 steps add the received
+ * chunk into the member's own (after gamma x bytes of compute), the last N-1 copy
+ * the fully reduced chunks. Each member sends 2(N-1)/N x S bytes.
+ *
+ * Left out: NCCL's protocol choices (LL/LL128/Simple), channel buffer limits and
+ * the on-GPU copy engine; the ring order is taken as given, not discovered.
+ */
+#ifndef MLNET_RING_ALL_REDUCE_H
+#define MLNET_RING_ALL_REDUCE_H
+
+#include "ns3/stepwise-collective.h"
+
+namespace ns3
+{
+
+/**
+ * \brief Ring all-reduce over one or several rings, with slice pipelining.
+ */
+class RingAllReduce : public StepwiseCollective
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RingAllReduce();
+    ~RingAllReduce() override;
+
+    /**
+     * \brief Use several rings at once; bytes are split evenly across them.
+     * \param orders one order per ring, each a permutation of the member indexes
+     * 0..N-1 (validated at Setup). Empty (the default): one ring 0,1,...,N-1.
+     */
+    void SetRings(const std::vector<std::vector<uint32_t>>& orders);
+    /// \return the ring orders in use (after Setup)
+    std::vector<std::vector<uint32_t>> GetRings() const;
+
+    std::string GetCollectiveName() const override;
+    std::string GetAlgorithmName() const override;
+
+protected:
+    void ValidateConfig() const override;
+    Program BuildProgram() const override;
+
+private:
+    std::vector<std::vector<uint32_t>> m_rings; //!< ring orders (empty: member order)
+    uint32_t m_slices{1};                       //!< attribute Slices
+};
+
+} // namespace ns3
+
+#endif // MLNET_RING_ALL_REDUCE_H

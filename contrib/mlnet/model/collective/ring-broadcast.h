@@ -1,0 +1,58 @@
+/*
+ * RingBroadcast: broadcast of a long message by scatter + ring all-gather
+ * (van de Geijn; Thakur, Rabenseifner and Gropp 2005; MPICH's
+ * bcast_scatter_ring_allgather). Algorithm name "ring" (what scripts pass as
+ * --algorithm=ring).
+ *
+ * What it models. The root's vector is cut into N chunks, chunk r for the member
+ * at relative rank r = (i - root) mod N. Scatter: with a power-of-two N, a
+ * binomial tree of lg N steps (in step j every holder of 2m chunks, m = N/2^(j+1),
+ * sends the upper m to relative rank + m), else one step in which the root sends
+ * chunk r to every relative rank r in turn (linear scatter). Then a ring
+ * all-gather of N-1 steps in relative-rank order, the root included. Cost
+ * (lg N + N - 1) alpha + 2 (N-1)/N S beta for a power of two.
+ *
+ * Real payloads: the root's input is replicated to every output; the other
+ * members' inputs only give the size (as MPI's receive buffers do).
+ *
+ * Left out: the binomial-tree broadcast for short messages, MPICH's binomial
+ * scatter for non-power-of-two sizes (the linear scatter is used instead).
+ */
+#ifndef MLNET_RING_BROADCAST_H
+#define MLNET_RING_BROADCAST_H
+
+#include "ns3/stepwise-collective.h"
+
+namespace ns3
+{
+
+/**
+ * \brief Broadcast by binomial (or linear) scatter and ring all-gather.
+ */
+class RingBroadcast : public StepwiseCollective
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RingBroadcast();
+    ~RingBroadcast() override;
+
+    std::string GetCollectiveName() const override;
+    std::string GetAlgorithmName() const override;
+
+protected:
+    void ValidateConfig() const override;
+    Program BuildProgram() const override;
+    Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
+
+private:
+    uint32_t m_root{0}; //!< attribute Root (member index)
+};
+
+} // namespace ns3
+
+#endif // MLNET_RING_BROADCAST_H

@@ -1,0 +1,48 @@
+/*
+ * RingReduceScatter: ring reduce-scatter (MPICH/NCCL). bytes is the size of the
+ * full vector every member holds; member i ends with chunk i of the sum.
+ *
+ * What it models. N-1 steps; in step t member p sends chunk (p-t-1) mod N to p+1
+ * and adds chunk (p-t-2) mod N received from p-1 into its own, after gamma x
+ * bytes of compute (attribute ReductionTimePerByte); it forwards that sum in the
+ * next step. Each member sends (N-1)/N x bytes. The ring is the communicator order.
+ *
+ * Real payloads: every input is the full vector (bytes/4 floats); member i's
+ * output is its reduced chunk i.
+ *
+ * Left out: recursive-halving and pairwise variants.
+ */
+#ifndef MLNET_RING_REDUCE_SCATTER_H
+#define MLNET_RING_REDUCE_SCATTER_H
+
+#include "ns3/stepwise-collective.h"
+
+namespace ns3
+{
+
+/**
+ * \brief Ring reduce-scatter: member i ends with the sum of everyone's chunk i.
+ */
+class RingReduceScatter : public StepwiseCollective
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    RingReduceScatter();
+    ~RingReduceScatter() override;
+
+    std::string GetCollectiveName() const override;
+    std::string GetAlgorithmName() const override;
+
+protected:
+    Program BuildProgram() const override;
+    void FinishMember(uint32_t member) override;
+};
+
+} // namespace ns3
+
+#endif // MLNET_RING_REDUCE_SCATTER_H

@@ -1,0 +1,194 @@
+/*
+ * StepwiseCollective: the execution engine shared by mlnet's collective algorithms.
+ *
+ * What it models. Each algorithm writes itself down once, as a program per
+ * member: a few independent chains (rings, slices, halves of a torus flow), each
+ * a sequence of steps; a step sends some messages and then waits for some
+ * messages, which it reduces (adds) or copies into the member's buffer. The
+ * engine runs the programs data-driven, not in lock-step: a member enters step
+ * g+1 of a chain (and issues its sends) as soon as every message step g waits
+ * for has arrived and, if it reduced data, its reduction time (gamma x bytes,
+ * attribute Collective::ReductionTimePerByte) has elapsed. Messages that arrive
+ * before their receiver reached their step are buffered, keyed by (tag, sender).
+ * Reductions of one member are serialized on one compute resource (a reduction
+ * starts when the previous one of that member ended).
+ *
+ * The same program yields GetSchedule(): step g of the schedule is every send of
+ * step g of every chain of every member, so the analytical twin times exactly
+ * the bytes the packet-level run sends. Every ScheduledMessage also carries its
+ * chain, its program step g and whether its receiver reduces it: all the
+ * dependency-aware twin (AlphaBetaModel::Predict) needs to replay this engine's
+ * rule (a send of step g of chain c waits for the receives of steps < g of c).
+ *
+ * Sizes are split in units: 4 bytes (one float) when bytes is a multiple of 4,
+ * otherwise 1 byte; so a virtual run and a real-valued run of the same size send
+ * the same messages. Real payloads copy float segments into the message bytes
+ * and reduce them with Eigen in the order fixed by the program (deterministic).
+ *
+ * Left out: memory copies and kernel launch costs (only gamma is modelled),
+ * limited buffer slots (a sender never waits for receiver credit), and
+ * contention between reductions and communication on the host.
+ */
+#ifndef MLNET_STEPWISE_COLLECTIVE_H
+#define MLNET_STEPWISE_COLLECTIVE_H
+
+#include "ns3/collective.h"
+
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Base of collectives written as per-member step programs (see file comment).
+ *
+ * Subclasses implement BuildProgram() and the name getters; they may refine the
+ * real-payload buffers through GetInputLength(), MakeWorkBuffer() and
+ * FinishMember(), and validate their configuration in ValidateConfig().
+ */
+class StepwiseCollective : public Collective
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    StepwiseCollective();
+    ~StepwiseCollective() override;
+
+    /**
+     * \brief Bind to a transport and a communicator, validate the algorithm's configuration.
+     * Configure the algorithm (attributes, SetRings, SetDims, ...) before Setup.
+     */
+    void Setup(Ptr<MessageTransport> transport,
+               const std::vector<uint32_t>& ranks,
+               uint64_t bytes) override;
+
+    std::vector<CollectiveStep> GetSchedule() const override;
+
+    /// A contiguous range of the member's buffer, in units (see GetUnit()).
+    struct Segment
+    {
+        uint64_t offset{0}; //!< first unit
+        uint64_t length{0}; //!< units
+    };
+
+    /// One message a step sends.
+    struct SendOp
+    {
+        uint32_t to{0}; //!< receiving member
+        Segment seg;    //!< sent part of the sender's buffer
+    };
+
+    /// One message a step waits for.
+    struct RecvOp
+    {
+        uint32_t from{0};   //!< sending member
+        Segment seg;        //!< part of the receiver's buffer it lands in
+        bool reduce{false}; //!< add into the buffer (true) or overwrite it (false)
+    };
+
+    /// One step of one chain of one member: issue the sends, then wait for the receives.
+    struct Step
+    {
+        std::vector<SendOp> sends; //!< issued when the step is entered
+        std::vector<RecvOp> recvs; //!< awaited before the next step
+    };
+
+    /// Chains of one member; chain c must mean the same chain on every member.
+    using MemberProgram = std::vector<std::vector<Step>>;
+    /// Programs of all members (index = member).
+    using Program = std::vector<MemberProgram>;
+
+    /// Where one data packet of the collective sits in the program (see SetPacketTagger).
+    struct PacketInfo
+    {
+        uint32_t fromMember{0}; //!< sending member
+        uint32_t toMember{0};   //!< receiving member
+        uint32_t chain{0};      //!< chain of the program
+        uint32_t step{0};       //!< step of that chain
+        Segment seg;            //!< the message's segment of the buffer (units)
+        uint32_t unit{4};       //!< bytes per unit
+        uint64_t byteOffset{0}; //!< offset of the packet's payload within the message (bytes)
+        uint32_t length{0};     //!< payload bytes of the packet
+    };
+
+    /// Called for every data packet the collective's messages become.
+    using PacketTagger = Callback<void, const PacketInfo&, Ptr<Packet>>;
+
+    /**
+     * \brief Label the collective's packets (e.g. with a packet tag naming the
+     * phase and chunk, as contrib/checkmate's mirroring switch needs).
+     *
+     * Set before Start. Works on transports that call MessageTransport's packet
+     * hook (UdpMessageTransport); the tagger may add packet tags only.
+     */
+    void SetPacketTagger(PacketTagger tagger);
+
+    /// \return bytes per unit: 4 when bytes is a multiple of 4, else 1
+    uint32_t GetUnit() const;
+    /// \return the size in units
+    uint64_t GetUnits() const;
+
+    /**
+     * \brief Split a range as evenly as possible into parts (the first ones get one unit more).
+     * \param range the range to split
+     * \param parts number of parts (> 0)
+     * \return the parts, in order
+     */
+    static std::vector<Segment> Split(Segment range, uint32_t parts);
+
+protected:
+    void DoDispose() override;
+    void DoStart() override;
+    void HandleMessage(const Message& msg) override;
+
+    /// \brief Throw std::invalid_argument when the configuration is impossible.
+    virtual void ValidateConfig() const;
+    /// \return the algorithm's program for the current configuration
+    virtual Program BuildProgram() const = 0;
+    /// \return the number of floats member m's input must hold (real payloads)
+    virtual uint64_t GetInputLength(uint32_t member) const;
+    /// \return the initial buffer of member m (default: its input)
+    virtual Eigen::VectorXf MakeWorkBuffer(uint32_t member) const;
+    /// \brief Turn member m's buffer into its output (default: the buffer is the output).
+    virtual void FinishMember(uint32_t member);
+    /**
+     * \brief Reduce a received segment into the buffer (real payloads): dst += src by
+     * default. Override for packed formats whose 32-bit words are not floats (e.g.
+     * two bf16 values or integer lanes per word, see PackedRingAllReduce).
+     * \param dst the receiver's buffer segment
+     * \param src the received words (dst.size() of them)
+     */
+    virtual void ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* src) const;
+
+private:
+    Program CheckedProgram() const;
+    void EnterStep(uint32_t m, uint32_t c);
+    void Advance(uint32_t m, uint32_t c);
+    void Resume(uint32_t m, uint32_t c);
+    void ChainFinished(uint32_t m);
+    static uint64_t Key(uint32_t tag, uint32_t fromMember);
+    void OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> packet);
+
+    PacketTagger m_tagger; //!< optional packet labeller
+
+    Program m_program;                           //!< program being run
+    uint32_t m_stride{1};                        //!< tag = chain * stride + step
+    std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
+    std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
+    std::vector<uint32_t> m_chainsLeft;          //!< per member
+    std::vector<Time> m_computeFree;             //!< per member: reductions end
+    std::vector<std::unordered_map<uint64_t, Message>> m_arrived; //!< per member
+    std::unordered_map<uint32_t, uint32_t> m_memberOfRank;        //!< rank -> member
+
+    /// Fires when a member completes a step of a chain: member, chain, step.
+    TracedCallback<uint32_t, uint32_t, uint32_t> m_stepTrace;
+};
+
+} // namespace ns3
+
+#endif // MLNET_STEPWISE_COLLECTIVE_H

@@ -1,0 +1,370 @@
+#include "cluster.h"
+
+#include "ns3/error-model.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/pointer.h"
+#include "ns3/route-preference.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetCluster");
+NS_OBJECT_ENSURE_REGISTERED(Cluster);
+
+TypeId
+Cluster::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::Cluster")
+                            .SetParent<Object>()
+                            .SetGroupName("Mlnet")
+                            .AddConstructor<Cluster>()
+                            .AddTraceSource("LinkFailed",
+                                            "A link was failed: link id.",
+                                            MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
+                                            "ns3::TracedValueCallback::Uint32")
+                            .AddTraceSource("WorkloadDone",
+                                            "The scenario's workload (collective, training "
+                                            "iterations) finished; periodic monitors such "
+                                            "as FlowMonitor stop the run here.",
+                                            MakeTraceSourceAccessor(&Cluster::m_workloadDoneTrace),
+                                            "ns3::Cluster::WorkloadDoneCallback");
+    return tid;
+}
+
+Cluster::Cluster() = default;
+Cluster::~Cluster() = default;
+
+void
+Cluster::NotifyWorkloadDone()
+{
+    NS_LOG_FUNCTION(this);
+    m_workloadDoneTrace();
+}
+
+void
+Cluster::DoDispose()
+{
+    m_links.clear();
+    m_slots.clear();
+    m_slotOfDevice.clear();
+    m_rankNodes = NodeContainer();
+    m_switchNodes = NodeContainer();
+    m_routePreference = nullptr;
+    Object::DoDispose();
+}
+
+uint32_t
+Cluster::AddRankNode(Ptr<Node> node)
+{
+    uint32_t rank = m_rankNodes.GetN();
+    m_rankNodes.Add(node);
+    m_rankAddress.emplace_back();
+    m_rankOfNode[node->GetId()] = rank;
+    return rank;
+}
+
+void
+Cluster::AddSwitchNode(Ptr<Node> node)
+{
+    m_switchNodes.Add(node);
+}
+
+uint32_t
+Cluster::AddLink(Ptr<PointToPointNetDevice> a,
+                 Ptr<PointToPointNetDevice> b,
+                 const std::string& linkClass)
+{
+    ClusterLink link;
+    link.id = static_cast<uint32_t>(m_links.size());
+    link.linkClass = linkClass;
+    link.nodeA = a->GetNode()->GetId();
+    link.nodeB = b->GetNode()->GetId();
+    link.devA = a;
+    link.devB = b;
+    m_links.push_back(link);
+    m_linksOfNode[link.nodeA].push_back(link.id);
+    m_linksOfNode[link.nodeB].push_back(link.id);
+    BindDevice(a, link.id, true);
+    BindDevice(b, link.id, false);
+    return link.id;
+}
+
+void
+Cluster::BindDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId, bool aToB)
+{
+    auto it = m_slotOfDevice.find(PeekPointer(dev));
+    if (it != m_slotOfDevice.end())
+    {
+        m_slots[it->second] = DeviceSlot{linkId, aToB, true};
+        return;
+    }
+    uint32_t slot = static_cast<uint32_t>(m_slots.size());
+    m_slots.push_back(DeviceSlot{linkId, aToB, true});
+    m_slotOfDevice[PeekPointer(dev)] = slot;
+    // PhyTxBegin sees the whole PPP frame as it starts on the wire.
+    dev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Cluster::CountTx, this).Bind(slot));
+}
+
+void
+Cluster::CountTx(uint32_t slot, Ptr<const Packet> p)
+{
+    const DeviceSlot& s = m_slots[slot];
+    if (!s.counting)
+    {
+        return;
+    }
+    ClusterLink& l = m_links[s.linkId];
+    if (s.aToB)
+    {
+        l.bytesAtoB += p->GetSize();
+        ++l.packetsAtoB;
+    }
+    else
+    {
+        l.bytesBtoA += p->GetSize();
+        ++l.packetsBtoA;
+    }
+}
+
+void
+Cluster::SetLinkInterfaces(uint32_t linkId, uint32_t ifA, uint32_t ifB)
+{
+    NS_ASSERT(linkId < m_links.size());
+    m_links[linkId].ifA = ifA;
+    m_links[linkId].ifB = ifB;
+}
+
+void
+Cluster::SetRankAddress(uint32_t rank, Ipv4Address address)
+{
+    NS_ASSERT(rank < m_rankAddress.size());
+    m_rankAddress[rank] = address;
+}
+
+void
+Cluster::AddNodeAddress(uint32_t nodeId, Ipv4Address address)
+{
+    m_nodeOfAddress[address.Get()] = nodeId;
+}
+
+uint32_t
+Cluster::GetNRanks() const
+{
+    return m_rankNodes.GetN();
+}
+
+Ptr<Node>
+Cluster::GetRankNode(uint32_t rank) const
+{
+    NS_ASSERT_MSG(rank < m_rankNodes.GetN(), "rank " << rank << " out of range");
+    return m_rankNodes.Get(rank);
+}
+
+uint32_t
+Cluster::GetRankOfNode(uint32_t nodeId) const
+{
+    auto it = m_rankOfNode.find(nodeId);
+    return it == m_rankOfNode.end() ? std::numeric_limits<uint32_t>::max() : it->second;
+}
+
+Ipv4Address
+Cluster::GetRankAddress(uint32_t rank) const
+{
+    NS_ASSERT_MSG(rank < m_rankAddress.size(), "rank " << rank << " out of range");
+    return m_rankAddress[rank];
+}
+
+uint32_t
+Cluster::GetNodeOfAddress(Ipv4Address address) const
+{
+    auto it = m_nodeOfAddress.find(address.Get());
+    return it == m_nodeOfAddress.end() ? std::numeric_limits<uint32_t>::max() : it->second;
+}
+
+const NodeContainer&
+Cluster::GetRankNodes() const
+{
+    return m_rankNodes;
+}
+
+const NodeContainer&
+Cluster::GetSwitchNodes() const
+{
+    return m_switchNodes;
+}
+
+NodeContainer
+Cluster::GetAllNodes() const
+{
+    return NodeContainer(m_rankNodes, m_switchNodes);
+}
+
+const std::vector<ClusterLink>&
+Cluster::GetLinks() const
+{
+    return m_links;
+}
+
+const ClusterLink&
+Cluster::GetLink(uint32_t id) const
+{
+    NS_ASSERT(id < m_links.size());
+    return m_links[id];
+}
+
+std::vector<uint32_t>
+Cluster::GetLinksOfNode(uint32_t nodeId) const
+{
+    auto it = m_linksOfNode.find(nodeId);
+    return it == m_linksOfNode.end() ? std::vector<uint32_t>() : it->second;
+}
+
+DataRate
+Cluster::GetInjectionRate(uint32_t rank) const
+{
+    uint64_t bps = 0;
+    for (uint32_t id : GetLinksOfNode(GetRankNode(rank)->GetId()))
+    {
+        const ClusterLink& l = m_links[id];
+        if (!l.failed)
+        {
+            DataRateValue rate;
+            l.devA->GetAttribute("DataRate", rate);
+            bps += rate.Get().GetBitRate();
+        }
+    }
+    return DataRate(bps);
+}
+
+void
+Cluster::SetFabricSpec(const FabricSpec& spec)
+{
+    m_spec = spec;
+}
+
+const FabricSpec&
+Cluster::GetFabricSpec() const
+{
+    return m_spec;
+}
+
+void
+Cluster::SetRoutePreference(Ptr<RoutePreference> preference)
+{
+    m_routePreference = preference;
+}
+
+Ptr<RoutePreference>
+Cluster::GetRoutePreference() const
+{
+    return m_routePreference;
+}
+
+void
+Cluster::FailLink(uint32_t linkId)
+{
+    NS_ASSERT(linkId < m_links.size());
+    ClusterLink& l = m_links[linkId];
+    if (l.failed)
+    {
+        return;
+    }
+    l.failed = true;
+    for (auto dev : {l.devA, l.devB})
+    {
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+        em->SetRate(1.0);
+        dev->SetReceiveErrorModel(em);
+    }
+    m_linkFailedTrace(linkId);
+}
+
+void
+Cluster::DetachLink(uint32_t linkId)
+{
+    NS_ASSERT(linkId < m_links.size());
+    ClusterLink& l = m_links[linkId];
+    if (l.failed)
+    {
+        return;
+    }
+    l.failed = true;
+    l.detached = true;
+    for (auto dev : {l.devA, l.devB})
+    {
+        DeviceSlot& s = m_slots[m_slotOfDevice.at(PeekPointer(dev))];
+        if (s.linkId == linkId)
+        {
+            s.counting = false;
+        }
+    }
+}
+
+void
+Cluster::ReattachLink(uint32_t linkId)
+{
+    NS_ASSERT(linkId < m_links.size());
+    ClusterLink& l = m_links[linkId];
+    if (l.failed && !l.detached)
+    {
+        throw std::invalid_argument("link " + std::to_string(linkId) +
+                                    " was failed by FailLink and cannot be reattached");
+    }
+    l.failed = false;
+    l.detached = false;
+    BindDevice(l.devA, linkId, true);
+    BindDevice(l.devB, linkId, false);
+}
+
+std::map<std::string, uint64_t>
+Cluster::GetBytesByLinkClass() const
+{
+    std::map<std::string, uint64_t> out;
+    for (const auto& l : m_links)
+    {
+        out[l.linkClass] += l.bytesAtoB + l.bytesBtoA;
+    }
+    return out;
+}
+
+uint64_t
+Cluster::GetTotalLinkBytes() const
+{
+    uint64_t total = 0;
+    for (const auto& l : m_links)
+    {
+        total += l.bytesAtoB + l.bytesBtoA;
+    }
+    return total;
+}
+
+void
+Cluster::ResetCounters()
+{
+    for (auto& l : m_links)
+    {
+        l.bytesAtoB = l.bytesBtoA = l.packetsAtoB = l.packetsBtoA = 0;
+    }
+}
+
+void
+Cluster::SetLinkCounters(uint32_t linkId,
+                         uint64_t bytesAtoB,
+                         uint64_t bytesBtoA,
+                         uint64_t packetsAtoB,
+                         uint64_t packetsBtoA)
+{
+    NS_ASSERT_MSG(linkId < m_links.size(), "no link " << linkId);
+    ClusterLink& l = m_links[linkId];
+    l.bytesAtoB = bytesAtoB;
+    l.bytesBtoA = bytesBtoA;
+    l.packetsAtoB = packetsAtoB;
+    l.packetsBtoA = packetsBtoA;
+}
+
+} // namespace ns3

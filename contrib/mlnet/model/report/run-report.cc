@@ -1,0 +1,603 @@
+#include "run-report.h"
+
+#include "ns3/log.h"
+#include "ns3/process-runtime.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/version-defines.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetRunReport");
+
+namespace
+{
+
+const std::set<std::string> kReserved =
+    {"name", "meta", "rows", "wall_s", "simulated_s", "events", "events_per_s"};
+
+/// Write text to path through a temporary file in the same directory and a rename.
+void
+WriteAtomically(const std::string& path, const std::string& text)
+{
+    if (path.empty())
+    {
+        throw std::invalid_argument("results path is empty; give a file name");
+    }
+    std::string tmpl = path + ".tmp-XXXXXX";
+    std::vector<char> name(tmpl.begin(), tmpl.end());
+    name.push_back('\0');
+    int fd = mkstemp(name.data());
+    if (fd < 0)
+    {
+        throw std::invalid_argument("cannot write results to '" + path +
+                                    "': " + std::strerror(errno) +
+                                    "; check that the directory exists and is writable");
+    }
+    // mkstemp creates the file 0600; a results file gets the usual 0666 & ~umask.
+    mode_t mask = umask(0);
+    umask(mask);
+    fchmod(fd, 0666 & ~mask);
+    const char* p = text.data();
+    size_t left = text.size();
+    int err = 0;
+    while (left > 0)
+    {
+        ssize_t n = write(fd, p, left);
+        if (n < 0)
+        {
+            if (errno == EINTR)
+            {
+                continue;
+            }
+            err = errno;
+            break;
+        }
+        p += n;
+        left -= static_cast<size_t>(n);
+    }
+    if (close(fd) != 0 && err == 0)
+    {
+        err = errno;
+    }
+    if (err == 0 && std::rename(name.data(), path.c_str()) != 0)
+    {
+        err = errno;
+    }
+    if (err != 0)
+    {
+        std::remove(name.data());
+        throw std::invalid_argument("cannot write results to '" + path +
+                                    "': " + std::strerror(err) + "; nothing was written");
+    }
+}
+
+void
+FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohmann::json& out)
+{
+    for (const auto& [key, v] : value.items())
+    {
+        std::string k = prefix.empty() ? key : prefix + "." + key;
+        if (v.is_object())
+        {
+            FlattenInto(v, k, out);
+        }
+        else
+        {
+            out[k] = v;
+        }
+    }
+}
+
+/// A cell as text: strings bare, numbers as JSON prints them, null empty, arrays as JSON.
+std::string
+CellText(const nlohmann::json& v, bool forPrint)
+{
+    if (v.is_null())
+    {
+        return "";
+    }
+    if (v.is_string())
+    {
+        return v.get<std::string>();
+    }
+    if (forPrint && v.is_number_float())
+    {
+        std::ostringstream ss;
+        ss << std::setprecision(6) << v.get<double>();
+        return ss.str();
+    }
+    return v.dump();
+}
+
+std::string
+CsvQuote(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+    {
+        return s;
+    }
+    std::string out = "\"";
+    for (char c : s)
+    {
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    }
+    return out + "\"";
+}
+
+double
+Microseconds(Time t)
+{
+    return t.ToDouble(Time::US);
+}
+
+} // namespace
+
+RunReport::RunReport(const std::string& name)
+    : m_name(name),
+      m_wallStart(std::chrono::steady_clock::now())
+{
+}
+
+void
+RunReport::Start()
+{
+    m_wallStart = std::chrono::steady_clock::now();
+    m_eventBaseline = Simulator::GetEventCount();
+    m_stopped = false;
+}
+
+RunReport::Cost
+RunReport::MeasureCost() const
+{
+    if (m_stopped)
+    {
+        return m_frozen;
+    }
+    Cost c;
+    c.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
+    c.simulatedSeconds = m_closedSimulated + Simulator::Now().GetSeconds();
+    uint64_t events = Simulator::GetEventCount();
+    c.events = m_closedEvents + (events >= m_eventBaseline ? events - m_eventBaseline : events);
+    return c;
+}
+
+void
+RunReport::CloseSimulation()
+{
+    m_closedSimulated += Simulator::Now().GetSeconds();
+    uint64_t events = Simulator::GetEventCount();
+    m_closedEvents += events >= m_eventBaseline ? events - m_eventBaseline : events;
+    m_eventBaseline = 0; // the next simulator counts from zero
+}
+
+void
+RunReport::Stop()
+{
+    m_frozen = MeasureCost();
+    // A distributed run: events of all processes, wall time of the slowest one.
+    m_frozen.events = ProcessRuntime::SumAll({m_frozen.events}).front();
+    m_frozen.wallSeconds =
+        ProcessRuntime::MaxAll({static_cast<int64_t>(m_frozen.wallSeconds * 1e9)}).front() * 1e-9;
+    m_stopped = true;
+}
+
+void
+RunReport::Add(const nlohmann::json& row)
+{
+    if (!row.is_object())
+    {
+        throw std::invalid_argument("a report row must be a JSON object (key: value), got " +
+                                    std::string(row.type_name()));
+    }
+    m_rows.push_back(row);
+}
+
+void
+RunReport::Add(const std::string& label, const nlohmann::json& row)
+{
+    if (!row.is_object())
+    {
+        throw std::invalid_argument("a report row must be a JSON object (key: value), got " +
+                                    std::string(row.type_name()));
+    }
+    nlohmann::json labelled = nlohmann::json::object();
+    labelled["case"] = label;
+    for (const auto& [k, v] : row.items())
+    {
+        labelled[k] = v;
+    }
+    m_rows.push_back(labelled);
+}
+
+const nlohmann::json&
+RunReport::GetRows() const
+{
+    return m_rows;
+}
+
+void
+RunReport::SetMeta(const std::string& key, const nlohmann::json& value)
+{
+    m_meta[key] = value;
+}
+
+void
+RunReport::SetCommandLine(int argc, char** argv)
+{
+    std::string line;
+    for (int i = 0; i < argc; ++i)
+    {
+        line += (i ? " " : "") + std::string(argv[i]);
+    }
+    m_meta["command_line"] = line;
+}
+
+void
+RunReport::SetFabricSpec(const FabricSpec& spec)
+{
+    m_meta["fabric"] = ToJson(spec);
+}
+
+void
+RunReport::Set(const std::string& key, const nlohmann::json& value)
+{
+    if (kReserved.count(key))
+    {
+        throw std::invalid_argument("'" + key +
+                                    "' is a reserved key of the report; use Add for rows, "
+                                    "SetMeta for run information, or another section name");
+    }
+    m_sections[key] = value;
+}
+
+void
+RunReport::SetColumns(const std::vector<std::string>& columns)
+{
+    m_columns = columns;
+}
+
+nlohmann::json
+RunReport::ToJson() const
+{
+    Cost c = MeasureCost();
+    nlohmann::json doc = nlohmann::json::object();
+    doc["name"] = m_name;
+    nlohmann::json meta = m_meta;
+    meta["ns3_version"] =
+        std::to_string(NS3_VERSION_MAJOR) + "." + std::to_string(NS3_VERSION_MINOR);
+    meta["seed"] = RngSeedManager::GetSeed();
+    meta["run"] = RngSeedManager::GetRun();
+    doc["meta"] = meta;
+    doc["rows"] = m_rows;
+    for (const auto& [k, v] : m_sections.items())
+    {
+        doc[k] = v;
+    }
+    doc["wall_s"] = c.wallSeconds;
+    doc["simulated_s"] = c.simulatedSeconds;
+    doc["events"] = c.events;
+    doc["events_per_s"] = c.wallSeconds > 0 ? static_cast<double>(c.events) / c.wallSeconds : 0.0;
+    return doc;
+}
+
+void
+RunReport::WriteJson(const std::string& path) const
+{
+    NS_LOG_FUNCTION(this << path);
+    WriteAtomically(path, ToJson().dump(2) + "\n");
+}
+
+nlohmann::json
+RunReport::Flatten(const nlohmann::json& row)
+{
+    nlohmann::json out = nlohmann::json::object();
+    if (row.is_object())
+    {
+        FlattenInto(row, "", out);
+    }
+    return out;
+}
+
+std::vector<std::string>
+RunReport::CsvColumns() const
+{
+    std::vector<std::string> columns;
+    std::set<std::string> seen;
+    for (const auto& row : m_rows)
+    {
+        // nlohmann::json keeps keys sorted, so within a row columns are alphabetical;
+        // a "case" label (Add(label, row)) is put first.
+        std::vector<std::string> keys;
+        std::function<void(const nlohmann::json&, const std::string&)> walk =
+            [&](const nlohmann::json& v, const std::string& prefix) {
+                for (const auto& [key, sub] : v.items())
+                {
+                    std::string k = prefix.empty() ? key : prefix + "." + key;
+                    if (sub.is_object())
+                    {
+                        walk(sub, k);
+                    }
+                    else
+                    {
+                        keys.push_back(k);
+                    }
+                }
+            };
+        walk(row, "");
+        auto label = std::find(keys.begin(), keys.end(), "case");
+        if (label != keys.end())
+        {
+            std::rotate(keys.begin(), label, label + 1);
+        }
+        for (const auto& k : keys)
+        {
+            if (seen.insert(k).second)
+            {
+                columns.push_back(k);
+            }
+        }
+    }
+    return columns;
+}
+
+void
+RunReport::WriteCsv(const std::string& path) const
+{
+    NS_LOG_FUNCTION(this << path);
+    auto columns = CsvColumns();
+    std::ostringstream ss;
+    for (size_t i = 0; i < columns.size(); ++i)
+    {
+        ss << (i ? "," : "") << CsvQuote(columns[i]);
+    }
+    ss << "\n";
+    for (const auto& row : m_rows)
+    {
+        nlohmann::json flat = Flatten(row);
+        for (size_t i = 0; i < columns.size(); ++i)
+        {
+            std::string cell;
+            if (flat.contains(columns[i]))
+            {
+                cell = CellText(flat.at(columns[i]), false);
+            }
+            ss << (i ? "," : "") << CsvQuote(cell);
+        }
+        ss << "\n";
+    }
+    WriteAtomically(path, ss.str());
+}
+
+void
+RunReport::Finish(std::ostream& os, const std::string& json, const std::string& csv)
+{
+    if (!m_stopped)
+    {
+        Stop();
+    }
+    // A distributed run: every process holds the merged results; one writes them.
+    if (!ProcessRuntime::IsRoot())
+    {
+        return;
+    }
+    Print(os);
+    if (!json.empty())
+    {
+        WriteJson(json);
+        os << "results: " << json << std::endl;
+    }
+    if (!csv.empty())
+    {
+        WriteCsv(csv);
+        os << "rows: " << csv << std::endl;
+    }
+}
+
+int
+RunReport::Main(const std::function<void()>& body)
+{
+    try
+    {
+        body();
+    }
+    catch (const std::exception& e)
+    {
+        // Under mpirun every process meets the same mistake and says it (mpirun stops
+        // the job when the first one exits, so no single process is sure to be heard),
+        // each in one write, so that their lines do not interleave.
+        std::string line = "error: " + std::string(e.what()) + "\n";
+        std::cerr.flush();
+        if (::write(STDERR_FILENO, line.data(), line.size()) < 0)
+        {
+            std::cerr << line;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+void
+RunReport::Print(std::ostream& os) const
+{
+    auto columns = m_columns.empty() ? CsvColumns() : m_columns;
+    if (columns.empty())
+    {
+        os << m_name << ": no rows\n";
+        return;
+    }
+    std::vector<std::vector<std::string>> cells;
+    std::vector<std::vector<bool>> numeric;
+    std::vector<size_t> width(columns.size());
+    for (size_t i = 0; i < columns.size(); ++i)
+    {
+        width[i] = columns[i].size();
+    }
+    for (const auto& row : m_rows)
+    {
+        nlohmann::json flat = Flatten(row);
+        std::vector<std::string> line;
+        std::vector<bool> isNumber;
+        for (size_t i = 0; i < columns.size(); ++i)
+        {
+            const nlohmann::json v =
+                flat.contains(columns[i]) ? flat.at(columns[i]) : nlohmann::json();
+            line.push_back(CellText(v, true));
+            isNumber.push_back(v.is_number());
+            width[i] = std::max(width[i], line.back().size());
+        }
+        cells.push_back(line);
+        numeric.push_back(isNumber);
+    }
+    auto emit = [&](const std::vector<std::string>& line, const std::vector<bool>& right) {
+        for (size_t i = 0; i < line.size(); ++i)
+        {
+            os << (i ? "  " : "");
+            if (right[i])
+            {
+                os << std::setw(static_cast<int>(width[i])) << std::right << line[i];
+            }
+            else if (i + 1 < line.size())
+            {
+                os << std::setw(static_cast<int>(width[i])) << std::left << line[i];
+            }
+            else
+            {
+                os << line[i];
+            }
+        }
+        os << std::right << "\n";
+    };
+    emit(columns, std::vector<bool>(columns.size(), false));
+    std::vector<std::string> rule;
+    for (size_t w : width)
+    {
+        rule.emplace_back(w, '-');
+    }
+    emit(rule, std::vector<bool>(columns.size(), false));
+    for (size_t r = 0; r < cells.size(); ++r)
+    {
+        emit(cells[r], numeric[r]);
+    }
+    Cost c = MeasureCost();
+    os << "wall " << c.wallSeconds << " s, simulated " << c.simulatedSeconds << " s, " << c.events
+       << " events, " << (c.wallSeconds > 0 ? c.events / c.wallSeconds : 0.0)
+       << " events per wall second\n";
+}
+
+nlohmann::json
+RunReport::ToJson(const CollectiveRecord& record)
+{
+    return {{"collective", record.collective},
+            {"algorithm", record.algorithm},
+            {"ranks", record.ranks},
+            {"bytes", record.bytes},
+            {"start_us", Microseconds(record.start)},
+            {"end_us", Microseconds(record.end)},
+            {"duration_us", Microseconds(record.end - record.start)}};
+}
+
+nlohmann::json
+RunReport::ToJson(const CollectiveTaskRecord& record)
+{
+    nlohmann::json j = ToJson(record.record);
+    j["iteration"] = record.iteration;
+    j["task"] = record.task;
+    return j;
+}
+
+nlohmann::json
+RunReport::ToJson(const IterationRecord& record)
+{
+    return {{"iteration", record.iteration},
+            {"start_us", Microseconds(record.start)},
+            {"end_us", Microseconds(record.end)},
+            {"duration_us", Microseconds(record.GetDuration())}};
+}
+
+nlohmann::json
+RunReport::ToJson(const TaskRecord& record)
+{
+    nlohmann::json j = {{"iteration", record.iteration},
+                        {"task", record.task},
+                        {"name", record.name},
+                        {"kind", TaskKindToString(record.kind)},
+                        {"ready_us", Microseconds(record.ready)},
+                        {"start_us", Microseconds(record.start)},
+                        {"end_us", Microseconds(record.end)}};
+    if (record.rank != NO_RANK)
+    {
+        j["rank"] = record.rank;
+    }
+    return j;
+}
+
+nlohmann::json
+RunReport::ToJson(const std::vector<IterationRecord>& records)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& r : records)
+    {
+        a.push_back(ToJson(r));
+    }
+    return a;
+}
+
+nlohmann::json
+RunReport::ToJson(const std::map<std::string, uint64_t>& bytesByLinkClass)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [linkClass, bytes] : bytesByLinkClass)
+    {
+        j[linkClass] = bytes;
+    }
+    return j;
+}
+
+nlohmann::json
+RunReport::ToJson(const FabricSpec& spec)
+{
+    nlohmann::json j = {{"kind", spec.kind},
+                        {"ranks", spec.ranks},
+                        {"link_rate_bps", spec.linkRate.GetBitRate()},
+                        {"link_delay_us", Microseconds(spec.linkDelay)},
+                        {"mtu", spec.mtu}};
+    if (spec.tiers)
+    {
+        j["tiers"] = spec.tiers;
+        j["radix"] = spec.radix;
+        j["ranks_per_tor"] = spec.ranksPerTor;
+        j["oversubscription"] = spec.oversubscription;
+    }
+    if (!spec.dims.empty())
+    {
+        j["dims"] = spec.dims;
+        j["wrap"] = spec.wrap;
+    }
+    j["routing"] = spec.routing;
+    if (spec.partitions > 1)
+    {
+        j["partitions"] = spec.partitions;
+        j["cut_links"] = spec.cutLinks;
+        j["lookahead_us"] = Microseconds(spec.lookahead);
+    }
+    return j;
+}
+
+} // namespace ns3

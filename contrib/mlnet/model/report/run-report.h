@@ -1,0 +1,164 @@
+/*
+ * RunReport: the results of one run, as one JSON document plus CSV tables.
+ *
+ * A report has a name, a "meta" object (command line, seed and run number, ns-3
+ * version, fabric description, anything the script adds), "rows" (one JSON
+ * object per measured case, the table a researcher plots), optional extra
+ * sections (per-iteration records, per-collective records, bytes per link
+ * class, ...), and always the cost of the run: wall seconds, simulated seconds,
+ * simulator events executed and events per wall second.
+ *
+ * Files are written atomically (a temporary file in the same directory, then
+ * rename), so an error never leaves a half-written result behind.
+ *
+ * Not covered: plotting, and merging reports of a sweep (utils/ does that).
+ */
+#ifndef MLNET_RUN_REPORT_H
+#define MLNET_RUN_REPORT_H
+
+#include "ns3/cluster.h"
+#include "ns3/collective.h"
+#include "ns3/training-driver.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Collects a run's results and writes them as JSON, CSV or a printed table.
+ */
+class RunReport
+{
+public:
+    /**
+     * \brief Start a report; the wall clock starts now.
+     * \param name the run's name (e.g. the example's name)
+     */
+    explicit RunReport(const std::string& name);
+
+    /// \brief Restart the wall clock and take the simulator's event count as the baseline.
+    void Start();
+    /**
+     * \brief Freeze wall seconds, simulated seconds and events at their current values
+     * (call after Simulator::Run and before Simulator::Destroy). Without Stop they are
+     * read when the report is written.
+     */
+    void Stop();
+    /**
+     * \brief Bank the current simulation's simulated seconds and events before
+     * Simulator::Destroy, for runs that simulate several scenarios one after another;
+     * the totals then cover all of them.
+     */
+    void CloseSimulation();
+
+    /// \brief Add a row (must be a JSON object; throws std::invalid_argument otherwise).
+    void Add(const nlohmann::json& row);
+    /// \brief Add a row labelled with a case name: the row gets "case": label first.
+    void Add(const std::string& label, const nlohmann::json& row);
+    /// \return the rows added so far
+    const nlohmann::json& GetRows() const;
+
+    /// \brief Set one entry of "meta".
+    void SetMeta(const std::string& key, const nlohmann::json& value);
+    /// \brief Record the command line in meta.command_line (arguments joined by spaces).
+    void SetCommandLine(int argc, char** argv);
+    /// \brief Record the fabric description in meta.fabric.
+    void SetFabricSpec(const FabricSpec& spec);
+    /**
+     * \brief Set a top-level section (e.g. "iterations", "collectives").
+     * Throws std::invalid_argument for the reserved keys (name, meta, rows, wall_s,
+     * simulated_s, events, events_per_s).
+     */
+    void Set(const std::string& key, const nlohmann::json& value);
+
+    /// \brief Choose the columns (flattened keys, e.g. "time.us") that Print shows, in order.
+    void SetColumns(const std::vector<std::string>& columns);
+
+    /**
+     * \brief The whole document. meta always has ns3_version, seed and run (from
+     * RngSeedManager); the cost fields are read now unless Stop froze them.
+     */
+    nlohmann::json ToJson() const;
+    /**
+     * \brief Write ToJson() to path (indented), atomically. Throws
+     * std::invalid_argument naming the path if it cannot be written.
+     */
+    void WriteJson(const std::string& path) const;
+    /**
+     * \brief Write the rows as CSV, atomically: columns are the union of the rows'
+     * flattened keys in first-seen order (nested objects become "key.sub"); a value
+     * a row lacks is an empty cell; arrays are written as JSON text.
+     */
+    void WriteCsv(const std::string& path) const;
+    /// \brief Print the rows as an aligned table (SetColumns, or every column).
+    void Print(std::ostream& os) const;
+    /**
+     * \brief End of a scenario: Stop (unless stopped), print the table and the cost
+     * footer to os, then write the JSON and CSV documents where a path is given and
+     * name them ("results: <path>"). In a distributed run only MPI rank 0 prints and
+     * writes (every process holds the same merged rows).
+     */
+    void Finish(std::ostream& os, const std::string& json, const std::string& csv = "");
+
+    /**
+     * \brief The examples' error contract around a scenario's body: a
+     * std::exception (a user mistake the models detected) becomes one line
+     * "error: <message>" on stderr and exit code 1; otherwise 0.
+     *
+     *   int main(int argc, char* argv[]) { ...flags...; return RunReport::Main([&] { ... }); }
+     */
+    static int Main(const std::function<void()>& body);
+
+    /// \return a CollectiveRecord as JSON (times in microseconds)
+    static nlohmann::json ToJson(const CollectiveRecord& record);
+    /// \return a CollectiveTaskRecord as JSON (the record plus iteration and task)
+    static nlohmann::json ToJson(const CollectiveTaskRecord& record);
+    /// \return an IterationRecord as JSON (start_us, end_us, duration_us)
+    static nlohmann::json ToJson(const IterationRecord& record);
+    /// \return a TaskRecord as JSON
+    static nlohmann::json ToJson(const TaskRecord& record);
+    /// \return a list of iteration records as a JSON array
+    static nlohmann::json ToJson(const std::vector<IterationRecord>& records);
+    /// \return Cluster::GetBytesByLinkClass() as a JSON object class -> bytes
+    static nlohmann::json ToJson(const std::map<std::string, uint64_t>& bytesByLinkClass);
+    /// \return a FabricSpec as JSON
+    static nlohmann::json ToJson(const FabricSpec& spec);
+
+    /// \return a JSON object flattened to one level: nested objects become "key.sub"
+    static nlohmann::json Flatten(const nlohmann::json& row);
+
+private:
+    struct Cost
+    {
+        double wallSeconds{0};
+        double simulatedSeconds{0};
+        uint64_t events{0};
+    };
+
+    Cost MeasureCost() const;
+    std::vector<std::string> CsvColumns() const;
+
+    std::string m_name;
+    nlohmann::json m_meta = nlohmann::json::object();
+    nlohmann::json m_rows = nlohmann::json::array();
+    nlohmann::json m_sections = nlohmann::json::object();
+    std::vector<std::string> m_columns;
+    std::chrono::steady_clock::time_point m_wallStart;
+    uint64_t m_eventBaseline{0};
+    double m_closedSimulated{0}; //!< simulated seconds of closed simulations
+    uint64_t m_closedEvents{0};  //!< events of closed simulations
+    bool m_stopped{false};
+    Cost m_frozen;
+};
+
+} // namespace ns3
+
+#endif // MLNET_RUN_REPORT_H

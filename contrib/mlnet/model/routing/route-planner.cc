@@ -1,0 +1,379 @@
+#include "route-planner.h"
+
+#include "ns3/fast-forwarding.h"
+#include "ns3/flow-hash-routing.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/route-preference.h"
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
+#include <deque>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetRoutePlanner");
+
+namespace
+{
+constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
+const std::vector<uint32_t> kNoLinks;
+
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+
+/// Coordinates of a rank on a torus/mesh, dimension 0 fastest.
+std::vector<uint32_t>
+Coords(uint32_t rank, const std::vector<uint32_t>& dims)
+{
+    std::vector<uint32_t> c(dims.size());
+    for (size_t d = 0; d < dims.size(); ++d)
+    {
+        c[d] = rank % dims[d];
+        rank /= dims[d];
+    }
+    return c;
+}
+
+uint32_t
+RankOf(const std::vector<uint32_t>& c, const std::vector<uint32_t>& dims)
+{
+    uint32_t r = 0;
+    for (size_t d = dims.size(); d-- > 0;)
+    {
+        r = r * dims[d] + c[d];
+    }
+    return r;
+}
+} // namespace
+
+RoutePlanner::RoutePlanner(Ptr<Cluster> cluster)
+    : m_cluster(cluster)
+{
+    NS_ASSERT(cluster);
+}
+
+void
+RoutePlanner::Compute()
+{
+    const auto& links = m_cluster->GetLinks();
+    m_maxNodeId = 0;
+    NodeContainer all = m_cluster->GetAllNodes();
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        m_maxNodeId = std::max(m_maxNodeId, all.Get(i)->GetId());
+    }
+    uint32_t nv = m_maxNodeId + 1;
+    Graph g(nv);
+    for (const auto& l : links)
+    {
+        if (!l.failed)
+        {
+            boost::add_edge(l.nodeA, l.nodeB, g);
+        }
+    }
+
+    uint32_t nRanks = m_cluster->GetNRanks();
+    m_next.assign(nRanks, std::vector<std::vector<uint32_t>>(nv));
+    m_dist.assign(nRanks, std::vector<uint32_t>(nv, kUnreachable));
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        uint32_t dstNode = m_cluster->GetRankNode(r)->GetId();
+        std::vector<uint32_t> dist(nv, 0);
+        std::vector<boost::default_color_type> color(nv);
+        boost::breadth_first_search(
+            g,
+            boost::vertex(dstNode, g),
+            boost::visitor(boost::make_bfs_visitor(
+                               boost::record_distances(dist.data(), boost::on_tree_edge())))
+                .color_map(color.data()));
+        auto& d = m_dist[r];
+        for (uint32_t v = 0; v < nv; ++v)
+        {
+            // BFS leaves unreached vertices white.
+            d[v] = (v == dstNode || color[v] != boost::white_color) ? dist[v] : kUnreachable;
+        }
+        auto& next = m_next[r];
+        for (const auto& l : links)
+        {
+            if (l.failed || d[l.nodeA] == kUnreachable || d[l.nodeB] == kUnreachable)
+            {
+                continue;
+            }
+            if (d[l.nodeB] + 1 == d[l.nodeA])
+            {
+                next[l.nodeA].push_back(l.id);
+            }
+            else if (d[l.nodeA] + 1 == d[l.nodeB])
+            {
+                next[l.nodeB].push_back(l.id);
+            }
+        }
+    }
+
+    const FabricSpec& spec = m_cluster->GetFabricSpec();
+    if (spec.routing == "dor")
+    {
+        ComputeDimensionOrder();
+    }
+    ApplyPreference();
+}
+
+void
+RoutePlanner::ApplyPreference()
+{
+    Ptr<RoutePreference> preference = m_cluster->GetRoutePreference();
+    if (!preference)
+    {
+        return;
+    }
+    for (uint32_t r = 0; r < m_next.size(); ++r)
+    {
+        for (uint32_t v = 0; v < m_next[r].size(); ++v)
+        {
+            std::vector<uint32_t>& next = m_next[r][v];
+            if (next.size() < 2)
+            {
+                continue;
+            }
+            std::vector<uint32_t> pick = preference->Select(*m_cluster, v, r, next);
+            std::vector<uint32_t> kept;
+            for (uint32_t id : next)
+            {
+                if (std::find(pick.begin(), pick.end(), id) != pick.end())
+                {
+                    kept.push_back(id);
+                }
+            }
+            if (!kept.empty())
+            {
+                next = std::move(kept);
+            }
+        }
+    }
+}
+
+void
+RoutePlanner::ComputeDimensionOrder()
+{
+    const auto& links = m_cluster->GetLinks();
+    const FabricSpec& spec = m_cluster->GetFabricSpec();
+    uint32_t nRanks = m_cluster->GetNRanks();
+    // Dimension-order routing on a torus or mesh whose ranks are its nodes.
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> linkBetween;
+    for (const auto& l : links)
+    {
+        linkBetween[{l.nodeA, l.nodeB}] = l.id;
+        linkBetween[{l.nodeB, l.nodeA}] = l.id;
+    }
+    const auto& dims = spec.dims;
+    for (uint32_t src = 0; src < nRanks; ++src)
+    {
+        uint32_t srcNode = m_cluster->GetRankNode(src)->GetId();
+        for (uint32_t dst = 0; dst < nRanks; ++dst)
+        {
+            if (src == dst)
+            {
+                continue;
+            }
+            std::vector<uint32_t> c = Coords(src, dims);
+            const std::vector<uint32_t> srcCoords = c;
+            std::vector<uint32_t> t = Coords(dst, dims);
+            bool clean = true;
+            uint32_t firstLink = kUnreachable;
+            uint32_t node = srcNode;
+            for (size_t dim = 0; dim < dims.size() && clean; ++dim)
+            {
+                uint32_t k = dims[dim];
+                while (c[dim] != t[dim])
+                {
+                    uint32_t fwd = (t[dim] + k - c[dim]) % k; // hops going +
+                    // Half-way round (k even): the source's parity in this dimension picks
+                    // the direction, so both directions carry half of the ties and
+                    // all-to-all loads every channel alike (k/8 per unit injection).
+                    bool tie = spec.wrap && 2 * fwd == k;
+                    bool plus = !spec.wrap ? t[dim] > c[dim]
+                                : tie      ? (srcCoords[dim] % 2 == 0)
+                                           : fwd < k - fwd;
+                    c[dim] = plus ? (c[dim] + 1) % k : (c[dim] + k - 1) % k;
+                    uint32_t nextNode = m_cluster->GetRankNode(RankOf(c, dims))->GetId();
+                    auto it = linkBetween.find({node, nextNode});
+                    if (it == linkBetween.end() || links[it->second].failed)
+                    {
+                        clean = false;
+                        break;
+                    }
+                    if (firstLink == kUnreachable)
+                    {
+                        firstLink = it->second;
+                    }
+                    node = nextNode;
+                }
+            }
+            if (clean)
+            {
+                // Otherwise keep the shortest-path next hops computed above.
+                m_next[dst][srcNode] = {firstLink};
+            }
+        }
+    }
+}
+
+void
+RoutePlanner::Install()
+{
+    Compute();
+    auto ranks = std::make_shared<FlowHashRouting::AddressMap>();
+    NodeContainer all = m_cluster->GetAllNodes();
+    // Every address of a rank node routes to that rank.
+    for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+    {
+        Ptr<Ipv4> ipv4 = m_cluster->GetRankNode(r)->GetObject<Ipv4>();
+        for (uint32_t i = 1; ipv4 && i < ipv4->GetNInterfaces(); ++i)
+        {
+            for (uint32_t a = 0; a < ipv4->GetNAddresses(i); ++a)
+            {
+                (*ranks)[ipv4->GetAddress(i, a).GetLocal().Get()] = r;
+            }
+        }
+    }
+    const auto& links = m_cluster->GetLinks();
+    for (uint32_t n = 0; n < all.GetN(); ++n)
+    {
+        Ptr<Node> node = all.Get(n);
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        if (!ipv4)
+        {
+            // Fast data path: the same next-hop sets, in the same order, as devices.
+            Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
+            NS_ASSERT_MSG(fast, "node " << node->GetId() << " has neither IPv4 nor FastForwarding");
+            std::vector<std::vector<Ptr<NetDevice>>> devices(m_cluster->GetNRanks());
+            for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+            {
+                for (uint32_t id : m_next[r][node->GetId()])
+                {
+                    const ClusterLink& l = links[id];
+                    devices[r].push_back(l.nodeA == node->GetId() ? Ptr<NetDevice>(l.devA)
+                                                                  : Ptr<NetDevice>(l.devB));
+                }
+            }
+            fast->SetTable(std::move(devices));
+            continue;
+        }
+        Ptr<FlowHashRouting> routing = DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol());
+        NS_ASSERT_MSG(routing, "node " << node->GetId() << " does not run FlowHashRouting");
+        std::vector<std::vector<uint32_t>> table(m_cluster->GetNRanks());
+        for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+        {
+            for (uint32_t id : m_next[r][node->GetId()])
+            {
+                const ClusterLink& l = links[id];
+                table[r].push_back(l.nodeA == node->GetId() ? l.ifA : l.ifB);
+            }
+        }
+        routing->SetTable(ranks, table);
+    }
+}
+
+const std::vector<uint32_t>&
+RoutePlanner::NextLinks(uint32_t nodeId, uint32_t dstRank) const
+{
+    if (dstRank >= m_next.size() || nodeId >= m_next[dstRank].size())
+    {
+        return kNoLinks;
+    }
+    return m_next[dstRank][nodeId];
+}
+
+uint32_t
+RoutePlanner::Hops(uint32_t srcRank, uint32_t dstRank) const
+{
+    const auto& links = m_cluster->GetLinks();
+    uint32_t node = m_cluster->GetRankNode(srcRank)->GetId();
+    uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
+    uint32_t hops = 0;
+    while (node != dstNode)
+    {
+        const auto& next = NextLinks(node, dstRank);
+        if (next.empty() || hops > m_maxNodeId)
+        {
+            return kUnreachable;
+        }
+        const ClusterLink& l = links[next.front()];
+        node = (l.nodeA == node) ? l.nodeB : l.nodeA;
+        ++hops;
+    }
+    return hops;
+}
+
+std::vector<std::pair<uint32_t, double>>
+RoutePlanner::LinkShares(uint32_t srcRank, uint32_t dstRank) const
+{
+    const auto& links = m_cluster->GetLinks();
+    uint32_t srcNode = m_cluster->GetRankNode(srcRank)->GetId();
+    uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
+    // Kahn's order over the next-hop DAG reachable from the source.
+    std::map<uint32_t, uint32_t> indegree;
+    std::deque<uint32_t> stack{srcNode};
+    std::map<uint32_t, bool> seen{{srcNode, true}};
+    while (!stack.empty())
+    {
+        uint32_t u = stack.front();
+        stack.pop_front();
+        if (u == dstNode)
+        {
+            continue;
+        }
+        for (uint32_t id : NextLinks(u, dstRank))
+        {
+            uint32_t v = links[id].nodeA == u ? links[id].nodeB : links[id].nodeA;
+            ++indegree[v];
+            if (!seen[v])
+            {
+                seen[v] = true;
+                stack.push_back(v);
+            }
+        }
+    }
+    std::map<uint32_t, double> share{{srcNode, 1.0}};
+    std::map<uint32_t, double> perLink;
+    std::deque<uint32_t> ready{srcNode};
+    while (!ready.empty())
+    {
+        uint32_t u = ready.front();
+        ready.pop_front();
+        if (u == dstNode)
+        {
+            continue;
+        }
+        const auto& next = NextLinks(u, dstRank);
+        if (next.empty())
+        {
+            throw std::invalid_argument("rank " + std::to_string(dstRank) +
+                                        " is unreachable from rank " + std::to_string(srcRank) +
+                                        "; the failed links disconnect the fabric");
+        }
+        double each = share[u] / next.size();
+        for (uint32_t id : next)
+        {
+            const ClusterLink& l = links[id];
+            bool aToB = l.nodeA == u;
+            uint32_t v = aToB ? l.nodeB : l.nodeA;
+            perLink[2 * id + (aToB ? 0 : 1)] += each;
+            share[v] += each;
+            if (--indegree[v] == 0)
+            {
+                ready.push_back(v);
+            }
+        }
+    }
+    return {perLink.begin(), perLink.end()};
+}
+
+} // namespace ns3
