@@ -17,7 +17,7 @@
 #include "ns3/core-module.h"
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
-#include "ns3/rail-only-helper.h"
+#include "ns3/rail-fabric-helper.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -71,16 +71,19 @@ main(int argc, char* argv[])
         std::vector<std::vector<uint32_t>> groups;
         if (fabric.fabric == "railonly")
         {
-            RailOnlyHelper rails(domains, domainSize);
-            fabric.Configure(rails);
-            cluster = rails.Install();
-            fabric.traces.Attach(cluster);
+            FabricRequest request = fabric.Request();
+            request.fabric = "rail-only";
+            request.ranks = domains * domainSize;
+            request.domainSize = domainSize;
+            std::shared_ptr<FabricHelper> helper;
+            cluster = fabric.Build(request, &helper);
+            auto rails = std::dynamic_pointer_cast<RailFabricHelper>(helper);
             for (uint32_t r = 0; communicators == "rails" && r < domainSize; ++r)
             {
                 groups.emplace_back();
                 for (uint32_t d = 0; d < domains; ++d)
                 {
-                    groups.back().push_back(rails.GetRank(d, r));
+                    groups.back().push_back(rails->GetRank(d, r));
                 }
             }
         }

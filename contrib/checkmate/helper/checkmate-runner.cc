@@ -5,9 +5,8 @@
 #include "ns3/core-module.h"
 #include "ns3/data-parallel-trainer.h"
 #include "ns3/fabric-options.h"
-#include "ns3/fat-tree-helper.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
-#include "ns3/ideal-switch-helper.h"
 #include "ns3/udp-message-transport.h"
 
 #include <cmath>
@@ -135,21 +134,12 @@ Job
 BuildJob(const CheckmateRunConfig& c)
 {
     Job j;
-    uint32_t ranks = c.workers + c.shadows;
-    if (c.fabric == "fattree")
-    {
-        FatTreeHelper f(ranks);
-        f.SetLinkRate(ParseDataRate(c.rate));
-        f.SetLinkDelay(ParseTime(c.delay));
-        j.cluster = f.Install();
-    }
-    else
-    {
-        IdealSwitchHelper f(ranks);
-        f.SetLinkRate(ParseDataRate(c.rate));
-        f.SetLinkDelay(ParseTime(c.delay));
-        j.cluster = f.Install();
-    }
+    FabricRequest fabric;
+    fabric.fabric = c.fabric;
+    fabric.ranks = c.workers + c.shadows;
+    fabric.linkRate = ParseDataRate(c.rate);
+    fabric.linkDelay = ParseTime(c.delay);
+    j.cluster = FabricRegistry::Build(fabric);
     c.traces.Attach(j.cluster);
     j.transport = CreateObject<UdpMessageTransport>();
     j.transport->Install(j.cluster);

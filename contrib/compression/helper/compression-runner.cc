@@ -5,8 +5,8 @@
 #include "ns3/compressed-trainer.h"
 #include "ns3/compression-cost-model.h"
 #include "ns3/double.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/fp32-codec.h"
-#include "ns3/ideal-switch-helper.h"
 #include "ns3/power-sgd-codec.h"
 #include "ns3/quantization-codec.h"
 #include "ns3/simulator.h"
@@ -74,10 +74,12 @@ CompressionRunner::Run(const CompressionConfig& c)
         throw std::invalid_argument("--targetAccuracy must be in (0, 1]");
     }
     Ptr<GradientCodec> codec = MakeCodec(c);
-    IdealSwitchHelper fabric(c.workers);
-    fabric.SetLinkRate(c.bandwidth);
-    fabric.SetLinkDelay(c.delay);
-    Ptr<Cluster> cluster = fabric.Install();
+    FabricRequest fabric;
+    fabric.fabric = "ideal";
+    fabric.ranks = c.workers;
+    fabric.linkRate = c.bandwidth;
+    fabric.linkDelay = c.delay;
+    Ptr<Cluster> cluster = FabricRegistry::Build(fabric);
     Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
     transport->Install(cluster);
     Ptr<RealModel> model = CreateObject<RealModel>();

@@ -18,7 +18,7 @@ namespace ns3
 void
 FabricOptions::AddToCommandLine(CommandLine& cmd)
 {
-    cmd.AddValue("fabric", "fabric: ideal | fattree | torus | mesh | graph", fabric);
+    cmd.AddValue("fabric", "fabric: " + FabricRegistry::NameList(), fabric);
     cmd.AddValue("ranks", "number of ranks (default 8; torus/mesh: must match --torusDims)", ranks);
     cmd.AddValue("torusDims", "torus or mesh dimensions, e.g. 4x4x4", torusDims);
     cmd.AddValue("graph", "JSON edge list for --fabric=graph", graphFile);
@@ -113,72 +113,21 @@ ParseTime(const std::string& text)
     return Time(text);
 }
 
-Ptr<Cluster>
-FabricOptions::Build() const
+FabricRequest
+FabricOptions::Request() const
 {
-    std::unique_ptr<FabricHelper> helper;
-    uint32_t n = ranks ? ranks : 8;
-    if (fabric == "ideal")
+    FabricRequest r;
+    r.fabric = fabric;
+    const bool grid = fabric == "torus" || fabric == "mesh";
+    r.ranks = ranks ? ranks : (grid ? 0 : 8);
+    if (grid)
     {
-        helper = std::make_unique<IdealSwitchHelper>(n);
+        r.dims = TorusHelper::ParseDims(torusDims);
     }
-    else if (fabric == "fattree")
-    {
-        auto ft = std::make_unique<FatTreeHelper>(n);
-        ft->SetTiers(tiers);
-        ft->SetRadix(radix);
-        ft->SetOversubscription(oversubscription);
-        helper = std::move(ft);
-    }
-    else if (fabric == "torus" || fabric == "mesh")
-    {
-        std::vector<uint32_t> dims = TorusHelper::ParseDims(torusDims);
-        uint64_t product = 1;
-        for (uint32_t k : dims)
-        {
-            product *= k;
-        }
-        if (ranks != 0 && ranks != product)
-        {
-            throw std::invalid_argument(
-                "--ranks=" + std::to_string(ranks) + " does not match --torusDims=" + torusDims +
-                " (" + std::to_string(product) + " ranks); drop --ranks or change the dimensions");
-        }
-        auto torus = std::make_unique<TorusHelper>(dims);
-        torus->SetWrap(fabric == "torus");
-        helper = std::move(torus);
-    }
-    else if (fabric == "graph")
-    {
-        if (graphFile.empty())
-        {
-            throw std::invalid_argument("--fabric=graph needs --graph=FILE (a JSON edge list)");
-        }
-        auto graph = std::make_unique<GraphFabricHelper>();
-        graph->ReadFile(graphFile);
-        helper = std::move(graph);
-    }
-    else
-    {
-        throw std::invalid_argument("unknown fabric '" + fabric +
-                                    "'; valid: ideal, fattree, torus, mesh, graph");
-    }
-    Configure(*helper);
-    Ptr<Cluster> cluster = helper->Install();
-    if (failLinks > 0)
-    {
-        FabricHelper::FailRandomLinks(cluster, failLinks, FailableLinkClasses());
-    }
-    traces.Attach(cluster);
-    return cluster;
-}
-
-void
-FabricOptions::Configure(FabricHelper& helper) const
-{
-    helper.SetLinkRate(ParseDataRate(rate));
-    helper.SetLinkDelay(ParseTime(delay));
-    helper.SetMtu(mtu);
+    r.graphFile = graphFile;
+    r.linkRate = ParseDataRate(rate);
+    r.linkDelay = ParseTime(delay);
+    r.mtu = mtu;
     // QueueSize's own parser aborts on bad text: check the form first.
     static const std::regex queueForm(R"(^[1-9][0-9]{0,9}(p|B|KB|MB|KiB|MiB)$)");
     if (!std::regex_match(queue, queueForm))
@@ -186,29 +135,42 @@ FabricOptions::Configure(FabricHelper& helper) const
         throw std::invalid_argument("queue '" + queue +
                                     "' is not a queue size; write e.g. 1000p or 10MB");
     }
-    helper.SetQueueSize(QueueSize(queue));
-    helper.SetSwitchEcn(ecn);
-    helper.SetDataPath(dataPath);
+    r.queue = QueueSize(queue);
+    r.ecn = ecn;
+    r.dataPath = dataPath;
+    r.tiers = tiers;
+    r.radix = radix;
+    r.oversubscription = oversubscription;
     // Under mpirun (DistributedSession) the fabric is split over the processes.
-    helper.SetPartitions(DistributedSession::GetProcessCount());
+    r.partitions = DistributedSession::GetProcessCount();
+    return r;
+}
+
+Ptr<Cluster>
+FabricOptions::Build() const
+{
+    return Build(Request());
+}
+
+Ptr<Cluster>
+FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>* helper) const
+{
+    Ptr<Cluster> cluster = FabricRegistry::Build(request, helper);
+    if (failLinks > 0)
+    {
+        FabricHelper::FailRandomLinks(cluster,
+                                      failLinks,
+                                      FabricRegistry::FailableLinkClasses(request.fabric));
+    }
+    traces.Attach(cluster);
+    return cluster;
 }
 
 std::vector<std::string>
 FabricOptions::FailableLinkClasses() const
 {
-    if (fabric == "fattree")
-    {
-        return {"tor-agg", "agg-core"};
-    }
-    if (fabric == "torus" || fabric == "mesh")
-    {
-        return {"torus"};
-    }
-    if (fabric == "graph")
-    {
-        return {"graph"};
-    }
-    return {};
+    return FabricRegistry::Has(fabric) ? FabricRegistry::FailableLinkClasses(fabric)
+                                       : std::vector<std::string>{};
 }
 
 std::string

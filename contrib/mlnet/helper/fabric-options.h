@@ -1,7 +1,7 @@
 /*
- * FabricOptions: the fabric a scenario asks for, as command-line flags, turned
- * into a Cluster by the matching fabric helper. Every example that lets its user
- * pick a fabric shares these flags and their validation.
+ * FabricOptions: the fabric a scenario asks for, as command-line flags, turned into a
+ * FabricRequest and built by the FabricRegistry. Every example that lets its user pick
+ * a fabric shares these flags and their validation.
  */
 #ifndef MLNET_FABRIC_OPTIONS_H
 #define MLNET_FABRIC_OPTIONS_H
@@ -9,6 +9,7 @@
 #include "ns3/cluster.h"
 #include "ns3/command-line.h"
 #include "ns3/fabric-helper.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/trace-options.h"
 
 #include <string>
@@ -22,8 +23,9 @@ namespace ns3
  */
 struct FabricOptions
 {
-    std::string fabric{"ideal"};  //!< ideal | fattree | torus | mesh | graph
-    uint32_t ranks{0};            //!< ranks; 0 = default (8, or the torus dims' product)
+    std::string fabric{
+        "ideal"};      //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
+    uint32_t ranks{0}; //!< ranks; 0 = default (8, or the torus dims' product)
     std::string torusDims{"4x4"}; //!< torus/mesh dimensions, e.g. 4x4x4
     std::string graphFile;        //!< JSON edge list for fabric=graph
     std::string rate{"100Gbps"};  //!< link rate
@@ -41,16 +43,22 @@ struct FabricOptions
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).
     void AddToCommandLine(CommandLine& cmd);
     /**
-     * \brief Build the fabric, with the traces the flags ask for attached.
+     * \brief The request these flags make (FabricRegistry), with every value parsed.
      * Throws std::invalid_argument with a message naming the bad flag.
+     */
+    FabricRequest Request() const;
+    /**
+     * \brief Build the fabric, with --failLinks failures and the traces the flags ask
+     * for attached. Throws std::invalid_argument with a message naming the bad flag.
      */
     Ptr<Cluster> Build() const;
     /**
-     * \brief Apply the link, queue, ECN, data-path flags and the MPI partition count
-     * (DistributedSession) to any fabric helper, e.g. one of another module's fabrics.
-     * Throws std::invalid_argument naming the bad flag.
+     * \brief Build a request (Request(), adjusted by the scenario: another module's
+     * fabric, its own sizes), with --failLinks and the traces attached.
+     * \param helper if not null, receives the helper that built it
      */
-    void Configure(FabricHelper& helper) const;
+    Ptr<Cluster> Build(const FabricRequest& request,
+                       std::shared_ptr<FabricHelper>* helper = nullptr) const;
     /// \return the link classes --failLinks may pick from on this fabric
     std::vector<std::string> FailableLinkClasses() const;
     /// \return a short label, e.g. "fattree(r=3)" or "torus(4x4)"

@@ -1,5 +1,7 @@
 #include "fat-tree-helper.h"
 
+#include "ns3/fabric-registry.h"
+
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -197,5 +199,19 @@ FatTreeHelper::Install()
     Finish(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+const FabricRegistration g_fatTree("fattree",
+                                   "2- or 3-tier fat-tree (Clos), flow-hash ECMP",
+                                   {"tor-agg", "agg-core"},
+                                   [](const FabricRequest& r) {
+                                       auto h = std::make_shared<FatTreeHelper>(r.ranks);
+                                       h->SetTiers(r.tiers);
+                                       h->SetRadix(r.radix);
+                                       h->SetOversubscription(r.oversubscription);
+                                       return h;
+                                   });
+} // namespace
 
 } // namespace ns3

@@ -1,5 +1,7 @@
 #include "graph-fabric-helper.h"
 
+#include "ns3/fabric-registry.h"
+
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -164,5 +166,23 @@ GraphFabricHelper::Install()
     Finish(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+const FabricRegistration g_graph("graph",
+                                 "any graph of hosts and switches from a JSON edge list",
+                                 {"graph"},
+                                 [](const FabricRequest& r) {
+                                     if (r.graphFile.empty())
+                                     {
+                                         throw std::invalid_argument(
+                                             "--fabric=graph needs --graph=FILE (a JSON edge "
+                                             "list)");
+                                     }
+                                     auto h = std::make_shared<GraphFabricHelper>();
+                                     h->ReadFile(r.graphFile);
+                                     return h;
+                                 });
+} // namespace
 
 } // namespace ns3

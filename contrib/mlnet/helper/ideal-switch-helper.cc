@@ -1,5 +1,7 @@
 #include "ideal-switch-helper.h"
 
+#include "ns3/fabric-registry.h"
+
 #include <stdexcept>
 
 namespace ns3
@@ -41,5 +43,15 @@ IdealSwitchHelper::Install()
     Finish(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+const FabricRegistration g_ideal("ideal",
+                                 "one non-blocking switch, every rank one link to it",
+                                 {},
+                                 [](const FabricRequest& r) {
+                                     return std::make_shared<IdealSwitchHelper>(r.ranks);
+                                 });
+} // namespace
 
 } // namespace ns3

@@ -1,5 +1,7 @@
 #include "torus-helper.h"
 
+#include "ns3/fabric-registry.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -97,5 +99,39 @@ TorusHelper::Install()
     Finish(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+/// A torus (wrap) or mesh of the request's dims; ranks, if given, must be their product.
+std::shared_ptr<FabricHelper>
+BuildTorus(const FabricRequest& r, bool wrap)
+{
+    uint64_t product = 1;
+    std::string text;
+    for (uint32_t k : r.dims)
+    {
+        product *= k;
+        text += (text.empty() ? "" : "x") + std::to_string(k);
+    }
+    if (r.ranks != 0 && r.ranks != product)
+    {
+        throw std::invalid_argument(
+            "--ranks=" + std::to_string(r.ranks) + " does not match --torusDims=" + text + " (" +
+            std::to_string(product) + " ranks); drop --ranks or change the dimensions");
+    }
+    auto h = std::make_shared<TorusHelper>(r.dims);
+    h->SetWrap(wrap);
+    return h;
+}
+
+const FabricRegistration g_torus("torus",
+                                 "k-ary n-D torus (wraparound), dimension-order routing",
+                                 {"torus"},
+                                 [](const FabricRequest& r) { return BuildTorus(r, true); });
+const FabricRegistration g_mesh("mesh",
+                                "k-ary n-D mesh (no wraparound)",
+                                {"torus"},
+                                [](const FabricRequest& r) { return BuildTorus(r, false); });
+} // namespace
 
 } // namespace ns3

@@ -4,9 +4,8 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/log.h"
-#include "ns3/rail-only-helper.h"
-#include "ns3/rail-optimized-helper.h"
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
@@ -91,31 +90,23 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
                                const std::string& fabric,
                                std::shared_ptr<RailFabricHelper>* out)
 {
-    std::shared_ptr<RailFabricHelper> helper;
-    if (fabric == "rail-only")
-    {
-        helper = std::make_shared<RailOnlyHelper>(o.domains, o.domainSize);
-    }
-    else
-    {
-        auto opt = std::make_shared<RailOptimizedHelper>(o.domains, o.domainSize);
-        opt->SetRailAligned(fabric == "rail-optimized");
-        ParseFabrics(fabric); // throws for unknown names
-        helper = opt;
-    }
-    helper->SetRadix(o.radix);
-    helper->SetHbRate(o.hbRate);
-    helper->SetHbDelay(o.hbDelay);
-    helper->SetLinkRate(o.nicRate);
-    helper->SetLinkDelay(o.nicDelay);
-    if (!o.policy.empty())
-    {
-        helper->SetCrossRailPolicy(RailRoutePreference::ParsePolicy(o.policy));
-    }
-    Ptr<Cluster> cluster = helper->Install();
+    ParseFabrics(fabric); // throws for unknown names
+    FabricRequest request;
+    // railonly-llm's "fat-tree" is the registry's NVLink fat-tree (HB domains on a Clos).
+    request.fabric = fabric == "fat-tree" ? "nvlink-fattree" : fabric;
+    request.ranks = o.domains * o.domainSize;
+    request.domainSize = o.domainSize;
+    request.radix = o.radix;
+    request.hbRate = o.hbRate;
+    request.hbDelay = o.hbDelay;
+    request.linkRate = o.nicRate;
+    request.linkDelay = o.nicDelay;
+    request.crossRailPolicy = o.policy;
+    std::shared_ptr<FabricHelper> helper;
+    Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)
     {
-        *out = helper;
+        *out = std::dynamic_pointer_cast<RailFabricHelper>(helper);
     }
     return cluster;
 }

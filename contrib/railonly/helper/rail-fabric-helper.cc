@@ -24,6 +24,35 @@ RailFabricHelper::RailFabricHelper(uint32_t domains, uint32_t domainSize)
 RailFabricHelper::~RailFabricHelper() = default;
 
 void
+RailFabricHelper::SetFromRequest(const FabricRequest& request)
+{
+    if (request.radix != 0)
+    {
+        SetRadix(request.radix);
+    }
+    SetHbRate(request.hbRate);
+    SetHbDelay(request.hbDelay);
+    if (!request.crossRailPolicy.empty())
+    {
+        SetCrossRailPolicy(RailRoutePreference::ParsePolicy(request.crossRailPolicy));
+    }
+}
+
+uint32_t
+RailFabricHelper::DomainsOf(const FabricRequest& request)
+{
+    const uint32_t k = request.domainSize;
+    if (k < 1 || request.ranks % k != 0)
+    {
+        throw std::invalid_argument("fabric " + request.fabric + ": " +
+                                    std::to_string(request.ranks) +
+                                    " GPUs do not split into HB domains of " + std::to_string(k) +
+                                    " GPUs; give a domain size >= 1 that divides the GPU count");
+    }
+    return request.ranks / k;
+}
+
+void
 RailFabricHelper::SetHbRate(DataRate rate)
 {
     m_hbRate = rate;

@@ -18,6 +18,7 @@
 #define RAILONLY_RAIL_FABRIC_HELPER_H
 
 #include "ns3/fabric-helper.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/rail-route-preference.h"
 
 #include <map>
@@ -47,6 +48,16 @@ public:
     void SetRadix(uint32_t radix);
     /// \brief Cross-rail forwarding policy (see RailRoutePreference).
     void SetCrossRailPolicy(RailRoutePreference::Policy policy);
+    /**
+     * \brief Apply a FabricRegistry request's HB-domain settings: radix (if not 0),
+     * NVLink rate and delay, cross-rail policy (if given).
+     */
+    void SetFromRequest(const FabricRequest& request);
+    /**
+     * \return the HB domains D = ranks / K of a request; throws std::invalid_argument
+     * unless its domain size K >= 1 divides its ranks.
+     */
+    static uint32_t DomainsOf(const FabricRequest& request);
 
     /// \return D
     uint32_t GetDomains() const;

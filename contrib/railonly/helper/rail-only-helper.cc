@@ -1,5 +1,6 @@
 #include "rail-only-helper.h"
 
+#include "ns3/fabric-registry.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 
@@ -77,5 +78,18 @@ RailOnlyHelper::Install()
     FinishRail(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+const FabricRegistration g_railOnly(
+    "rail-only",
+    "HB (NVLink) domains of domainSize GPUs, one rail network per local rank, no spine",
+    {"rail"},
+    [](const FabricRequest& r) {
+        auto h = std::make_shared<RailOnlyHelper>(RailFabricHelper::DomainsOf(r), r.domainSize);
+        h->SetFromRequest(r);
+        return h;
+    });
+} // namespace
 
 } // namespace ns3

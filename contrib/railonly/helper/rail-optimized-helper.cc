@@ -1,5 +1,6 @@
 #include "rail-optimized-helper.h"
 
+#include "ns3/fabric-registry.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 
@@ -120,5 +121,29 @@ RailOptimizedHelper::Install()
     FinishRail(cluster, spec);
     return cluster;
 }
+
+namespace
+{
+/// A rail-optimized (rail-aligned leaves) or plain (NVLink fat-tree) Clos over HB domains.
+std::shared_ptr<FabricHelper>
+BuildClosOverDomains(const FabricRequest& r, bool railAligned)
+{
+    auto h = std::make_shared<RailOptimizedHelper>(RailFabricHelper::DomainsOf(r), r.domainSize);
+    h->SetRailAligned(railAligned);
+    h->SetFromRequest(r);
+    return h;
+}
+
+const FabricRegistration g_railOptimized(
+    "rail-optimized",
+    "HB domains with rail-aligned leaves and a spine above them (full bisection)",
+    {"rail", "spine"},
+    [](const FabricRequest& r) { return BuildClosOverDomains(r, true); });
+const FabricRegistration g_nvlinkFatTree(
+    "nvlink-fattree",
+    "HB domains on a plain fat-tree (leaves not rail-aligned) with a spine",
+    {"rail", "spine"},
+    [](const FabricRequest& r) { return BuildClosOverDomains(r, false); });
+} // namespace
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/hb-domain-helper.h"
 #include "ns3/rail-only-helper.h"
 #include "ns3/rail-optimized-helper.h"
@@ -11,6 +12,7 @@
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -490,3 +492,38 @@ TEST_F(RailFabricTest, BadInputThrowsWithAClearMessage)
 }
 
 } // namespace
+
+// The rail fabrics by name (FabricRegistry): the helpers' fabrics, with the helper
+// handed back for rail queries; a domain size that does not divide fails clearly.
+TEST(RailFabricRegistryTest, RailFabricsAreBuiltByName)
+{
+    for (const char* name : {"rail-only", "rail-optimized", "nvlink-fattree"})
+    {
+        ASSERT_TRUE(FabricRegistry::Has(name)) << name;
+        FabricRequest r;
+        r.fabric = name;
+        r.ranks = 16;
+        r.domainSize = 8;
+        r.linkRate = DataRate("400Gbps");
+        std::shared_ptr<FabricHelper> helper;
+        Ptr<Cluster> c = FabricRegistry::Build(r, &helper);
+        auto rails = std::dynamic_pointer_cast<RailFabricHelper>(helper);
+        ASSERT_TRUE(rails) << name;
+        EXPECT_EQ(c->GetNRanks(), 16u) << name;
+        EXPECT_EQ(rails->GetDomains(), 2u) << name;
+        EXPECT_EQ(rails->GetDomainSize(), 8u) << name;
+        std::map<std::string, uint32_t> links;
+        for (const auto& l : c->GetLinks())
+        {
+            ++links[l.linkClass];
+        }
+        EXPECT_EQ(links["nvlink"], 16u) << name; // every GPU to its NVSwitch
+        EXPECT_EQ(links["rail"], 16u) << name;   // every GPU's NIC to its rail/leaf switch
+        Simulator::Destroy();
+    }
+    FabricRequest bad;
+    bad.fabric = "rail-only";
+    bad.ranks = 12;
+    bad.domainSize = 8;
+    EXPECT_THROW(FabricRegistry::Build(bad), std::invalid_argument);
+}

@@ -9,9 +9,7 @@
 #include "ns3/checkmate-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/cost-model.h"
-#include "ns3/direct-connect-helper.h"
-#include "ns3/fat-tree-helper.h"
-#include "ns3/llm-training-runner.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/model-profile.h"
 #include "ns3/rail-cost-model.h"
 #include "ns3/topoopt-cluster-runner.h"
@@ -272,6 +270,15 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
         }
     }
 
+    // Every fabric: n GPUs, the same link delay, network links at `rate`.
+    auto Request = [&](const std::string& name, DataRate rate) {
+        FabricRequest r;
+        r.fabric = name;
+        r.ranks = n;
+        r.linkRate = rate;
+        r.linkDelay = c.linkDelay;
+        return r;
+    };
     std::vector<TrainingClusterResult> results;
     uint32_t index = 0;
     for (const auto& fabric : c.fabrics)
@@ -285,11 +292,9 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
         std::ostringstream detail;
         if (fabric == "fattree")
         {
-            FatTreeHelper h(n);
-            h.SetTiers(2);
-            h.SetLinkRate(c.bandwidth);
-            h.SetLinkDelay(c.linkDelay);
-            cluster = h.Install();
+            FabricRequest request = Request("fattree", c.bandwidth);
+            request.tiers = 2;
+            cluster = FabricRegistry::Build(request);
             detail << "2-tier leaf-spine, full bisection, hosts at " << Gbps(c.bandwidth);
             DesignCost dc = rail->RailOptimized(n, c.hbDomain);
             r.costUsd = dc.cost;
@@ -301,11 +306,11 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
         }
         else if (fabric == "topoopt")
         {
-            DirectConnectHelper h(found.plan);
-            h.SetLinkRate(portRate);
-            h.SetLinkDelay(c.linkDelay);
-            h.SetOcsAttribute("Technology", StringValue("patch-panel"));
-            cluster = h.Install();
+            FabricRequest request = Request("topoopt", portRate);
+            request.degree = d;
+            request.plan = found.plan;
+            request.opticalAttributes = {{"Technology", "patch-panel"}};
+            cluster = FabricRegistry::Build(request);
             rings = TopoOptSearch::RingOrders(found.plan);
             detail << d << " x " << Gbps(portRate) << " patch-panel planes, diameter "
                    << found.plan.Diameter() << ", " << rings.size() << " rings";
@@ -323,15 +328,12 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
         }
         else // railonly
         {
-            LlmRunOptions o;
-            o.domains = n / c.hbDomain;
-            o.domainSize = c.hbDomain;
-            o.hbRate = c.hbRate;
-            o.nicRate = c.bandwidth;
-            o.nicDelay = c.linkDelay;
-            cluster = LlmTrainingRunner::BuildFabric(o, "rail-only");
-            detail << o.domains << " HB domains x " << o.domainSize << " GPUs (NVLink "
-                   << Gbps(c.hbRate) << "), " << o.domainSize << " rails at " << Gbps(c.bandwidth);
+            FabricRequest request = Request("rail-only", c.bandwidth);
+            request.domainSize = c.hbDomain;
+            request.hbRate = c.hbRate;
+            cluster = FabricRegistry::Build(request);
+            detail << n / c.hbDomain << " HB domains x " << c.hbDomain << " GPUs (NVLink "
+                   << Gbps(c.hbRate) << "), " << c.hbDomain << " rails at " << Gbps(c.bandwidth);
             DesignCost dc = rail->RailOnly(n, c.hbDomain);
             r.costUsd = dc.cost;
             r.powerW = dc.powerW;

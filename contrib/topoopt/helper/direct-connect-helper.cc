@@ -3,6 +3,7 @@
 #include "ns3/boolean.h"
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/drop-tail-queue.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/host-forwarding-routing-helper.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
@@ -10,6 +11,8 @@
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 #include "ns3/optical-circuit-switch.h"
+#include "ns3/random-regular-topology.h"
+#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
@@ -37,6 +40,12 @@ DirectConnectHelper::SetPlan(const TopologyPlan& plan)
 {
     m_plan = plan;
     m_hasPlan = true;
+}
+
+const TopologyPlan&
+DirectConnectHelper::GetPlan() const
+{
+    return m_plan;
 }
 
 void
@@ -209,5 +218,53 @@ DirectConnectHelper::Install()
     }
     return cluster;
 }
+
+namespace
+{
+
+/// A direct-connect helper over `plan`, with the request's optical and forwarding settings.
+std::shared_ptr<FabricHelper>
+DirectConnect(const FabricRequest& r, const TopologyPlan& plan)
+{
+    auto h = std::make_shared<DirectConnectHelper>(plan);
+    h->SetForwardingLatency(r.forwardingLatency);
+    if (r.portsPerServer > 0)
+    {
+        h->SetPortsPerServer(r.portsPerServer);
+    }
+    for (const auto& [name, value] : r.opticalAttributes)
+    {
+        h->SetOcsAttribute(name, StringValue(value));
+    }
+    return h;
+}
+
+const FabricRegistration g_topoopt(
+    "topoopt",
+    "TopoOpt direct-connect planes (patch panel or OCS) over a TopologyPlan, host forwarding",
+    {},
+    [](const FabricRequest& r) {
+        const TopologyPlan* plan = std::any_cast<TopologyPlan>(&r.plan);
+        if (!plan)
+        {
+            throw std::invalid_argument("the topoopt fabric needs a TopologyPlan (from "
+                                        "TopoOptSearch, TopologyFinder or a plan file)");
+        }
+        return DirectConnect(r, *plan);
+    });
+
+const FabricRegistration g_expander("expander",
+                                    "random regular direct-connect graph of the request's "
+                                    "degree (RandomRegularTopology), host forwarding",
+                                    {},
+                                    [](const FabricRequest& r) {
+                                        Ptr<RandomRegularTopology> rr =
+                                            CreateObject<RandomRegularTopology>();
+                                        rr->SetAttribute("Degree", UintegerValue(r.degree));
+                                        rr->AssignStreams(r.stream);
+                                        return DirectConnect(r, rr->Build(r.ranks));
+                                    });
+
+} // namespace
 
 } // namespace ns3

@@ -47,6 +47,8 @@ public:
 
     /// \brief Use this plan.
     void SetPlan(const TopologyPlan& plan);
+    /// \return the plan this helper builds
+    const TopologyPlan& GetPlan() const;
     /// \brief Set an attribute of every plane's OpticalCircuitSwitch.
     void SetOcsAttribute(const std::string& name, const AttributeValue& value);
     /// \brief Per-hop relay latency of a server (default 0: free, as in the released code).

@@ -7,12 +7,10 @@
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/direct-connect-helper.h"
 #include "ns3/enum.h"
-#include "ns3/fat-tree-helper.h"
-#include "ns3/ideal-switch-helper.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/optical-circuit-switch.h"
-#include "ns3/random-regular-topology.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/training-driver.h"
@@ -357,6 +355,19 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
     {
         order.push_back("topoopt-ocs");
     }
+    // What every fabric of the comparison shares: n servers, the link delay, and for
+    // the direct-connect ones degree d at the per-port rate, host forwarding, patch panels.
+    auto Request = [&](const std::string& name) {
+        FabricRequest r;
+        r.fabric = name;
+        r.ranks = n;
+        r.linkRate = c.rate;
+        r.linkDelay = c.linkDelay;
+        r.degree = d;
+        r.forwardingLatency = c.forwardingLatency;
+        r.opticalAttributes = {{"Technology", "patch-panel"}};
+        return r;
+    };
     std::vector<TopoOptFabricResult> results;
     for (const auto& fabric : order)
     {
@@ -368,25 +379,17 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         Ptr<DirectConnectFabric> dcf;
         if (fabric == "topoopt" || fabric == "topoopt-ocs")
         {
-            DirectConnectHelper h(m_search.plan);
-            h.SetLinkRate(c.rate);
-            h.SetLinkDelay(c.linkDelay);
-            h.SetForwardingLatency(c.forwardingLatency);
-            if (c.ports > 0)
-            {
-                h.SetPortsPerServer(c.ports);
-            }
+            FabricRequest request = Request("topoopt");
+            request.plan = m_search.plan;
+            request.portsPerServer = c.ports;
             if (fabric == "topoopt-ocs")
             {
-                h.SetOcsAttribute("Technology", StringValue("ocs"));
-                h.SetOcsAttribute("DarkPortPolicy", StringValue(c.ocsPolicy));
-                h.SetOcsAttribute("ReconfigurationDelay", TimeValue(c.ocsDelay));
+                request.opticalAttributes = {
+                    {"Technology", "ocs"},
+                    {"DarkPortPolicy", c.ocsPolicy},
+                    {"ReconfigurationDelay", std::to_string(c.ocsDelay.GetPicoSeconds()) + "ps"}};
             }
-            else
-            {
-                h.SetOcsAttribute("Technology", StringValue("patch-panel"));
-            }
-            cluster = h.Install();
+            cluster = FabricRegistry::Build(request);
             rings = TopoOptSearch::RingOrders(m_search.plan);
             r.perServerGbps = d * gbps;
             r.costPerServer = topooptCost;
@@ -420,16 +423,10 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         }
         else if (fabric == "expander")
         {
-            Ptr<RandomRegularTopology> rr = CreateObject<RandomRegularTopology>();
-            rr->SetAttribute("Degree", UintegerValue(d));
-            rr->AssignStreams(10);
-            TopologyPlan plan = rr->Build(n);
-            DirectConnectHelper h(plan);
-            h.SetLinkRate(c.rate);
-            h.SetLinkDelay(c.linkDelay);
-            h.SetForwardingLatency(c.forwardingLatency);
-            h.SetOcsAttribute("Technology", StringValue("patch-panel"));
-            cluster = h.Install();
+            std::shared_ptr<FabricHelper> helper;
+            cluster = FabricRegistry::Build(Request("expander"), &helper);
+            const TopologyPlan& plan =
+                std::dynamic_pointer_cast<DirectConnectHelper>(helper)->GetPlan();
             rings = CircuitRings(plan);
             r.perServerGbps = d * gbps;
             r.costPerServer = topooptCost;
@@ -438,10 +435,9 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         }
         else if (fabric == "ideal")
         {
-            IdealSwitchHelper h(n);
-            h.SetLinkRate(DataRate(c.rate.GetBitRate() * d));
-            h.SetLinkDelay(c.linkDelay);
-            cluster = h.Install();
+            FabricRequest request = Request("ideal");
+            request.linkRate = DataRate(c.rate.GetBitRate() * d);
+            cluster = FabricRegistry::Build(request);
             r.perServerGbps = d * gbps;
             r.costPerServer = priced ? cost->IdealSwitchCostPerServer(d, speed) : 0;
             r.detail =
@@ -462,12 +458,11 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
                                             "raise --degree or --bandwidth");
             }
             double ratio = sc.oversubscription < 1.01 ? 1.0 : std::ceil(sc.oversubscription);
-            FatTreeHelper h(n);
-            h.SetTiers(2);
-            h.SetOversubscription(ratio);
-            h.SetLinkRate(DataRate(uint64_t(sc.gbps) * 1000000000ull));
-            h.SetLinkDelay(c.linkDelay);
-            cluster = h.Install();
+            FabricRequest request = Request("fattree");
+            request.tiers = 2;
+            request.oversubscription = ratio;
+            request.linkRate = DataRate(uint64_t(sc.gbps) * 1000000000ull);
+            cluster = FabricRegistry::Build(request);
             r.perServerGbps = sc.gbps / ratio;
             r.costPerServer = cost->FatTreeCostPerServer(sc.gbps, ratio);
             std::ostringstream os;

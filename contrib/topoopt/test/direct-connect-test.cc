@@ -8,6 +8,7 @@
 #include "ns3/core-module.h"
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/direct-connect-helper.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/host-forwarding-routing.h"
 #include "ns3/internet-module.h"
 #include "ns3/optical-circuit-switch.h"
@@ -318,3 +319,39 @@ TEST_F(DirectConnectTest, BadInputThrows)
 }
 
 } // namespace
+
+// The direct-connect fabrics by name (FabricRegistry): topoopt over a given plan, the
+// expander over a random regular plan of the request's degree; no plan, no fabric.
+TEST(DirectConnectRegistryTest, DirectConnectFabricsAreBuiltByName)
+{
+    FabricRequest r;
+    r.fabric = "topoopt";
+    r.ranks = 8;
+    r.degree = 2;
+    EXPECT_THROW(FabricRegistry::Build(r), std::invalid_argument); // no plan
+    Ptr<TopologyFinder> finder = CreateObject<TopologyFinder>();
+    finder->SetAttribute("Degree", UintegerValue(2));
+    finder->AssignStreams(1);
+    TopologyPlan plan = finder->Find(8, {{8, 1e6}}, Eigen::MatrixXd());
+    r.plan = plan;
+    r.opticalAttributes = {{"Technology", "patch-panel"}};
+    Ptr<Cluster> c = FabricRegistry::Build(r);
+    EXPECT_EQ(c->GetNRanks(), 8u);
+    size_t circuits = 0;
+    for (uint32_t p = 0; p < plan.GetDegree(); ++p)
+    {
+        circuits += plan.GetCircuits(p).size();
+    }
+    EXPECT_EQ(c->GetLinks().size(), circuits); // one link per circuit
+    Simulator::Destroy();
+
+    r.fabric = "expander";
+    std::shared_ptr<FabricHelper> helper;
+    c = FabricRegistry::Build(r, &helper);
+    auto dc = std::dynamic_pointer_cast<DirectConnectHelper>(helper);
+    ASSERT_TRUE(dc);
+    EXPECT_EQ(dc->GetPlan().GetServers(), 8u);
+    EXPECT_EQ(dc->GetPlan().GetDegree(), 2u);
+    EXPECT_EQ(c->GetNRanks(), 8u);
+    Simulator::Destroy();
+}
