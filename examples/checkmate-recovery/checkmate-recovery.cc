@@ -8,6 +8,7 @@
 //       --failAt=12 --json=checkmate.json
 #include "ns3/checkmate-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -19,7 +20,9 @@ main(int argc, char* argv[])
 {
     CheckmateRunConfig c;
     std::string json;
+    RunLevelOption level("checkmate-recovery", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("workers", "data-parallel workers (N)", c.workers);
     cmd.AddValue("shadows", "shadow CPU nodes (must divide --workers)", c.shadows);
     cmd.AddValue("fabric", "ideal | fattree", c.fabric);
@@ -53,6 +56,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);
         report.Finish(std::cout, json);
         std::cout << "summary: " << r["summary"].dump() << std::endl;

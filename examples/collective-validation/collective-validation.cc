@@ -11,6 +11,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <cstdlib>
@@ -26,7 +27,9 @@ main(int argc, char* argv[])
     bool sweep = false;
     std::string json;
     std::string csv;
+    RunLevelOption level("collective-validation", {RunLevel::PACKET, RunLevel::FLOW});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
     cmd.AddValue("sweep", "run the documented grid of sizes x fabrics", sweep);
@@ -80,6 +83,12 @@ main(int argc, char* argv[])
                        "error",
                        "busbw_gbps"});
     return RunReport::Main([&] {
+        const RunLevel runLevel = level.Get();
+        report.SetMeta("level", ToString(runLevel));
+        for (auto& point : points)
+        {
+            point.second.level = runLevel;
+        }
         for (size_t i = 0; i < points.size(); ++i)
         {
             const auto& [f, r] = points[i];

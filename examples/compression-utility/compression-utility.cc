@@ -7,6 +7,7 @@
 #include "ns3/compression-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -23,7 +24,9 @@ main(int argc, char* argv[])
     std::string bandwidths = "1Gbps,10Gbps,40Gbps,100Gbps,400Gbps";
     std::string schemes = "fp32,bf16,topk,quant,powersgd";
     std::string json;
+    RunLevelOption level("compression-utility", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("workers", "data-parallel workers", c.workers);
     cmd.AddValue("bandwidth", "link rate of the ideal switch", bandwidth);
     cmd.AddValue("inputs", "model inputs (model size)", c.inputs);
@@ -53,6 +56,7 @@ main(int argc, char* argv[])
                        "time_to_target_s",
                        "final_accuracy"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);
         if (sweep)

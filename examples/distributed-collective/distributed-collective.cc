@@ -18,6 +18,7 @@
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
 #include "ns3/rail-fabric-helper.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -37,7 +38,9 @@ main(int argc, char* argv[])
     std::string communicators = "all";
     std::string json;
     std::string csv;
+    RunLevelOption level("distributed-collective", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
     cmd.AddValue("domains", "railonly: HB domains", domains);
@@ -58,6 +61,7 @@ main(int argc, char* argv[])
         DistributedSession session(&argc, &argv);
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);
+        report.SetMeta("level", ToString(level.Get()));
         report.SetColumns({"communicator",
                            "collective",
                            "algorithm",

@@ -5,6 +5,7 @@
 //   railonly-cost --gpus=4096,16384 --hbDomains=8,64,256 --radix=64 --table=prices.json
 #include "ns3/core-module.h"
 #include "ns3/rail-cost-model.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -60,7 +61,9 @@ main(int argc, char* argv[])
     uint32_t radix = 64;
     std::string table;
     std::string json;
+    RunLevelOption level("railonly-cost", {RunLevel::ANALYTIC});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("gpus", "comma-separated GPU counts N", gpus);
     cmd.AddValue("hbDomains",
                  "comma-separated HB-domain sizes K (each must divide every N)",
@@ -83,6 +86,7 @@ main(int argc, char* argv[])
                        "cost_reduction",
                        "power_reduction"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         Ptr<RailCostModel> model = CreateObject<RailCostModel>();
         model->SetRadix(radix);
         if (!table.empty())

@@ -8,6 +8,7 @@
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
 #include "ns3/core-module.h"
 #include "ns3/llm-training-runner.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
 #include <iostream>
@@ -28,7 +29,9 @@ main(int argc, char* argv[])
     std::string fabric = "all";
     bool moe = false;
     std::string json;
+    RunLevelOption level("railonly-llm", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("domains", "HB domains D", o.domains);
     cmd.AddValue("domainSize", "GPUs per HB domain K (= rails)", o.domainSize);
     cmd.AddValue("radix", "switch radix (ports)", o.radix);
@@ -72,6 +75,7 @@ main(int argc, char* argv[])
                        "slowdown",
                        "moe_alltoall_overhead"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);
     });

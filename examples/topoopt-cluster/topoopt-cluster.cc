@@ -7,6 +7,7 @@
 //       --iterations=1 --json=bert.json
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/topoopt-cluster-runner.h"
 
@@ -27,7 +28,9 @@ main(int argc, char* argv[])
     std::string forwarding = "0s";
     double scale = 1.0;
     std::string json;
+    RunLevelOption level("topoopt-cluster", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("servers", "servers n (even)", config.servers);
     cmd.AddValue("degree", "optical ports used per server d", config.degree);
     cmd.AddValue("ports", "NIC ports per server (0: = degree)", config.ports);
@@ -57,6 +60,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     report.SetColumns({"fabric", "model", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         config.rate = ParseDataRate(bandwidth);
         config.ocsDelay = ParseTime(ocsDelay);
         config.forwardingLatency = ParseTime(forwarding);

@@ -7,6 +7,7 @@
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
 #include "ns3/model-profile.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/topoopt-search.h"
 
@@ -25,7 +26,9 @@ main(int argc, char* argv[])
     std::string bandwidth = "25Gbps";
     uint32_t budget = 100;
     std::string json;
+    RunLevelOption level("topoopt-plan", {RunLevel::ANALYTIC});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("servers", "servers n (even)", servers);
     cmd.AddValue("degree", "optical ports used per server d", degree);
     cmd.AddValue("ports", "NIC ports per server (0: = degree)", ports);
@@ -39,6 +42,7 @@ main(int argc, char* argv[])
     RunReport report("topoopt-plan");
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         if (ports > 0 && degree > ports)
         {
             throw std::invalid_argument("--degree=" + std::to_string(degree) + " exceeds the " +

@@ -7,6 +7,7 @@
 //       --fabrics=fattree,topoopt,railonly --out=results/training-cluster
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/training-cluster-runner.h"
 
@@ -28,7 +29,9 @@ main(int argc, char* argv[])
     std::string json;
     std::string csv;
     bool plot = true;
+    RunLevelOption level("training-cluster", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     cmd.AddValue("model", "model profile: bert dlrm candle-uno vgg16 resnet50 ncf", config.model);
     cmd.AddValue("profile", "model profile file (overrides --model)", config.profileFile);
     cmd.AddValue("scale", "factor on the model's bytes and compute times", config.scale);
@@ -67,6 +70,7 @@ main(int argc, char* argv[])
                        "checkpoint_interval_iterations",
                        "wire_bytes"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         config.bandwidth = ParseDataRate(bandwidth);
         config.hbRate = ParseDataRate(hbRate);
         config.fabrics = TrainingClusterRunner::ParseFabrics(fabrics);

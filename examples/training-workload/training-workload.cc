@@ -6,6 +6,7 @@
 //       --fabric=fattree --ranks=16 --iterations=3 --json=train.json
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/training-runner.h"
 
@@ -22,7 +23,9 @@ main(int argc, char* argv[])
     std::string transport = "udp";
     uint32_t iterations = 3;
     std::string json;
+    RunLevelOption level("training-workload", {RunLevel::PACKET});
     CommandLine cmd(__FILE__);
+    level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     cmd.AddValue("workload",
                  "JSON workload file (schema: contrib/mlnet/doc/workload.md)",
@@ -36,6 +39,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
+        report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(workload);
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());

@@ -42,10 +42,11 @@ CollectiveRunResult::ToJson() const
     row["algorithm"] = record.algorithm;
     row["ranks"] = record.ranks;
     row["bytes"] = record.bytes;
-    row["simulated_s"] = simulatedS;
+    const bool simulated = level == RunLevel::PACKET;
+    row["simulated_s"] = simulated ? nlohmann::json(simulatedS) : nlohmann::json(nullptr);
     row["analytical_s"] = analyticalS;
     row["analytical_lockstep_s"] = lockStepS;
-    row["error"] = error;
+    row["error"] = simulated ? nlohmann::json(error) : nlohmann::json(nullptr);
     row["busbw_gbps"] = busBandwidthGbps;
     row["link_bytes"] = linkBytes;
     row["bytes_by_link_class"] = bytesByLinkClass;
@@ -113,6 +114,16 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         throw std::invalid_argument("--real checks all-reduce results; use "
                                     "--collective=allreduce or drop --real");
     }
+    if (options.level == RunLevel::ANALYTIC)
+    {
+        throw std::invalid_argument("CollectiveRunner runs the packet or flow level; "
+                                    "use --level=packet or --level=flow");
+    }
+    if (options.real && options.level != RunLevel::PACKET)
+    {
+        throw std::invalid_argument("--real checks values carried in packets; use "
+                                    "--level=packet or drop --real");
+    }
     Ptr<MessageTransport> transport = CreateTransport(options.transport);
     transport->Install(cluster);
     Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
@@ -163,6 +174,32 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
             }));
     }
 
+    // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
+    auto busBandwidthGbps = [&](uint32_t n, double seconds) {
+        return (options.collective == "sendrecv"
+                    ? bytes / seconds
+                    : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, seconds)) *
+               8e-9;
+    };
+    if (options.level == RunLevel::FLOW)
+    {
+        // The twin alone: each schedule timed on the same routes, no packet simulated.
+        std::vector<CollectiveRunResult> results;
+        for (Group& group : groups)
+        {
+            CollectiveRunResult r;
+            r.level = RunLevel::FLOW;
+            r.record = group.collective->GetRecord();
+            r.analyticalS = group.analytical.GetSeconds();
+            r.lockStepS = group.lockStep.GetSeconds();
+            r.busBandwidthGbps =
+                busBandwidthGbps(static_cast<uint32_t>(group.collective->GetRanks().size()),
+                                 r.analyticalS);
+            results.push_back(r);
+        }
+        return results;
+    }
+
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     for (Group& group : groups)
@@ -200,12 +237,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         r.analyticalS = group.analytical.GetSeconds();
         r.lockStepS = group.lockStep.GetSeconds();
         r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
-        // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
-        r.busBandwidthGbps =
-            (options.collective == "sendrecv"
-                 ? bytes / r.simulatedS
-                 : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, r.simulatedS)) *
-            8e-9;
+        r.busBandwidthGbps = busBandwidthGbps(n, r.simulatedS);
         r.linkBytes = cluster->GetTotalLinkBytes();
         r.bytesByLinkClass = cluster->GetBytesByLinkClass();
         if (options.real)

@@ -13,6 +13,7 @@
 #include "ns3/collective.h"
 #include "ns3/command-line.h"
 #include "ns3/message-transport.h"
+#include "ns3/run-level.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -31,8 +32,9 @@ struct CollectiveRunOptions
     std::string algorithm{"ring"}; //!< ring | hd | torus | pairwise | direct
     std::string bytes{
         "8MiB"}; //!< size (see Collective: per-rank vector, or per pair for all-to-all)
-    std::string transport{"udp"}; //!< udp | tcp | dctcp
-    bool real{false};             //!< carry real float values and check the result
+    std::string transport{"udp"};     //!< udp | tcp | dctcp
+    bool real{false};                 //!< carry real float values and check the result
+    RunLevel level{RunLevel::PACKET}; //!< packet (simulate, twin beside) or flow (twin alone)
 
     /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
     void AddToCommandLine(CommandLine& cmd);
@@ -54,7 +56,8 @@ struct CollectiveRunResult
     uint64_t events{0};                               //!< simulator events of this run
     double wallS{0};                                  //!< wall seconds of this run (build excluded)
     int realCorrect{-1};                              //!< 1 exact, 0 wrong, -1 not checked
-    std::vector<Time> memberEnds; //!< when each member finished (all processes merged)
+    std::vector<Time> memberEnds;     //!< when each member finished (all processes merged)
+    RunLevel level{RunLevel::PACKET}; //!< flow: no packet run (simulated fields are null)
 
     /// \return the result as a JSON row (wall-clock fields under "wall_s" only)
     nlohmann::json ToJson() const;

@@ -1,0 +1,74 @@
+/*
+ * RunLevel: how a scenario is run, chosen with --level by every example.
+ *
+ *   packet    ns-3 at packet level, the reference (every simulating example);
+ *   flow      the fluid twin alone: the same fabric, routes and schedule timed by the
+ *             AlphaBetaModel without running the packet simulation (a dedicated
+ *             flow-level engine replaces it later; until then it is the twin);
+ *   analytic  closed forms only, where a scenario has them (cost studies, plans,
+ *             closed-form iteration models).
+ *
+ * A scenario names the levels it implements; asking for another is one error line
+ * saying which ones it has.
+ */
+#ifndef MLNET_RUN_LEVEL_H
+#define MLNET_RUN_LEVEL_H
+
+#include "ns3/command-line.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief The three ways to run one scenario.
+ */
+enum class RunLevel
+{
+    PACKET,  //!< ns-3 packet-level simulation (the reference)
+    FLOW,    //!< the fluid twin alone, no packet simulation
+    ANALYTIC //!< closed forms only
+};
+
+/// \return "packet", "flow" or "analytic"
+std::string ToString(RunLevel level);
+
+/**
+ * \brief Parse a level name; throws std::invalid_argument for anything but packet,
+ * flow or analytic.
+ */
+RunLevel ParseRunLevel(const std::string& text);
+
+/**
+ * \brief The --level flag of one scenario: its implemented levels and its default.
+ */
+class RunLevelOption
+{
+public:
+    /**
+     * \param scenario the example's name, for messages
+     * \param supported the levels the scenario implements; the first is the default
+     */
+    RunLevelOption(const std::string& scenario, const std::vector<RunLevel>& supported);
+
+    /// \brief Register --level with the scenario's levels in its help text.
+    void AddToCommandLine(CommandLine& cmd);
+    /**
+     * \return the level asked for. Throws std::invalid_argument for an unknown name or
+     * a level the scenario does not implement, saying which ones it has.
+     */
+    RunLevel Get() const;
+    /// \return the implemented levels as "packet | flow"
+    std::string Levels() const;
+
+private:
+    std::string m_scenario;            //!< example name
+    std::vector<RunLevel> m_supported; //!< implemented levels, default first
+    std::string m_text;                //!< the flag's value
+};
+
+} // namespace ns3
+
+#endif // MLNET_RUN_LEVEL_H
