@@ -58,16 +58,7 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
             ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
             : workload.EstimateIterationTime(n, [](uint64_t) { return Time(0); }).GetSeconds();
 
-    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
-    driver->SetAttribute("Iterations", UintegerValue(iterations));
-    driver->SetGraph(graph);
-    driver->SetTransport(transport);
-    driver->SetCollectiveCreator(&CollectiveFactory::Create);
-    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
-        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
-    driver->Start();
-    Simulator::Run();
-    result.iterations = driver->GetIterationRecords();
+    result.iterations = RunGraph(transport, graph, iterations)->GetIterationRecords();
     if (result.iterations.size() != iterations)
     {
         throw std::runtime_error("training stopped after " +
@@ -76,6 +67,32 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
     return result;
+}
+
+Ptr<TrainingDriver>
+TrainingRunner::RunGraph(Ptr<MessageTransport> transport,
+                         const IterationGraph& graph,
+                         uint32_t iterations,
+                         const std::function<void()>& atStart)
+{
+    Ptr<Cluster> cluster = transport->GetCluster();
+    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
+    if (iterations > 0)
+    {
+        driver->SetAttribute("Iterations", UintegerValue(iterations));
+    }
+    driver->SetGraph(graph);
+    driver->SetTransport(transport);
+    driver->SetCollectiveCreator(&CollectiveFactory::Create);
+    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
+        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
+    driver->Start();
+    if (atStart)
+    {
+        atStart();
+    }
+    Simulator::Run();
+    return driver;
 }
 
 } // namespace ns3

@@ -9,9 +9,12 @@
 #define MLNET_TRAINING_RUNNER_H
 
 #include "ns3/cluster.h"
+#include "ns3/iteration-graph.h"
+#include "ns3/message-transport.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-workload.h"
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -47,6 +50,23 @@ public:
                                  const TrainingWorkload& workload,
                                  const std::string& transport,
                                  uint32_t iterations);
+
+    /**
+     * \brief Run any iteration graph at packet level: a TrainingDriver over the
+     * installed transport (collectives made by CollectiveFactory), `iterations` times
+     * back to back, until it is done or the simulation runs out of events. This is the
+     * one place where a TrainingDriver is wired; every scenario that trains calls it.
+     * \param transport a transport installed on the cluster
+     * \param graph the iteration to run
+     * \param iterations how many (0 keeps the driver's default attribute)
+     * \param atStart called after the driver started, before Simulator::Run (to
+     *        schedule mid-run events); may be empty
+     * \return the driver, for its records (the caller destroys the simulator)
+     */
+    static Ptr<TrainingDriver> RunGraph(Ptr<MessageTransport> transport,
+                                        const IterationGraph& graph,
+                                        uint32_t iterations,
+                                        const std::function<void()>& atStart = {});
 };
 
 } // namespace ns3
