@@ -4,7 +4,8 @@
 #   <dir>/lib/cmake/mlnet/                  CMake package: find_package(mlnet) gives
 #                                           targets mlnet::mlnet, mlnet::topoopt, ...
 #   <dir>/bin/<example>                     the example programs
-#   <dir>/share/mlnet/                      data the examples read (workloads, profiles)
+#   <dir>/share/mlnet/<module>/data/        data the models read (mlnet: prices.json)
+#   <dir>/share/mlnet/workloads/            training workloads and model profiles
 # A scenario built against the package links mlnet::<module>; the package finds the
 # same ns-3 3.37 this build used (Debian's or the optimized prefix) and Boost, Eigen
 # and nlohmann-json.
@@ -44,3 +45,9 @@ foreach(module ${MLNET_INSTALLED_MODULES})
     endif()
   endforeach()
 endforeach()
+# The shared workloads every module runs: workloads/training (mlnet's JSON training
+# workloads) and workloads/models (the model profiles), as share/mlnet/workloads/.
+# DataFile (mlnet) finds both this and data/ beside the installed library.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/workloads/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mlnet/workloads
+        PATTERN "__pycache__" EXCLUDE)

@@ -48,7 +48,9 @@ TEST(InstallPackage, TutorialScenarioBuildsAndRunsAgainstTheInstalledPackage)
     EXPECT_TRUE(fs::exists(prefix / "include/ns3/cluster.h"));
     EXPECT_TRUE(fs::exists(prefix / "lib/libmlnet-mlnet.so"));
     EXPECT_TRUE(fs::exists(prefix / "bin/collective-validation"));
-    EXPECT_TRUE(fs::exists(prefix / "share/mlnet/mlnet/examples/workloads/mlp-small.json"));
+    EXPECT_TRUE(fs::exists(prefix / "share/mlnet/workloads/training/mlp-small.json"));
+    EXPECT_TRUE(fs::exists(prefix / "share/mlnet/workloads/models/dlrm.json"));
+    EXPECT_TRUE(fs::exists(prefix / "share/mlnet/mlnet/data/prices.json"));
 
     std::string source = std::string(MLNET_SOURCE_DIR) + "/doc/tutorial/my-scenario";
     ASSERT_EQ(Shell("cmake -S " + source + " -B " + build.string() +

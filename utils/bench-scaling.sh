@@ -54,5 +54,5 @@ done
 if ((max >= 128)); then
   run "training iteration (transformer-medium)" 128 "$tw" --fabric=fattree --ranks=128 \
       --dataPath="$path" --iterations=1 \
-      --workload="$top/contrib/mlnet/examples/workloads/transformer-medium.json"
+      --workload="$top/workloads/training/transformer-medium.json"
 fi

@@ -2,7 +2,7 @@
 // iterations at packet level on any fabric, with the analytical iteration time
 // beside every iteration.
 //
-//   training-workload --workload=contrib/mlnet/examples/workloads/mlp-small.json \
+//   training-workload --workload=workloads/training/mlp-small.json \
 //       --fabric=fattree --ranks=16 --iterations=3 --json=train.json
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
@@ -18,8 +18,7 @@ int
 main(int argc, char* argv[])
 {
     FabricOptions fabric;
-    std::string workload =
-        std::string(MLNET_SOURCE_DIR) + "/contrib/mlnet/examples/workloads/mlp-small.json";
+    std::string workload = std::string(MLNET_SOURCE_DIR) + "/workloads/training/mlp-small.json";
     std::string transport = "udp";
     uint32_t iterations = 3;
     std::string json;

@@ -9,6 +9,7 @@
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/data-file.h"
 #include "ns3/error-model.h"
 #include "ns3/fabric-options.h"
 #include "ns3/fast-forwarding.h"
@@ -336,9 +337,8 @@ TEST_F(FastPathTest, SuperPacketsAtMtu65535MatchTheTwin)
 // the cluster's data path): same iteration times and link bytes as the IPv4 path.
 TEST_F(FastPathTest, TrainingIterationsMatchIpv4Path)
 {
-    std::string here = __FILE__;
-    TrainingWorkload workload = TrainingWorkload::FromFile(here.substr(0, here.rfind("/test/")) +
-                                                           "/examples/workloads/mlp-small.json");
+    TrainingWorkload workload =
+        TrainingWorkload::FromFile(DataFile::Find("workloads/training/mlp-small.json"));
     std::vector<Time> durations[2];
     std::map<std::string, uint64_t> bytes[2];
     const char* paths[2] = {"ipv4", "fast"};

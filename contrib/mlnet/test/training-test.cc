@@ -11,6 +11,7 @@
 #include "ns3/cluster.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective.h"
+#include "ns3/data-file.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/iteration-graph.h"
 #include "ns3/message-transport.h"
@@ -521,8 +522,7 @@ TEST_F(TrainingWorkloadTest, BadInputsNameTheField)
 
 TEST_F(TrainingWorkloadTest, ShippedExampleWorkloadsParse)
 {
-    std::string here = __FILE__;
-    std::string dir = here.substr(0, here.rfind("/test/")) + "/examples/workloads/";
+    std::string dir = DataFile::Find("workloads/training") + "/";
     for (const char* name : {"mlp-small.json", "transformer-medium.json"})
     {
         TrainingWorkload w = TrainingWorkload::FromFile(dir + name);
@@ -597,9 +597,8 @@ TEST_F(TrainingDriverTest, PipelineSendsOverUdpOnAnIdealSwitchFollowTheWireFormu
 
 TEST_F(TrainingWorkloadTest, MlpSmallAtPacketLevelMatchesItsAnalyticalTwin)
 {
-    std::string here = __FILE__;
-    TrainingWorkload w = TrainingWorkload::FromFile(here.substr(0, here.rfind("/test/")) +
-                                                    "/examples/workloads/mlp-small.json");
+    TrainingWorkload w =
+        TrainingWorkload::FromFile(DataFile::Find("workloads/training/mlp-small.json"));
     const uint32_t ranks = 8;
     Ptr<Cluster> cluster = IdealSwitchHelper(ranks).Install(); // 100 Gb/s, 1 us links
     Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();

@@ -52,31 +52,21 @@ RailCostModel::GetTypeId()
 
 RailCostModel::RailCostModel()
 {
-    // Defaults. Power of optics: NVIDIA networking docs via the reference
-    // (twin-port 800G OSFP MMS4X00-NS 17 W = 8.5 W per 400G port; NIC-side 400G
-    // OSFP MMS4X00-NS400 9 W max). Everything else is an estimate awaiting a source.
-    m_table["switch"] = {30000.0,
-                         750.0,
-                         false,
-                         "64-port 400G (QM9700-class) switch; price and chassis power without "
-                         "optics are unverified estimates"};
-    m_table["switch_transceiver"] = {700.0,
-                                     8.5,
-                                     false,
-                                     "one 400G port of an 800G twin-port OSFP; power from "
-                                     "MMS4X00-NS (17 W per twin-port module, NVIDIA docs), price "
-                                     "unverified"};
-    m_table["nic_transceiver"] = {700.0,
-                                  9.0,
-                                  false,
-                                  "NIC-side 400G OSFP; power from MMS4X00-NS400 (9 W max, "
-                                  "NVIDIA docs), price unverified"};
-    m_table["fiber"] = {50.0, 0.0, false, "one fibre per link; price unverified"};
-    m_table["nic"] = {1500.0,
-                      25.0,
-                      false,
-                      "400G NIC (ConnectX-7 class); price and power unverified; counted only "
-                      "with IncludeNics"};
+    SetPriceTable(CreateObject<PriceTable>());
+}
+
+void
+RailCostModel::SetPriceTable(Ptr<const PriceTable> table)
+{
+    std::map<std::string, PriceItem> items;
+    items["switch"] =
+        table->Get("switch", kLinkGbps, table->Has("switch", kLinkGbps, m_radix) ? m_radix : 0);
+    for (const char* part : {"switch_transceiver", "nic_transceiver", "nic"})
+    {
+        items[part] = table->Get(part, kLinkGbps);
+    }
+    items["fiber"] = table->Get("fiber");
+    m_table = items;
 }
 
 RailCostModel::~RailCostModel() = default;
@@ -296,6 +286,14 @@ RailCostModel::LoadJson(const std::string& text)
     if (!j.is_object())
     {
         throw std::invalid_argument("price table must be a JSON object of items");
+    }
+    if (j.contains("parts"))
+    {
+        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
+        Ptr<PriceTable> table = CreateObject<PriceTable>();
+        table->LoadJson(text);
+        SetPriceTable(table);
+        return;
     }
     try
     {

@@ -13,8 +13,13 @@
  * N/K). Every link is optical: one NIC-side transceiver per GPU link, one
  * switch-side transceiver port at every other link end (2 per link in all).
  * Cost = sum of count x price, power = sum of count x watts, over switches,
- * transceivers, fibres (and NICs if IncludeNics). The price and power table is
- * JSON, user-overridable, and every entry says whether it is verified.
+ * transceivers, fibres (and NICs if IncludeNics). Prices and power come from
+ * mlnet's PriceTable, the suite's one table (parts switch, switch_transceiver,
+ * nic_transceiver and nic at 400 Gbps, fiber): replace the file
+ * (MLNET_PRICE_TABLE, ns3::PriceTable::Path) or give a table with SetPriceTable();
+ * LoadJson() overrides single items of this model only. Every entry says whether
+ * it is verified and where it comes from. The switch price is per switch, whatever
+ * the Radix.
  *
  * What it leaves out: the HB domain (NVLink/NVSwitch is the same in both designs),
  * cables other than one fibre per link, racks, cooling, labour, volume pricing,
@@ -24,6 +29,7 @@
 #define RAILONLY_RAIL_COST_MODEL_H
 
 #include "ns3/object.h"
+#include "ns3/price-table.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -45,17 +51,6 @@ struct ClosCount
     std::vector<uint64_t> switchesByTier; //!< tier 0 = leaves (the switches endpoints attach to)
     uint64_t switches{0};                 //!< total switches
     uint64_t links{0};                    //!< endpoint links + switch-switch links
-};
-
-/**
- * \brief One priced item of the table.
- */
-struct PriceItem
-{
-    double priceUsd{0};   //!< price per unit (USD)
-    double powerW{0};     //!< power per unit (W)
-    bool verified{false}; //!< whether price and power come from a checked source
-    std::string source;   //!< where the numbers come from, or why they are estimates
 };
 
 /**
@@ -101,8 +96,19 @@ public:
      */
     static TypeId GetTypeId();
 
+    /// \brief A model priced from the default PriceTable.
     RailCostModel();
     ~RailCostModel() override;
+
+    /// Link speed of the priced parts (Gbps): the fabric is 400G.
+    static constexpr uint32_t kLinkGbps = 400;
+    /**
+     * \brief Take every item from `table`: switch (the one of Radix ports if the table
+     * has several), switch_transceiver, nic_transceiver and nic at kLinkGbps, and
+     * fiber. Replaces earlier LoadJson overrides; throws std::invalid_argument (naming
+     * the file and the entry to add) when a part is missing.
+     */
+    void SetPriceTable(Ptr<const PriceTable> table);
 
     /**
      * \brief Counts of a full-bisection folded Clos.
@@ -139,6 +145,8 @@ public:
      * {"switch": {"price_usd": .., "power_w": .., "ports": 64, "verified": false,
      *  "source": ".."}, "nic_transceiver": {...}, ..., "include_nics": false}.
      * Keys not given keep their values; unknown keys throw std::invalid_argument.
+     * A whole PriceTable document ({"parts": [...]}) replaces the table instead
+     * (SetPriceTable).
      */
     void LoadJson(const std::string& text);
     /// \brief LoadJson from a file (throws if it cannot be read).

@@ -161,6 +161,51 @@ TEST(RailCostModelTest, TableIsJsonAndMarksUnverifiedEntries)
     EXPECT_DOUBLE_EQ(m->GetTable().at("switch").powerW, 750.0); // untouched
 }
 
+TEST(RailCostModelTest, PricesComeFromTheSharedTable)
+{
+    // The shipped PriceTable (contrib/mlnet/data/prices.json) keeps the items this
+    // model had: price (USD) and power (W).
+    const std::map<std::string, std::pair<double, double>> before = {
+        {"switch", {30000, 750}},
+        {"switch_transceiver", {700, 8.5}},
+        {"nic_transceiver", {700, 9}},
+        {"fiber", {50, 0}},
+        {"nic", {1500, 25}}};
+    auto m = CreateObject<RailCostModel>();
+    ASSERT_EQ(m->GetTable().size(), before.size());
+    for (const auto& [name, item] : m->GetTable())
+    {
+        EXPECT_EQ(std::make_pair(item.priceUsd, item.powerW), before.at(name)) << name;
+    }
+    // Another table replaces every item; a missing part is named with the file.
+    Ptr<PriceTable> t = CreateObject<PriceTable>();
+    t->LoadJson(R"({"parts": [
+        {"part": "switch", "gbps": 400, "ports": 64, "price_usd": 1000, "power_w": 100,
+         "source": "test"},
+        {"part": "switch_transceiver", "gbps": 400, "price_usd": 10, "power_w": 1,
+         "source": "test"},
+        {"part": "nic_transceiver", "gbps": 400, "price_usd": 20, "power_w": 2, "source": "test"},
+        {"part": "nic", "gbps": 400, "price_usd": 100, "power_w": 10, "source": "test"},
+        {"part": "fiber", "price_usd": 1, "source": "test"}]})",
+                "mine.json");
+    m->SetPriceTable(t);
+    // As CostAndPowerMatchHandCalculations: 512 GPUs in domains of 8.
+    EXPECT_DOUBLE_EQ(m->RailOnly(512, 8).cost, 8 * 1000.0 + 512 * 10.0 + 512 * 20.0 + 512 * 1.0);
+    EXPECT_EQ(m->GetTable().at("fiber").source, "test");
+    // LoadJson (railonly-cost --table) takes a whole table too.
+    auto whole = CreateObject<RailCostModel>();
+    whole->LoadJson(t->ToJson());
+    EXPECT_DOUBLE_EQ(whole->RailOnly(512, 8).cost, m->RailOnly(512, 8).cost);
+    t->LoadJson(R"({"parts": [
+        {"part": "switch", "gbps": 400, "price_usd": 1000, "source": "test"},
+        {"part": "switch_transceiver", "gbps": 400, "price_usd": 10, "source": "test"},
+        {"part": "nic_transceiver", "gbps": 400, "price_usd": 20, "source": "test"},
+        {"part": "nic", "gbps": 400, "price_usd": 100, "source": "test"}]})",
+                "mine.json");
+    EXPECT_NE(Message([&] { m->SetPriceTable(t); }).find("'mine.json' has no \"fiber\""),
+              std::string::npos);
+}
+
 TEST(RailCostModelTest, BadInputThrowsWithAClearMessage)
 {
     auto m = CreateObject<RailCostModel>();

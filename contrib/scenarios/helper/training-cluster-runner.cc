@@ -11,6 +11,7 @@
 #include "ns3/cost-model.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/model-profile.h"
+#include "ns3/price-table.h"
 #include "ns3/rail-cost-model.h"
 #include "ns3/topoopt-cluster-runner.h"
 #include "ns3/topoopt-search.h"
@@ -212,9 +213,13 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
     }
     std::vector<std::vector<uint32_t>> switchRings = TopoOptSearch::RingOrders(TopologyPlan(n, d));
 
-    // Price tables.
+    // Cost and power: both models read the one PriceTable (MLNET_PRICE_TABLE or
+    // ns3::PriceTable::Path replaces it), so every figure below comes from one file.
+    Ptr<PriceTable> prices = CreateObject<PriceTable>();
     Ptr<RailCostModel> rail = CreateObject<RailCostModel>();
+    rail->SetPriceTable(prices);
     Ptr<CostModel> topo = CreateObject<CostModel>();
+    topo->SetPriceTable(prices);
     std::vector<uint32_t> speeds = topo->Speeds();
     auto inTable = [&speeds](uint32_t g) {
         return g != 0 && std::find(speeds.begin(), speeds.end(), g) != speeds.end();

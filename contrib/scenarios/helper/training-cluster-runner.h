@@ -18,15 +18,17 @@
  * (Cluster::GetBytesByLinkClass), network cost and power, and Checkmate's
  * checkpoint interval where it applies.
  *
- * Cost and power. One basis for all three: railonly's RailCostModel table
- * (switches, transceivers, fibres; NICs excluded by default): the fat-tree is
- * priced as RailCostModel::RailOptimized (a full-bisection Clos of n GPUs at the
- * table's radix), rail-only as RailCostModel::RailOnly, TopoOpt as n*d NIC
- * transceivers and fibres from the same table plus n*d patch-panel ports from
- * topoopt's CostModel (the rail table has no panel; a panel is passive, 0 W).
- * Beside it, topoopt's CostModel (a per-speed table) prices the fat-tree
- * (FatTreeCostPerServer(B)) and TopoOpt (TopoOptCostPerServer(d, B/d)); it has no
- * rail-only design and no power, so those cells are null.
+ * Cost and power. Every price is read from one PriceTable (mlnet; the shipped
+ * contrib/mlnet/data/prices.json unless MLNET_PRICE_TABLE or
+ * ns3::PriceTable::Path names another file), which both cost models below are given.
+ * One basis for all three: railonly's RailCostModel (switches, transceivers,
+ * fibres; NICs excluded by default): the fat-tree is priced as
+ * RailCostModel::RailOptimized (a full-bisection Clos of n GPUs at the table's
+ * radix), rail-only as RailCostModel::RailOnly, TopoOpt as n*d NIC transceivers
+ * and fibres plus n*d patch-panel ports at B/d (via topoopt's CostModel; a panel is
+ * passive, 0 W). Beside it, topoopt's CostModel (per-speed parts) prices the
+ * fat-tree (FatTreeCostPerServer(B)) and TopoOpt (TopoOptCostPerServer(d, B/d)); it
+ * has no rail-only design and no power, so those cells are null.
  *
  * Checkmate. The in-network checkpoint needs a switch on the all-reduce path that
  * mirrors gradient packets to shadow nodes, and real gradient payloads. It is run

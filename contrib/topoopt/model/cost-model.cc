@@ -3,6 +3,7 @@
 #include "ns3/double.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -52,18 +53,54 @@ CostModel::CostModel()
 std::map<uint32_t, PriceEntry>
 CostModel::DefaultPrices()
 {
-    // USD per unit, all unverified estimates (see doc/topology-finder.md for where
-    // each column comes from). Panel and OCS ports are optically transparent, so
-    // their price does not depend on the link speed.
-    //        speed   transceiver  NIC port  switch port  panel port  OCS port
-    return {
-        {10, {20, 90, 50, 100, 520}},
-        {25, {39, 120, 80, 100, 520}},
-        {40, {49, 200, 100, 100, 520}},
-        {100, {99, 350, 200, 100, 520}},
-        {200, {299, 600, 400, 100, 520}},
-        {400, {599, 1000, 700, 100, 520}},
+    return PricesFrom(*CreateObject<PriceTable>());
+}
+
+std::map<uint32_t, PriceEntry>
+CostModel::PricesFrom(const PriceTable& table)
+{
+    const std::vector<std::pair<std::string, double PriceEntry::*>> parts = {
+        {"transceiver", &PriceEntry::transceiver},
+        {"nic_port", &PriceEntry::nicPort},
+        {"switch_port", &PriceEntry::switchPort},
+        {"panel_port", &PriceEntry::panelPort},
+        {"ocs_port", &PriceEntry::ocsPort},
     };
+    std::vector<uint32_t> speeds;
+    for (const char* perSpeed : {"transceiver", "nic_port", "switch_port"})
+    {
+        for (uint32_t s : table.Speeds(perSpeed))
+        {
+            if (std::find(speeds.begin(), speeds.end(), s) == speeds.end())
+            {
+                speeds.push_back(s);
+            }
+        }
+    }
+    if (speeds.empty())
+    {
+        Fail("price table '" + table.GetOrigin() +
+             "' prices no transceiver, nic_port or switch_port at any speed; add entries with "
+             "\"gbps\"");
+    }
+    std::map<uint32_t, PriceEntry> prices;
+    for (uint32_t s : speeds)
+    {
+        PriceEntry e;
+        for (const auto& [name, member] : parts)
+        {
+            // Get names the file and the entry to add when the part is missing.
+            e.*member = table.Get(name, s).priceUsd;
+        }
+        prices[s] = e;
+    }
+    return prices;
+}
+
+void
+CostModel::SetPriceTable(Ptr<const PriceTable> table)
+{
+    m_prices = PricesFrom(*table);
 }
 
 void
@@ -78,6 +115,14 @@ CostModel::LoadJson(const std::string& text)
     {
         std::string msg = e.what();
         Fail("malformed price JSON (" + msg.substr(0, msg.find('\n')) + ")");
+    }
+    if (j.is_object() && j.contains("parts"))
+    {
+        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
+        Ptr<PriceTable> table = CreateObject<PriceTable>();
+        table->LoadJson(text);
+        SetPriceTable(table);
+        return;
     }
     if (j.is_object() && j.contains("prices"))
     {

@@ -17,8 +17,11 @@
  * full-bisection fat-tree affordable and the best oversubscribed one (largest
  * per-server bisection bandwidth s/r, with r <= MaxOversubscription).
  *
- * Every default price is an unverified estimate (see doc/topology-finder.md);
- * override them with LoadJson() for any study that depends on cost.
+ * The prices come from mlnet's PriceTable (parts transceiver, nic_port and
+ * switch_port by speed, panel_port and ocs_port), the suite's one table: replace the
+ * file (MLNET_PRICE_TABLE, ns3::PriceTable::Path) or give a table with
+ * SetPriceTable(); LoadJson() overrides single prices of this model only. Every
+ * shipped price is an unverified estimate (see doc/topology-finder.md).
  *
  * What it leaves out: fibre, racks, power, labour, switch chassis granularity
  * (ports are priced one by one) and volume discounts.
@@ -27,6 +30,7 @@
 #define TOPOOPT_COST_MODEL_H
 
 #include "ns3/object.h"
+#include "ns3/price-table.h"
 
 #include <cstdint>
 #include <map>
@@ -82,15 +86,26 @@ public:
      * \return the object TypeId
      */
     static TypeId GetTypeId();
-    /// \brief A model with the default (unverified) price table.
+    /// \brief A model priced from the default PriceTable.
     CostModel();
 
-    /// \brief The default price table (speed in Gbps -> prices; unverified estimates).
+    /// \brief The prices of the default PriceTable (speed in Gbps -> prices).
     static std::map<uint32_t, PriceEntry> DefaultPrices();
+    /**
+     * \brief The prices a table gives: every speed at which it has a transceiver,
+     * NIC port and switch port, with its panel and OCS port (at that speed, or the
+     * speed-free entry). Throws std::invalid_argument when a speed lacks one of the
+     * five parts or no speed has them all.
+     */
+    static std::map<uint32_t, PriceEntry> PricesFrom(const PriceTable& table);
+    /// \brief Take every price from `table` (replaces earlier LoadJson overrides).
+    void SetPriceTable(Ptr<const PriceTable> table);
     /**
      * \brief Override prices from JSON: {"100": {"transceiver": 99, ...}, ...}, or the
      * same under a top-level "prices" key. Listed fields replace the current ones;
      * a new speed must list all five. Throws std::invalid_argument on bad input.
+     * A whole PriceTable document ({"parts": [...]}) replaces every price instead
+     * (SetPriceTable).
      */
     void LoadJson(const std::string& text);
     /// \brief LoadJson() from a file.

@@ -1,5 +1,6 @@
 #include "model-profile.h"
 
+#include "ns3/data-file.h"
 #include "ns3/log.h"
 
 #include <cmath>
@@ -221,11 +222,7 @@ ModelProfile::ProfileDirectory()
     {
         return env;
     }
-#ifdef TOPOOPT_PROFILE_DIR
-    return TOPOOPT_PROFILE_DIR;
-#else
-    return "contrib/topoopt/profiles";
-#endif
+    return DataFile::Find("workloads/models");
 }
 
 std::vector<std::string>

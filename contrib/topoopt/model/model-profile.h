@@ -1,6 +1,6 @@
 /*
  * ModelProfile: a DNN model as TopoOpt's strategy search and cluster runs see it,
- * read from JSON (contrib/topoopt/profiles/<name>.json, schema in
+ * read from JSON (workloads/models/<name>.json, schema in
  * doc/profiles.md).
  *
  * What it models. Per layer, in forward order: forward and backward compute time
@@ -18,7 +18,7 @@
  * What it leaves out: memory, activation traffic of non-embedding layers (no
  * tensor or pipeline parallelism of dense layers), intra-server communication.
  * The shipped numbers are derived from layer shapes and an assumed GPU
- * throughput (profiles/make-profiles.py), not measured.
+ * throughput (workloads/models/make-profiles.py), not measured.
  */
 #ifndef TOPOOPT_MODEL_PROFILE_H
 #define TOPOOPT_MODEL_PROFILE_H
@@ -67,8 +67,8 @@ public:
     /**
      * \brief Load a shipped profile by name (dlrm, bert, candle-uno, vgg16, resnet50,
      * ncf) from the profile folder (environment TOPOOPT_PROFILE_DIR, else the
-     * source tree's contrib/topoopt/profiles). Throws std::invalid_argument for an
-     * unknown name, listing the known ones.
+     * shipped workloads/models, installed or in the source tree: DataFile::Find). Throws
+     * std::invalid_argument for an unknown name, listing the known ones.
      */
     static ModelProfile FromName(const std::string& name);
     /// \return the names of the shipped profiles

@@ -89,6 +89,64 @@ TEST(CostModelTest, JsonOverrides)
     EXPECT_THROW(m->LoadJson(R"({"1600": {"transceiver": 1}})"), std::invalid_argument);
 }
 
+TEST(CostModelTest, PricesComeFromTheSharedTable)
+{
+    // The shipped PriceTable (contrib/mlnet/data/prices.json) keeps the prices this
+    // model had: speed -> transceiver, NIC port, switch port, panel port, OCS port.
+    const std::map<uint32_t, std::vector<double>> before = {{10, {20, 90, 50, 100, 520}},
+                                                            {25, {39, 120, 80, 100, 520}},
+                                                            {40, {49, 200, 100, 100, 520}},
+                                                            {100, {99, 350, 200, 100, 520}},
+                                                            {200, {299, 600, 400, 100, 520}},
+                                                            {400, {599, 1000, 700, 100, 520}}};
+    Ptr<CostModel> m = CreateObject<CostModel>();
+    ASSERT_EQ(m->Speeds().size(), before.size());
+    for (const auto& [speed, p] : before)
+    {
+        const PriceEntry& e = m->GetPrices(speed);
+        EXPECT_EQ(
+            (std::vector<double>{e.transceiver, e.nicPort, e.switchPort, e.panelPort, e.ocsPort}),
+            p)
+            << speed;
+    }
+    // doc/topology-finder.md: d = 4 x 100G = 4 (350 + 99 + 100); ideal 4 (350 + 5*200 + 6*99).
+    EXPECT_DOUBLE_EQ(m->TopoOptCostPerServer(4, 100), 2196);
+    EXPECT_DOUBLE_EQ(m->IdealSwitchCostPerServer(4, 100), 7776);
+
+    // Another table replaces every price; a speed missing a part is named.
+    Ptr<PriceTable> t = CreateObject<PriceTable>();
+    t->LoadJson(R"({"parts": [
+        {"part": "transceiver", "gbps": 40, "price_usd": 1, "source": "test"},
+        {"part": "nic_port", "gbps": 40, "price_usd": 2, "source": "test"},
+        {"part": "switch_port", "gbps": 40, "price_usd": 3, "source": "test"},
+        {"part": "panel_port", "price_usd": 4, "source": "test"},
+        {"part": "ocs_port", "price_usd": 5, "source": "test"}]})",
+                "mine.json");
+    m->SetPriceTable(t);
+    EXPECT_EQ(m->Speeds(), (std::vector<uint32_t>{40}));
+    EXPECT_DOUBLE_EQ(m->TopoOptCostPerServer(2, 40), 2 * (2 + 1 + 4));
+    Ptr<CostModel> whole = CreateObject<CostModel>(); // LoadJson takes a whole table too
+    whole->LoadJson(t->ToJson());
+    EXPECT_EQ(whole->ToJson(), m->ToJson());
+    t->LoadJson(R"({"parts": [
+        {"part": "transceiver", "gbps": 40, "price_usd": 1, "source": "test"},
+        {"part": "switch_port", "gbps": 40, "price_usd": 3, "source": "test"},
+        {"part": "panel_port", "price_usd": 4, "source": "test"},
+        {"part": "ocs_port", "price_usd": 5, "source": "test"}]})",
+                "mine.json");
+    try
+    {
+        m->SetPriceTable(t);
+        ADD_FAILURE() << "a table without nic_port was accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("'mine.json' has no \"nic_port\" at 40 Gbps"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(RandomRegularTopologyTest, RegularConnectedSimpleAndSeeded)
 {
     auto build = [](uint32_t n, uint32_t d, int64_t stream) {

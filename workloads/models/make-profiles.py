@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the TopoOpt model profiles (contrib/topoopt/profiles/*.json).
+"""Generate the TopoOpt model profiles (workloads/models/*.json).
 
 Every number is derived here from layer shapes of the published architectures
 (see contrib/topoopt/doc/profiles.md); nothing is measured on a GPU.
@@ -16,7 +16,7 @@ Assumptions (stated, not measured):
   * parameters and gradients are fp32 (4 bytes), as FlexFlow trains;
   * every layer costs at least 1 us (kernel launch).
 
-Run: /usr/bin/python3 contrib/topoopt/profiles/make-profiles.py  (rewrites the JSON files)
+Run: /usr/bin/python3 workloads/models/make-profiles.py  (rewrites the JSON files)
 """
 import json
 import os
