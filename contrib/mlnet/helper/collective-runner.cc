@@ -1,6 +1,7 @@
 #include "collective-runner.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/collective-factory.h"
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
@@ -201,11 +202,13 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         r.lockStepS = group.lockStep.GetSeconds();
         r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
         // Bus bandwidth as nccl-tests defines it; send/recv has no bus factor (its algbw).
-        r.busBandwidthGbps =
-            (options.collective == "sendrecv"
-                 ? bytes / r.simulatedS
-                 : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, r.simulatedS)) *
-            8e-9;
+        r.busBandwidthGbps = (options.collective == "sendrecv"
+                                  ? bytes / r.simulatedS
+                                  : CollectiveClosedForms::BusBandwidth(options.collective,
+                                                                        n,
+                                                                        bytes,
+                                                                        r.simulatedS)) *
+                             8e-9;
         r.linkBytes = cluster->GetTotalLinkBytes();
         r.bytesByLinkClass = cluster->GetBytesByLinkClass();
         if (options.real)
