@@ -4,6 +4,7 @@
 #include "example-process.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-options.h"
 #include "ns3/simulator.h"
@@ -48,7 +49,7 @@ TEST_F(CollectiveValidationTest, RingAllReduceMatchesTwinOnIdealSwitch)
     // Lower bound 2(N-1)/N * S / B (Patarasuk & Yuan): packet-level sits above it by
     // the headers (59 B per 8943 B payload) and 2(N-1) step latencies of one frame
     // plus two hops: 2(N-1) * (9002 * 8 / R + 2 d).
-    double bound = AlphaBetaModel::AllReduceLowerBound(8, 4 << 20, DataRate("100Gbps"));
+    double bound = CollectiveClosedForms::AllReduceLowerBound(8, 4 << 20, DataRate("100Gbps"));
     double extra = bound * 59.0 / 8943 + 2 * 7 * (9002 * 8 / 100e9 + 2e-6);
     EXPECT_GT(res.simulatedS, bound);
     EXPECT_NEAR(res.simulatedS, bound + extra, 0.02 * res.simulatedS);
@@ -117,8 +118,8 @@ TEST_F(CollectiveValidationTest, TorusVsClosAllToAllFollowsHopCountModel)
     double tTorus = Run(torus, r).simulatedS;
     double tClos = Run(clos, r).simulatedS;
     double m = 256 * 1024;
-    double model = AlphaBetaModel::TorusAllToAllBound(4, 2, m, DataRate("100Gbps")) /
-                   AlphaBetaModel::ClosAllToAllBound(16, m, DataRate("400Gbps"));
+    double model = CollectiveClosedForms::TorusAllToAllBound(4, 2, m, DataRate("100Gbps")) /
+                   CollectiveClosedForms::ClosAllToAllBound(16, m, DataRate("400Gbps"));
     double ratio = tTorus / tClos;
     EXPECT_NEAR(ratio / model, 1.0, 0.10)
         << "torus " << tTorus << " clos " << tClos << " ratio " << ratio << " model " << model;

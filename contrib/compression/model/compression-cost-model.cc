@@ -1,6 +1,6 @@
 #include "compression-cost-model.h"
 
-#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/top-k-codec.h"
@@ -90,8 +90,8 @@ CompressionCostModel::CommunicationTime(Ptr<const GradientCodec> codec) const
     {
         double alpha = AlphaFor(bytes[r], n);
         t += kinds[r] == "allreduce"
-                 ? AlphaBetaModel::RingAllReduceTime(n, bytes[r], alpha, m_beta, 0)
-                 : AlphaBetaModel::RingAllGatherTime(n, bytes[r], alpha, m_beta);
+                 ? CollectiveClosedForms::RingAllReduceTime(n, bytes[r], alpha, m_beta, 0)
+                 : CollectiveClosedForms::RingAllGatherTime(n, bytes[r], alpha, m_beta);
     }
     return t;
 }

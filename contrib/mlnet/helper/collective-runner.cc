@@ -1,6 +1,7 @@
 #include "collective-runner.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/collective-factory.h"
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
@@ -178,7 +179,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
     auto busBandwidthGbps = [&](uint32_t n, double seconds) {
         return (options.collective == "sendrecv"
                     ? bytes / seconds
-                    : AlphaBetaModel::BusBandwidth(options.collective, n, bytes, seconds)) *
+                    : CollectiveClosedForms::BusBandwidth(options.collective, n, bytes, seconds)) *
                8e-9;
     };
     if (options.level == RunLevel::FLOW)

@@ -1,11 +1,12 @@
 /*
  * Tests of AlphaBetaModel: packetization, the uncontended message time (by hand and
- * against ns-3 point-to-point), the closed forms against textbook numbers and against
- * each other, and the step model on small hand-built fabrics (star, oversubscribed
- * two-rack Clos, 4x4 torus, a ring with a failed link).
+ * against ns-3 point-to-point), and the step model on small hand-built fabrics (star,
+ * oversubscribed two-rack Clos, 4x4 torus, a ring with a failed link), checked against
+ * the closed forms (collective-closed-forms-test.cc tests those on their own).
  */
 #include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/collective.h"
 #include "ns3/core-module.h"
 #include "ns3/double.h"
@@ -153,135 +154,6 @@ TEST(AlphaBetaModelTest, MessageTimeWorkedByHand)
     EXPECT_EQ(m->PredictMessage(2500, 3, kRate, kDelay), NanoSeconds(7750));
     EXPECT_EQ(m->PredictMessage(10, 2, kRate, kDelay), NanoSeconds(2120));
     EXPECT_EQ(m->PredictMessage(0, 2, kRate, kDelay), Time(0));
-}
-
-TEST(AlphaBetaModelTest, ThakurClosedFormsTextbookNumbers)
-{
-    const double a = 1e-6; // alpha 1 us
-    const double b = 1e-9; // beta 1 ns/B (1 GB/s)
-    const double g = 2e-10;
-    const double n = 1e6; // 1 MB
-    // Ring all-reduce, p = 4: 2*3*a + 2*n*3/4*b + n*3/4*g = 6 us + 1.5 ms + 150 us
-    EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(4, n, a, b, g), 6e-6 + 1.5e-3 + 1.5e-4, 1e-15);
-    // Rabenseifner, p = 8: 2*3*a + 2*n*7/8*b + n*7/8*g = 6 us + 1.75 ms + 175 us
-    EXPECT_NEAR(AlphaBetaModel::RabenseifnerAllReduceTime(8, n, a, b, g),
-                6e-6 + 1.75e-3 + 1.75e-4,
-                1e-15);
-    // Ring all-gather p = 8: 7a + n*7/8*b; recursive doubling: 3a + n*7/8*b
-    EXPECT_NEAR(AlphaBetaModel::RingAllGatherTime(8, n, a, b), 7e-6 + 8.75e-4, 1e-15);
-    EXPECT_NEAR(AlphaBetaModel::RecursiveDoublingAllGatherTime(8, n, a, b), 3e-6 + 8.75e-4, 1e-15);
-    // Bruck, p = 16: 4a + n/2*4*b = 4 us + 2 ms; pairwise: 15a + n*b = 15 us + 1 ms
-    EXPECT_NEAR(AlphaBetaModel::BruckAllToAllTime(16, n, a, b), 4e-6 + 2e-3, 1e-15);
-    EXPECT_NEAR(AlphaBetaModel::PairwiseAllToAllTime(16, n, a, b), 15e-6 + 1e-3, 1e-15);
-    // Broadcast p = 8: (3 + 7)a + 2n*7/8*b
-    EXPECT_NEAR(AlphaBetaModel::ScatterAllGatherBroadcastTime(8, n, a, b), 1e-5 + 1.75e-3, 1e-15);
-
-    // Composition: all-reduce = reduce-scatter + all-gather, for both families.
-    for (uint32_t p : {2u, 4u, 8u, 64u})
-    {
-        EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(p, n, a, b, g),
-                    AlphaBetaModel::RingReduceScatterTime(p, n, a, b, g) +
-                        AlphaBetaModel::RingAllGatherTime(p, n, a, b),
-                    1e-15);
-        EXPECT_NEAR(AlphaBetaModel::RabenseifnerAllReduceTime(p, n, a, b, g),
-                    AlphaBetaModel::RecursiveHalvingReduceScatterTime(p, n, a, b, g) +
-                        AlphaBetaModel::RecursiveDoublingAllGatherTime(p, n, a, b),
-                    1e-15);
-    }
-}
-
-TEST(AlphaBetaModelTest, RingMeetsAllReduceLowerBound)
-{
-    // Patarasuk & Yuan: T >= 2(N-1)/N * S/B; a bandwidth-only ring (alpha = gamma = 0,
-    // beta = 1/B) meets it. 100 Gb/s = 12.5 GB/s; N = 16, S = 1 GB -> 0.15 s.
-    DataRate b("100Gbps");
-    EXPECT_NEAR(AlphaBetaModel::AllReduceLowerBound(16, 1e9, b),
-                2.0 * 15 / 16 * 1e9 / 12.5e9,
-                1e-12);
-    EXPECT_NEAR(AlphaBetaModel::RingAllReduceTime(16, 1e9, 0, 1 / 12.5e9, 0),
-                AlphaBetaModel::AllReduceLowerBound(16, 1e9, b),
-                1e-12);
-}
-
-TEST(AlphaBetaModelTest, TorusVersusClosAllToAll)
-{
-    // Torus bound N*k*m/(8b); Clos bound (N-1)*m/B. At equal injection B = 2n*b the
-    // ratio is nk/4 * N/(N-1), i.e. H_min (Dally & Towles) up to the self-traffic term.
-    DataRate b("100Gbps");
-    const double m = 1e6;
-    // 8x8x8: N = 512, k = 8: 512*8*1e6/(8*12.5e9) = 0.04096 s
-    EXPECT_NEAR(AlphaBetaModel::TorusAllToAllBound(8, 3, m, b), 0.04096, 1e-12);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::TorusHopRatio(8, 3), 6.0);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::TorusHopRatio(5, 2), 2.0 * 24 / 20); // n(k^2-1)/(4k)
-    for (uint32_t k : {4u, 8u, 16u})
-    {
-        for (uint32_t n : {1u, 2u, 3u})
-        {
-            double nodes = std::pow(k, n);
-            DataRate injection(2 * n * b.GetBitRate());
-            double ratio = AlphaBetaModel::TorusAllToAllBound(k, n, m, b) /
-                           AlphaBetaModel::ClosAllToAllBound(nodes, m, injection);
-            EXPECT_NEAR(ratio, AlphaBetaModel::TorusHopRatio(k, n) * nodes / (nodes - 1), 1e-9)
-                << "k=" << k << " n=" << n;
-        }
-    }
-}
-
-TEST(AlphaBetaModelTest, OversubscribedClosAllToAll)
-{
-    DataRate b("8Gbps"); // 1 GB/s
-    const double m = 1e6;
-    // Non-blocking: M/B = 7 ms for N = 8.
-    EXPECT_NEAR(AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 1, m, b), 7e-3, 1e-15);
-    // r = 4, n_r = 4: r*(N-n_r)/(N-1) = 16/7 -> 16 ms (16 cross-rack pairs per uplink).
-    EXPECT_NEAR(AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 4, m, b), 16e-3, 1e-15);
-    // r = 1.5: r*f = 6/7 < 1, no slowdown.
-    EXPECT_NEAR(AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 1.5, m, b), 7e-3, 1e-15);
-    EXPECT_THROW(AlphaBetaModel::OversubscribedClosAllToAllTime(8, 9, 1, m, b),
-                 std::invalid_argument);
-}
-
-TEST(AlphaBetaModelTest, TorusAllReduceFailuresAndMesh)
-{
-    DataRate link("8Gbps"); // b = 1 GB/s
-    const double s = 64e6;
-    const double a = 2e-6;
-    // 4x4x4: 2(N-1)/N * S/(2b) + 2n(k-1)a = 2*63/64*32e-3 + 18*2e-6
-    const double healthy = 2.0 * 63 / 64 * 32e-3 + 18 * 2e-6;
-    EXPECT_NEAR(AlphaBetaModel::TorusAllReduceTime(4, 3, s, link, a), healthy, 1e-12);
-    // n pipelines on S/n with rotated orders meet the lower bound at injection 2nb.
-    EXPECT_NEAR(AlphaBetaModel::TorusPipelinedAllReduceTime(4, 3, s, link, 0),
-                AlphaBetaModel::AllReduceLowerBound(64, s, DataRate(6 * link.GetBitRate())),
-                1e-12);
-    // Per-dimension beta terms: 2*(3/4)*S_i/(2b) with S_i = S, S/4, S/16.
-    const double beta0 = 1.5 * s / 2e9;
-    const double beta1 = beta0 / 4;
-    const double beta2 = beta0 / 16;
-    EXPECT_NEAR(beta0 + beta1 + beta2 + 18 * a, healthy, 1e-12);
-    // A failed link in the first-processed dimension doubles its (largest) beta term;
-    // processed last, it doubles the smallest. Mesh: every term doubles.
-    EXPECT_NEAR(
-        AlphaBetaModel::TorusBucketAllReduceTime({4, 4, 4}, {true, false, false}, s, link, a),
-        healthy + beta0,
-        1e-12);
-    EXPECT_NEAR(
-        AlphaBetaModel::TorusBucketAllReduceTime({4, 4, 4}, {false, false, true}, s, link, a),
-        healthy + beta2,
-        1e-12);
-    EXPECT_NEAR(AlphaBetaModel::MeshAllReduceTime(4, 3, s, link, a),
-                healthy + beta0 + beta1 + beta2,
-                1e-12);
-}
-
-TEST(AlphaBetaModelTest, BusBandwidthFactors)
-{
-    // nccl-tests: busbw = S/t * factor.
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::BusBandwidth("allreduce", 8, 1000000000, 1.0), 1.75e9);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::BusBandwidth("allgather", 8, 1000000000, 1.0), 0.875e9);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::BusBandwidth("reducescatter", 8, 1000000000, 2.0), 0.4375e9);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::BusBandwidth("alltoall", 4, 1000000000, 1.0), 0.75e9);
-    EXPECT_DOUBLE_EQ(AlphaBetaModel::BusBandwidth("broadcast", 8, 1000000000, 1.0), 1e9);
-    EXPECT_THROW(AlphaBetaModel::BusBandwidth("allreduse", 8, 1, 1.0), std::invalid_argument);
 }
 
 TEST(AlphaBetaModelTest, PredictWithoutClusterThrows)
@@ -563,12 +435,12 @@ TEST_F(AlphaBetaFabricTest, RingAllReduceScheduleMatchesThakurRing)
     EXPECT_EQ(steps[0].reduction, NanoSeconds(5000)); // gamma * 5000 B
     EXPECT_EQ(steps[5].reduction, Time(0));
     EXPECT_NEAR(m->Predict(coll).GetSeconds(),
-                AlphaBetaModel::RingAllReduceTime(n, s, alpha, beta, gamma),
+                CollectiveClosedForms::RingAllReduceTime(n, s, alpha, beta, gamma),
                 1e-12);
     // PerMessageOverhead adds once per step.
     m->SetAttribute("PerMessageOverhead", TimeValue(MicroSeconds(3)));
     EXPECT_NEAR(m->Predict(coll).GetSeconds(),
-                AlphaBetaModel::RingAllReduceTime(n, s, alpha + 3e-6, beta, gamma),
+                CollectiveClosedForms::RingAllReduceTime(n, s, alpha + 3e-6, beta, gamma),
                 1e-12);
 }
 
@@ -587,7 +459,7 @@ TEST_F(AlphaBetaFabricTest, OversubscribedUplinkIsTheBottleneck)
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(), 16 * w * 1e-9, 1e-12);
     // Closed form with per-pair wire bytes: M/B * max(1, r (N - n_r)/(N - 1)).
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                AlphaBetaModel::OversubscribedClosAllToAllTime(8, 4, 4, w, kRate),
+                CollectiveClosedForms::OversubscribedClosAllToAllTime(8, 4, 4, w, kRate),
                 1e-12);
     // Cross-rack messages take 4 hops: latency 3*F1 + 4d.
     EXPECT_EQ(p.maxHops, 4u);
@@ -607,7 +479,7 @@ TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadEcmpMeetsDallyBound)
     StepPrediction p = m->PredictStep(AllToAll(16, bytes));
     EXPECT_NEAR(p.bottleneckBytes, 16.0 * 4 * w / 8, 1e-6);
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
+                CollectiveClosedForms::TorusAllToAllBound(4, 2, w, kRate),
                 1e-12);
 }
 
@@ -625,7 +497,7 @@ TEST_F(AlphaBetaFabricTest, TorusAllToAllChannelLoadDorMeetsDallyBound)
     StepPrediction p = m->PredictStep(AllToAll(16, bytes));
     EXPECT_NEAR(p.bottleneckBytes, 8 * w, 1e-6);
     EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                AlphaBetaModel::TorusAllToAllBound(4, 2, w, kRate),
+                CollectiveClosedForms::TorusAllToAllBound(4, 2, w, kRate),
                 1e-12);
     EXPECT_EQ(p.maxHops, 4u); // (2, 2) offsets
 }
@@ -685,7 +557,7 @@ TEST_F(AlphaBetaFabricTest, FatTreeAllToAllMatchesClosForms)
         StepPrediction p = m->PredictStep(AllToAll(16, bytes));
         EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "host-tor");
         EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                    AlphaBetaModel::ClosAllToAllBound(16, w, kRate),
+                    CollectiveClosedForms::ClosAllToAllBound(16, w, kRate),
                     1e-12);
         EXPECT_EQ(p.maxHops, 4u);
     }
@@ -705,7 +577,7 @@ TEST_F(AlphaBetaFabricTest, FatTreeAllToAllMatchesClosForms)
         EXPECT_EQ(c->GetLink(p.bottleneckLink).linkClass, "tor-agg");
         EXPECT_NEAR(p.bottleneckBytes, 18 * w, 1e-6);
         EXPECT_NEAR(p.bandwidthTime.GetSeconds(),
-                    AlphaBetaModel::OversubscribedClosAllToAllTime(12, 6, 3, w, kRate),
+                    CollectiveClosedForms::OversubscribedClosAllToAllTime(12, 6, 3, w, kRate),
                     1e-12);
     }
 }

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <stdexcept>
 
 namespace ns3
 {
@@ -90,12 +89,13 @@ LlmIterationModel::DoDispose()
 void
 LlmIterationModel::SetPacketization(uint32_t maxPayload, uint32_t overhead)
 {
-    if (maxPayload == 0)
-    {
-        throw std::invalid_argument("packet payload is 0 bytes; give the transport's payload");
-    }
-    m_maxPayload = maxPayload;
-    m_overhead = overhead;
+    SetPacketization(Packetization(maxPayload, overhead));
+}
+
+void
+LlmIterationModel::SetPacketization(const Packetization& packetization)
+{
+    m_packetization = packetization;
 }
 
 double
@@ -111,9 +111,8 @@ LlmIterationModel::MessageTime(double bytes, uint32_t hops, double rateBps, doub
     {
         return 0;
     }
-    double packets = std::ceil(bytes / m_maxPayload);
-    double wire = bytes + packets * m_overhead;
-    double first = std::min<double>(bytes, m_maxPayload) + m_overhead;
+    double wire = m_packetization.GetFluidWireBytes(bytes);
+    double first = m_packetization.GetFluidFirstFrameBytes(bytes);
     return (wire + (hops - 1) * first) * 8.0 / rateBps + hops * delay;
 }
 
@@ -149,9 +148,9 @@ LlmIterationModel::AllToAllTime(uint32_t g, uint32_t c, double m, bool hierarchi
     {
         return 0;
     }
-    auto wire = [this](double x) { return x + std::ceil(x / m_maxPayload) * m_overhead; };
+    auto wire = [this](double x) { return m_packetization.GetFluidWireBytes(x); };
     auto latency = [this](double x, uint32_t h, double r, double d) {
-        return (h - 1) * (std::min<double>(x, m_maxPayload) + m_overhead) * 8.0 / r + h * d;
+        return (h - 1) * m_packetization.GetFluidFirstFrameBytes(x) * 8.0 / r + h * d;
     };
     const uint32_t domains = g / c;
     if (domains <= 1)

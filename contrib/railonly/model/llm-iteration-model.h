@@ -5,8 +5,9 @@
  *
  * What it models (Narayanan et al., SC'21, and the rail-only paper's forwarding
  * argument; every communication term is alpha-beta with the transport's
- * packetization: a message of x bytes puts W(x) = x + ceil(x/P)*O wire bytes on a
- * link and needs (W + (h-1)*F1)*8/R + h*d over h store-and-forward hops):
+ * packetization, the twin's Packetization: a message of x bytes puts
+ * W(x) = x + ceil(x/P)*O wire bytes on a link and needs (W + (h-1)*F1)*8/R + h*d
+ * over h store-and-forward hops; x is a share of a total and need not be whole):
  *  - compute: Megatron's 72*B*s*l*h^2*(1 + s/(6h) + V/(12lh)) FLOPs at the workload's
  *    sustained FLOP/s, split into per-stage forward (F_s) and backward (B_s = 2 F_s)
  *    micro-batch slots;
@@ -37,6 +38,7 @@
 #include "ns3/llm-workload.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/packetization.h"
 #include "ns3/traced-callback.h"
 
 #include <nlohmann/json.hpp>
@@ -86,10 +88,12 @@ public:
 
     /**
      * \brief Set the packetization (as AlphaBetaModel::SetPacketization).
-     * \param maxPayload application bytes per packet (> 0)
+     * \param maxPayload application bytes per packet (> 0; throws std::invalid_argument)
      * \param overhead wire bytes added per packet
      */
     void SetPacketization(uint32_t maxPayload, uint32_t overhead);
+    /// \brief Set the packetization (the twin's Packetization, e.g. built from a transport).
+    void SetPacketization(const Packetization& packetization);
 
     /// \return the closed-form estimate of one iteration of `workload`
     LlmIterationEstimate Estimate(Ptr<const LlmWorkload> workload) const;
@@ -114,8 +118,7 @@ private:
     Time m_nicDelay{NanoSeconds(500)};
     uint32_t m_nicHops{2};
     bool m_hbBidirectional{false};
-    uint32_t m_maxPayload{8972};
-    uint32_t m_overhead{30};
+    Packetization m_packetization; //!< P, O (the twin's; UDP at MTU 9000 by default)
     TracedCallback<const LlmIterationEstimate&> m_estimatedTrace;
 };
 

@@ -1,7 +1,7 @@
 #include "topoopt-search.h"
 
-#include "ns3/alpha-beta-model.h"
 #include "ns3/boolean.h"
+#include "ns3/collective-closed-forms.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/topology-finder.h"
@@ -258,7 +258,8 @@ TopoOptSearch::Estimate(const ModelProfile& profile,
         double bw = loads.MaxTime(circuits, bps);
         double share = ar / orders.size();
         double beta = bw / (2.0 * (n - 1) / n * share);
-        c.allReduce = AlphaBetaModel::RingAllReduceTime(n, share, alpha * loads.maxHops, beta, 0.0);
+        c.allReduce =
+            CollectiveClosedForms::RingAllReduceTime(n, share, alpha * loads.maxHops, beta, 0.0);
     }
     Eigen::MatrixXd fwd = Eigen::MatrixXd::Zero(n, n);
     for (uint32_t i = 0; i < s.GetNLayers(); ++i)

@@ -21,7 +21,7 @@
  * The cost (Estimate) is a plan-level alpha-beta model, fast enough for
  * thousands of candidates at n = 128:
  *   compute = max over servers of its compute (placed tables: n x the layer's time);
- *   all-reduce = mlnet's ring formula (AlphaBetaModel::RingAllReduceTime) over the
+ *   all-reduce = mlnet's ring formula (CollectiveClosedForms::RingAllReduceTime) over the
  *     plan's rings of size n, the data-parallel bytes S split over npath directed
  *     rings, with the per-step bandwidth of the most loaded directed server pair
  *     (ring hops that are not circuits follow the plan's routes) and per step

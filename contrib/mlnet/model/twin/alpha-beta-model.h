@@ -5,30 +5,20 @@
  * Every message is routed over the Cluster's links with the same next-hop tables the
  * packet-level run uses (RoutePlanner: ECMP splits a flow evenly over next hops,
  * which is what flow hashing gives in expectation; DOR routes a torus dimension by
- * dimension). A message of m bytes is cut into n = ceil(m/P) packets of at most P
- * payload bytes, each adding O wire bytes, so it puts W(m) = m + n*O bytes on every
- * link it crosses and its first frame is F1 = min(m, P) + O bytes. Alone on an h-hop
- * path of equal rate R and delay d it takes exactly the ns-3 point-to-point time of a
- * back-to-back packet train, stored and forwarded per packet:
+ * dimension). A message of m bytes puts W(m) = m + ceil(m/P)*O wire bytes on every
+ * link it crosses and its first frame is F1 = min(m, P) + O bytes (Packetization,
+ * packetization.h). Alone on an h-hop path of equal rate R and delay d it takes
+ * exactly the ns-3 point-to-point time of a back-to-back packet train, stored and
+ * forwarded per packet:
  *
  *   T_msg = W * 8 / R + L,   L = (h-1) * F1 * 8 / R + h * d   (pipeline latency).
  *
  * Two ways to time a schedule:
  *
- * Dependency-aware (Predict, the default). Replays the algorithm's dependencies
- * (ScheduledMessage chain/step/reduce, the StepwiseCollective engine's rule): a
- * message starts when its sender has received (and reduced, gamma x bytes, one
- * reduction at a time per rank) every message of the earlier steps of its chain. The
- * bytes of the messages in flight are a fluid, advanced event by event, shaped like
- * the UDP transport's: a sender's NIC sends the first packets of a message that
- * finds room in its FIFO of NicBacklogPackets packets ahead (first in, first out) and
- * the rest round-robin with its other active messages (equal shares); senders never
- * slow down for the network, so a downstream link offered more than its rate builds
- * a FIFO backlog that delays every message crossing it. A message's last byte arrives
- * its own route's latency L + PerMessageOverhead after it left its NIC and the
- * backlogs. The collective ends when its last rank has finished. Exact for a single
- * message on an idle path (T_msg), and for a ring on an ideal switch (equal to the
- * lock-step value up to its per-step rounding).
+ * Dependency-aware (Predict, the default). A fluid replay of the algorithm's own
+ * dependencies, with the UDP transport's NIC FIFO and round-robin and FIFO backlogs
+ * on downstream links (TimelineReplay, timeline-replay.h, says what it models and
+ * what it leaves out). Exact for a single message on an idle path (T_msg).
  *
  * Lock-step (PredictLockStep, PredictSteps). The messages of one CollectiveStep are
  * in flight together and the steps do not overlap:
@@ -40,16 +30,16 @@
  * step's sends the full NIC, which the data-driven run does not (see
  * doc/alpha-beta-model.md for measured differences).
  *
- * Closed forms from the literature (Thakur-Rabenseifner-Gropp, Patarasuk-Yuan,
- * Dally-Towles, and the derived torus / Clos / oversubscription formulas listed in
- * doc/alpha-beta-model.md) are static functions, for reports and as cross-checks.
+ * The model object holds the packetization and the attributes (gamma, software
+ * overhead, NIC FIFO), fires the trace sources, and keeps its cluster's routes and
+ * link rates and delays, recomputed when a link fails. The closed forms from the
+ * literature are CollectiveClosedForms (collective-closed-forms.h).
  *
- * What it leaves out. Queueing dynamics and packet interleaving order (sharing is
- * fluid and instantaneous; a switch port's FIFO share by arrival rate is taken as an
- * equal share), losses, congestion control, retransmissions; ECMP is its expectation
- * (no flow-hash collisions: a run whose flows hash onto one uplink is slower than the
- * twin); on paths of unequal rates the latency term uses the slowest link of the
- * route as the train's bottleneck, which is exact only for equal rates.
+ * What it leaves out. Queueing dynamics and packet interleaving order, losses,
+ * congestion control, retransmissions; ECMP is its expectation (no flow-hash
+ * collisions: a run whose flows hash onto one uplink is slower than the twin); on
+ * paths of unequal rates the latency term uses the slowest link of the route as the
+ * train's bottleneck, which is exact only for equal rates.
  */
 #ifndef MLNET_ALPHA_BETA_MODEL_H
 #define MLNET_ALPHA_BETA_MODEL_H
@@ -60,11 +50,13 @@
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/packetization.h"
+#include "ns3/timeline-replay.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <memory>
-#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -87,31 +79,6 @@ struct StepPrediction
     double bottleneckBytes{0};           //!< wire bytes carried by it in this step
     uint32_t maxHops{0};                 //!< longest route of the step (hops)
     uint32_t messages{0};                //!< messages timed (src != dst, bytes > 0)
-};
-
-/**
- * \brief The dependency-aware model's account of one message.
- */
-struct MessageTiming
-{
-    ScheduledMessage message; //!< the message (step resolved: never kStepOfSchedule)
-    uint32_t scheduleStep{0}; //!< index of its CollectiveStep in the schedule
-    Time start;               //!< its sender issued it (prerequisites arrived and reduced)
-    Time transferEnd;         //!< its last wire byte left its NIC and the downstream backlogs
-    Time arrival;             //!< its last byte reached the receiver (+ latency + overhead)
-    Time latency;             //!< its pipeline latency (h-1)*F1*8/R + h*d
-    uint32_t hops{0};         //!< hops of its route
-};
-
-/**
- * \brief The dependency-aware model's account of a whole schedule.
- */
-struct TimelinePrediction
-{
-    Time total;                          //!< time the last rank finished (from 0)
-    std::vector<MessageTiming> messages; //!< per message, in schedule order
-    std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains
-    uint64_t rateUpdates{0};             //!< fluid events (rate recomputations)
 };
 
 /**
@@ -160,12 +127,16 @@ public:
      * and NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP).
      */
     void SetPacketization(Ptr<const MessageTransport> transport);
+    /// \brief Set the packetization (P, O); the NIC FIFO is left as it is.
+    void SetPacketization(const Packetization& packetization);
+    /// \return the packetization (P, O) the predictions use
+    const Packetization& GetPacketization() const;
     /// \return P, the application bytes per packet
     uint32_t GetMaxPayload() const;
     /// \return O, the wire bytes added per packet
     uint32_t GetPerPacketOverhead() const;
 
-    // ---- Packetization ---------------------------------------------------------
+    // ---- Packetization (shorthands for GetPacketization()) ---------------------
 
     /// \return n = ceil(m / P), the packets of an m-byte message
     uint64_t GetPacketCount(uint64_t bytes) const;
@@ -216,135 +187,17 @@ public:
     /// \return the dependency-aware prediction of a collective (its own gamma)
     TimelinePrediction PredictTimeline(Ptr<const Collective> collective) const;
 
-    // ---- Closed forms (seconds; alpha s, beta and gamma s/byte, bytes) ---------
-    // Sources: Thakur, Rabenseifner, Gropp, "Optimization of Collective Communication
-    // Operations in MPICH", IJHPCA 19(1), 2005 (n = total bytes, p ranks).
-
-    /// Ring all-gather: (p-1)alpha + n(p-1)/p beta  [Thakur et al. 2005]
-    static double RingAllGatherTime(uint32_t p, double n, double alpha, double beta);
-    /// Recursive-doubling all-gather: lg p alpha + n(p-1)/p beta  [Thakur et al. 2005]
-    static double RecursiveDoublingAllGatherTime(uint32_t p, double n, double alpha, double beta);
-    /// Ring/pairwise reduce-scatter: (p-1)alpha + n(p-1)/p (beta+gamma)  [Thakur et al. 2005]
-    static double RingReduceScatterTime(uint32_t p,
-                                        double n,
-                                        double alpha,
-                                        double beta,
-                                        double gamma);
-    /// Recursive-halving reduce-scatter: lg p alpha + n(p-1)/p (beta+gamma)  [Thakur 2005]
-    static double RecursiveHalvingReduceScatterTime(uint32_t p,
-                                                    double n,
-                                                    double alpha,
-                                                    double beta,
-                                                    double gamma);
-    /// Ring all-reduce: 2(p-1)alpha + 2n(p-1)/p beta + n(p-1)/p gamma  [Thakur et al. 2005]
-    static double RingAllReduceTime(uint32_t p, double n, double alpha, double beta, double gamma);
-    /// Rabenseifner all-reduce: 2 lg p alpha + 2n(p-1)/p beta + n(p-1)/p gamma  [Thakur 2005]
-    static double RabenseifnerAllReduceTime(uint32_t p,
-                                            double n,
-                                            double alpha,
-                                            double beta,
-                                            double gamma);
-    /// Scatter + ring all-gather broadcast: (lg p + p-1)alpha + 2n(p-1)/p beta  [Thakur 2005]
-    static double ScatterAllGatherBroadcastTime(uint32_t p, double n, double alpha, double beta);
-    /// Bruck all-to-all: lg p alpha + (n/2) lg p beta  [Thakur et al. 2005]
-    static double BruckAllToAllTime(uint32_t p, double n, double alpha, double beta);
-    /// Pairwise-exchange all-to-all: (p-1)alpha + n beta  [Thakur et al. 2005]
-    static double PairwiseAllToAllTime(uint32_t p, double n, double alpha, double beta);
-
-    /**
-     * \brief All-reduce lower bound 2(N-1)/N * S/B [Patarasuk & Yuan, JPDC 69(2), 2009].
-     * \param n ranks \param bytes S \param injection B, per-rank injection bandwidth
-     */
-    static double AllReduceLowerBound(uint32_t n, double bytes, DataRate injection);
-    /**
-     * \brief Torus all-to-all bound N*k*m/(8b) for a k-ary n-cube (k even), from the
-     * worst channel load gamma_max = k/8 per unit injection [Dally & Towles, ch. 3].
-     * \param k radix \param n dimensions \param m bytes per pair \param link b per direction
-     */
-    static double TorusAllToAllBound(uint32_t k, uint32_t n, double m, DataRate link);
-    /// Clos all-to-all bound (N-1)*m/B (non-blocking, per-node injection B).
-    static double ClosAllToAllBound(uint32_t ranks, double m, DataRate injection);
-    /**
-     * \brief Average minimal hops of a k-ary n-cube, H_min = nk/4 (k even),
-     * n(k^2-1)/(4k) (k odd) [Dally & Towles]; also the torus/Clos all-to-all ratio at
-     * equal injection bandwidth (B = 2n b).
-     */
-    static double TorusHopRatio(uint32_t k, uint32_t n);
-    /**
-     * \brief Oversubscribed two-level Clos all-to-all (derived):
-     * T = M/B * max(1, r (N - n_r)/(N - 1)), M = (N-1) m.
-     * \param ranks N \param ranksPerRack n_r \param r oversubscription (1 = non-blocking)
-     * \param m bytes per pair \param injection B per node
-     */
-    static double OversubscribedClosAllToAllTime(uint32_t ranks,
-                                                 uint32_t ranksPerRack,
-                                                 double r,
-                                                 double m,
-                                                 DataRate injection);
-    /**
-     * \brief Torus all-reduce, one bidirectional ring per dimension, dimension by
-     * dimension (bucket; Jain & Sabharwal, ICS 2010): 2(N-1)/N S/(2b) + 2n(k-1) alpha.
-     */
-    static double TorusAllReduceTime(uint32_t k,
-                                     uint32_t n,
-                                     double bytes,
-                                     DataRate link,
-                                     double alpha);
-    /**
-     * \brief Torus all-reduce as n concurrent pipelines on S/n each with rotated
-     * dimension orders (derived): 2(N-1)/N S/(2nb) + 2n(k-1) alpha.
-     */
-    static double TorusPipelinedAllReduceTime(uint32_t k,
-                                              uint32_t n,
-                                              double bytes,
-                                              DataRate link,
-                                              double alpha);
-    /**
-     * \brief Bucket all-reduce on a torus whose dimensions may be degraded (derived).
-     *
-     * Dimensions are processed in the given order; dimension i reduces S_i =
-     * S / prod_{j<i} k_j bytes with beta term 2 (k_i-1)/k_i S_i / (2b), doubled when
-     * degraded[i] (a failed link turns its rings into lines; a mesh slice has no
-     * wraparound), plus 2 (k_i - 1) alpha. With nothing degraded this equals
-     * TorusAllReduceTime.
-     * \param dims k per dimension, in processing order
-     * \param degraded per dimension: true if that dimension is a line, not a ring
-     */
-    static double TorusBucketAllReduceTime(const std::vector<uint32_t>& dims,
-                                           const std::vector<bool>& degraded,
-                                           double bytes,
-                                           DataRate link,
-                                           double alpha);
-    /// Mesh (no wraparound) all-reduce: every dimension's beta term doubles (derived).
-    static double MeshAllReduceTime(uint32_t k,
-                                    uint32_t n,
-                                    double bytes,
-                                    DataRate link,
-                                    double alpha);
-
-    /**
-     * \brief nccl-tests bus bandwidth (doc/PERFORMANCE.md): busbw = S/t * factor.
-     * \param collective "allreduce" (2(n-1)/n), "reducescatter", "allgather", "alltoall"
-     * ((n-1)/n), "broadcast", "reduce" (1)
-     * \return bytes per second
-     */
-    static double BusBandwidth(const std::string& collective,
-                               uint32_t n,
-                               uint64_t bytes,
-                               double seconds);
-
 protected:
     void DoDispose() override;
 
 private:
-    /// Rate and delay of one direction of a link.
-    struct LinkCache
-    {
-        double secondsPerByteAtoB{0};
-        double secondsPerByteBtoA{0};
-        double delay{0};
-    };
+    /// Pipeline latencies already computed in one prediction, by (src, dst, F1).
+    using LatencyCache = std::unordered_map<uint64_t, double>;
 
+    /// MaxPayload attribute: P, keeping O.
+    void SetMaxPayload(uint32_t maxPayload);
+    /// PerPacketOverhead attribute: O, keeping P.
+    void SetPerPacketOverhead(uint32_t overhead);
     StepPrediction PredictStepWith(const CollectiveStep& step, double gamma) const;
     std::vector<StepPrediction> PredictStepsWith(const std::vector<CollectiveStep>& schedule,
                                                  double gamma) const;
@@ -352,18 +205,25 @@ private:
                                            double gamma) const;
     /// Latency of a message of first frame f1 from src to dst (max over its routes).
     double MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const;
+    /// MessageLatency, computed once per (src, dst, F1) of a prediction.
+    double CachedLatency(LatencyCache& cache,
+                         uint32_t srcRank,
+                         uint32_t dstRank,
+                         uint64_t f1) const;
+    /// Hops of a message's route (0 to itself or empty); throws std::invalid_argument
+    /// for a rank out of range or an unreachable destination.
+    uint32_t RoutedHops(const ScheduledMessage& message) const;
     void RefreshIfLinksFailed() const;
     void CheckBound() const;
 
-    uint32_t m_maxPayload{8972};
+    Packetization m_packetization;
     uint32_t m_nicBacklogPackets{8};
-    uint32_t m_overhead{30};
     double m_reduceTimePerByte{0}; //!< gamma (s/B)
     Time m_perMessageOverhead;
 
     Ptr<Cluster> m_cluster;
     mutable std::unique_ptr<RoutePlanner> m_planner;
-    mutable std::vector<LinkCache> m_links;
+    mutable std::vector<LinkTiming> m_links;
     mutable uint32_t m_failedSeen{0};
 
     /// A step was timed: step index, its prediction.
