@@ -251,240 +251,372 @@ Overhead(const std::vector<TrainerIterationRecord>& rec, Time baseTotal, size_t 
     return static_cast<double>(a - b) / static_cast<double>(b);
 }
 
-/// One run of the job under `mode`; fills `out` with iterations and summary.
-nlohmann::json
-RunMode(const CheckmateRunConfig& c,
-        const std::string& mode,
-        int64_t failAt,
-        const Baseline* base,
-        RunReport& report,
-        Baseline* measured)
+/// One run of the job under one scheme: the scheme's hooks on the trainer, the
+/// failure and its recovery, and the measured results. The hooks capture `this`,
+/// so the object lives until the simulation is destroyed in Run().
+class ModeRun
 {
-    Job job = BuildJob(c);
-    Ptr<DataParallelTrainer> trainer = job.trainer;
-    uint32_t n = c.workers;
-    uint64_t p = c.Parameters();
-    uint32_t stateVectors = trainer->GetOptimizer(0)->GetStateVectors();
-    uint64_t ckptBytes = 4 * p * (1 + stateVectors);
-    Time compute = ParseTime(c.compute);
-    Time restart = ParseTime(c.restart);
-    nlohmann::json summary;
-    summary["mode"] = mode;
+public:
+    /// Builds the job; `base` is the baseline run's measurements (null for the baseline).
+    ModeRun(const CheckmateRunConfig& c,
+            const std::string& mode,
+            int64_t failAt,
+            const Baseline* base);
+
+    /// Simulates the run; returns its "iterations" and "summary" and fills `measured`.
+    nlohmann::json Run(RunReport& report, Baseline* measured);
+
+private:
+    /// Checkmate: mirrors on the switch, shadows that commit every iteration.
+    void InstallCheckmate();
+    /// Records the workers' state after every iteration (checkmate compares it).
+    void WatchWorkers();
+    /// Compares the workers' and the shadows' state of iteration `it` once both exist.
+    void Compare(int64_t it);
+    /// CheckFreq: a stalling snapshot every `interval` iterations, then a persist.
+    void InstallCheckFreq();
+    /// Gemini: checkpoint slices sent to a peer during the next iterations' compute.
+    void InstallGemini();
+    /// The failure (if any), and the stop callback that ends the job or recovers.
+    void InstallFailure();
+    /// The trainer stopped: the job is done, or a worker failed and must recover.
+    void OnStop(uint32_t next, bool failed);
+    /// Restores `cp` and trains again from the iteration after it, `extra` later.
+    void Resume(const Checkpoint& cp, Time failedAt, Time extra);
+    /// One row per iteration run.
+    nlohmann::json IterationRows() const;
+    /// The summary of the run (adds to what the scheme's setup wrote).
+    void Summarize(const nlohmann::json& iterations, double meanIt, double meanAr);
+    /// The checkmate figures: commits, mirrored bytes, shadow agreement and lag.
+    void SummarizeCheckmate(const nlohmann::json& iterations, double meanIt);
+    /// The failure figures: where the job restored from and what it repeated.
+    void SummarizeFailure();
+    /// Copies this (baseline) run's measurements into `measured`.
+    void Measure(Baseline* measured, double meanIt, double meanAr) const;
+
+    const CheckmateRunConfig& m_c;
+    const std::string m_mode;
+    const int64_t m_failAt;
+    const Baseline* m_base;
+    Job m_job;
+    Ptr<DataParallelTrainer> m_trainer;
+    uint32_t m_n;
+    uint64_t m_p;
+    uint32_t m_stateVectors;
+    uint64_t m_ckptBytes;
+    Time m_compute;
+    Time m_restart;
+    nlohmann::json m_summary;
 
     // Scheme state.
-    CheckmateHelper helper;
-    Ptr<ShadowCluster> shadows;
-    std::map<int64_t, Checkpoint> workerStates;
-    std::map<int64_t, Checkpoint> shadowStates;
-    std::map<int64_t, bool> matches;
-    bool workersEqual = true;
-    uint32_t interval = 0;
-    Checkpoint lastCkpt; // periodic schemes: the last usable checkpoint
-    lastCkpt.iteration = -1;
-    lastCkpt.params = job.initial;
-    lastCkpt.state.assign(stateVectors, Eigen::VectorXf::Zero(static_cast<Eigen::Index>(p)));
-    std::map<int64_t, std::pair<Checkpoint, Time>> pending; // periodic: taken, usable from
-    uint32_t checkpoints = 0;
-    double stallS = 0;
-    Ptr<CheckFreqPolicy> checkFreq = CreateObject<CheckFreqPolicy>();
-    Ptr<GeminiPolicy> gemini = CreateObject<GeminiPolicy>();
-    uint32_t geminiChannel = 0;
-    uint64_t geminiBytes = 0;
-
-    auto compare = [&](int64_t it) {
-        auto w = workerStates.find(it);
-        auto s = shadowStates.find(it);
-        if (w != workerStates.end() && s != shadowStates.end())
-        {
-            matches[it] = SameCheckpoint(w->second, s->second);
-            if (!matches[it])
-            {
-                NS_LOG_WARN("iteration " << it << ": shadow differs from the workers (step "
-                                         << w->second.step << " vs " << s->second.step << ")");
-            }
-            workerStates.erase(w);
-            shadowStates.erase(s);
-        }
-    };
-
-    if (mode == "checkmate")
-    {
-        helper.SetMirrorAttribute("Mode",
-                                  EnumValue(c.replicate == "all" ? GradientMirror::REPLICATE_ALL
-                                                                 : GradientMirror::REPLICATE_ONCE));
-        helper.SetShadowAttribute("MemoryBandwidth", DoubleValue(c.shadowMemoryBandwidth));
-        shadows = helper.Install(trainer, job.transport, job.shadows);
-        if (c.dropClone >= 0)
-        {
-            for (const auto& m : helper.GetMirrors())
-            {
-                m->DropClone(static_cast<uint32_t>(c.dropClone), 0);
-            }
-        }
-        shadows->TraceConnectWithoutContext("Commit",
-                                            Callback<void, uint32_t, Time>([&](uint32_t it, Time) {
-                                                Checkpoint cp;
-                                                if (shadows->GetStateAfter(it, cp))
-                                                {
-                                                    shadowStates[it] = cp;
-                                                    compare(it);
-                                                }
-                                            }));
-    }
-    trainer->TraceConnectWithoutContext(
-        "IterationDone",
-        Callback<void, uint32_t, double, double, Time>([&](uint32_t it, double, double, Time) {
-            if (mode != "checkmate")
-            {
-                return;
-            }
-            bool eq = true;
-            workerStates[it] = WorkerState(trainer, it, &eq);
-            workersEqual = workersEqual && eq;
-            compare(it);
-        }));
-
-    if (mode == "checkfreq")
-    {
-        NS_ASSERT(base);
-        interval = checkFreq->ChooseInterval(ckptBytes, Seconds(base->iterationS));
-        Time stall = checkFreq->GetStall(ckptBytes, compute);
-        double overhead = stall.GetSeconds() / (interval * base->iterationS);
-        interval = checkFreq->Adapt(interval, overhead);
-        summary["snapshot_s"] = checkFreq->GetSnapshotTime(ckptBytes).GetSeconds();
-        summary["persist_s"] = checkFreq->GetPersistTime(ckptBytes).GetSeconds();
-        trainer->SetPauseHook(DataParallelTrainer::PauseHook([&, stall](uint32_t it) {
-            if ((it + 1) % interval != 0)
-            {
-                return Time(0);
-            }
-            bool eq = true;
-            Checkpoint cp = WorkerState(trainer, it, &eq);
-            Time usable = Simulator::Now() + checkFreq->GetSnapshotTime(ckptBytes) +
-                          checkFreq->GetPersistTime(ckptBytes);
-            pending[it] = {cp, usable};
-            ++checkpoints;
-            stallS += stall.GetSeconds();
-            return stall;
-        }));
-    }
-    if (mode == "gemini")
-    {
-        NS_ASSERT(base);
-        Time idle = Seconds(base->iterationS - base->allReduceS);
-        DataRate rate = ParseDataRate(c.rate);
-        interval = gemini->ChooseInterval(ckptBytes, n, rate, idle);
-        geminiBytes = gemini->GetBytesPerWorker(ckptBytes, n);
-        summary["idle_s_per_iteration"] = idle.GetSeconds();
-        geminiChannel = job.transport->RegisterChannel(
-            MessageTransport::ReceiveCallback([](const Message&) {}));
-        uint64_t slice = (geminiBytes + interval - 1) / interval;
-        // Iteration it sends slice (it mod k) of the checkpoint taken after the last
-        // multiple of k; that checkpoint is complete when its k-th slice arrives.
-        trainer->SetIterationStartHook(Callback<void, uint32_t>([&, slice](uint32_t it) {
-            if (it == 0)
-            {
-                return;
-            }
-            for (uint32_t w = 0; w < n; ++w)
-            {
-                job.transport->Send(job.workers[w],
-                                    job.workers[(w + 1) % n],
-                                    geminiChannel,
-                                    it,
-                                    slice);
-            }
-        }));
-        trainer->SetPauseHook(DataParallelTrainer::PauseHook([&](uint32_t it) {
-            if ((it + 1) % interval == 0)
-            {
-                bool eq = true;
-                Checkpoint cp = WorkerState(trainer, it, &eq);
-                // Sent during the next k iterations' compute phases.
-                pending[it] = {cp, Time::Max()};
-                ++checkpoints;
-            }
-            // A checkpoint taken after iteration c is complete once iteration c+k ran.
-            for (auto& kv : pending)
-            {
-                if (kv.second.second == Time::Max() && it >= kv.first + interval)
-                {
-                    kv.second.second = Simulator::Now();
-                }
-            }
-            return Time(0);
-        }));
-    }
+    CheckmateHelper m_helper;
+    Ptr<ShadowCluster> m_shadows;
+    std::map<int64_t, Checkpoint> m_workerStates;
+    std::map<int64_t, Checkpoint> m_shadowStates;
+    std::map<int64_t, bool> m_matches;
+    bool m_workersEqual{true};
+    uint32_t m_interval{0};
+    Checkpoint m_lastCkpt; // periodic schemes: the last usable checkpoint
+    std::map<int64_t, std::pair<Checkpoint, Time>> m_pending; // periodic: taken, usable from
+    uint32_t m_checkpoints{0};
+    double m_stallS{0};
+    Ptr<CheckFreqPolicy> m_checkFreq;
+    Ptr<GeminiPolicy> m_gemini;
+    uint32_t m_geminiChannel{0};
+    uint64_t m_geminiBytes{0};
 
     // Failure and recovery.
-    int64_t repeated = -1;
-    double recoveryS = 0;
-    int64_t restoredFrom = -1;
-    bool restoredMatches = true;
-    if (failAt >= 0)
-    {
-        trainer->SetFailure(static_cast<uint32_t>(failAt));
-    }
-    trainer->SetStopCallback(DataParallelTrainer::StopCallback([&](uint32_t next, bool failed) {
-        if (!failed)
-        {
-            if (next >= c.iterations)
-            {
-                job.cluster->NotifyWorkloadDone();
-            }
-            return;
-        }
-        Time failedAt = Simulator::Now();
-        auto resume = [&, failedAt](const Checkpoint& cp, Time extra) {
-            restoredFrom = cp.iteration;
-            repeated = failAt - (cp.iteration + 1);
-            recoveryS = (Simulator::Now() - failedAt + extra).GetSeconds();
-            trainer->Restore(cp.params, cp.step, cp.state);
-            Simulator::Schedule(extra, [&, cp]() {
-                trainer->Run(static_cast<uint32_t>(cp.iteration + 1), c.iterations);
-            });
-        };
-        (void)next;
-        if (mode == "checkmate")
-        {
-            Checkpoint expected = shadows->GetCheckpoint();
-            shadows->StreamCheckpoint(ShadowCluster::RecoveredCallback(
-                [&, expected, resume, restart](const Checkpoint& cp) {
-                    restoredMatches =
-                        SameCheckpoint(cp, expected) && cp.iteration == expected.iteration;
-                    resume(cp, restart);
-                }));
-            return;
-        }
-        // Periodic schemes: the newest checkpoint usable at the failure.
-        Checkpoint use = lastCkpt;
-        for (const auto& kv : pending)
-        {
-            if (kv.second.second <= failedAt && kv.first > use.iteration)
-            {
-                use = kv.second.first;
-            }
-        }
-        pending.clear();
-        Time load(0);
-        if (mode == "checkfreq")
-        {
-            load = checkFreq->GetPersistTime(ckptBytes); // read back from storage
-        }
-        else if (mode == "gemini")
-        {
-            load = ParseDataRate(c.rate).CalculateBytesTxTime(geminiBytes); // from a peer
-        }
-        resume(use, restart + load);
-    }));
+    int64_t m_repeated{-1};
+    double m_recoveryS{0};
+    int64_t m_restoredFrom{-1};
+    bool m_restoredMatches{true};
+};
 
-    trainer->Run(0, c.iterations);
+ModeRun::ModeRun(const CheckmateRunConfig& c,
+                 const std::string& mode,
+                 int64_t failAt,
+                 const Baseline* base)
+    : m_c(c),
+      m_mode(mode),
+      m_failAt(failAt),
+      m_base(base),
+      m_job(BuildJob(c)),
+      m_trainer(m_job.trainer),
+      m_n(c.workers),
+      m_p(c.Parameters()),
+      m_stateVectors(m_trainer->GetOptimizer(0)->GetStateVectors()),
+      m_ckptBytes(4 * m_p * (1 + m_stateVectors)),
+      m_compute(ParseTime(c.compute)),
+      m_restart(ParseTime(c.restart)),
+      m_checkFreq(CreateObject<CheckFreqPolicy>()),
+      m_gemini(CreateObject<GeminiPolicy>())
+{
+    m_summary["mode"] = mode;
+    m_lastCkpt.iteration = -1;
+    m_lastCkpt.params = m_job.initial;
+    m_lastCkpt.state.assign(m_stateVectors, Eigen::VectorXf::Zero(static_cast<Eigen::Index>(m_p)));
+}
+
+nlohmann::json
+ModeRun::Run(RunReport& report, Baseline* measured)
+{
+    if (m_mode == "checkmate")
+    {
+        InstallCheckmate();
+    }
+    WatchWorkers();
+    if (m_mode == "checkfreq")
+    {
+        InstallCheckFreq();
+    }
+    if (m_mode == "gemini")
+    {
+        InstallGemini();
+    }
+    InstallFailure();
+
+    m_trainer->Run(0, m_c.iterations);
     Simulator::Run();
 
     // Results.
-    const auto& rec = trainer->GetRecords();
-    nlohmann::json iterations = nlohmann::json::array();
+    const auto& rec = m_trainer->GetRecords();
+    nlohmann::json iterations = IterationRows();
+    double meanIt = MeanIteration(rec);
+    double meanAr = 0;
     for (const auto& r : rec)
+    {
+        meanAr += (r.reduceEnd - r.computeEnd).GetSeconds();
+    }
+    meanAr = rec.empty() ? 0 : meanAr / rec.size();
+    Summarize(iterations, meanIt, meanAr);
+    if (measured)
+    {
+        Measure(measured, meanIt, meanAr);
+    }
+    nlohmann::json out;
+    out["iterations"] = iterations;
+    out["summary"] = m_summary;
+
+    report.CloseSimulation();
+    if (m_shadows)
+    {
+        m_shadows->Dispose();
+    }
+    m_trainer->Dispose();
+    Simulator::Destroy();
+    return out;
+}
+
+void
+ModeRun::InstallCheckmate()
+{
+    m_helper.SetMirrorAttribute("Mode",
+                                EnumValue(m_c.replicate == "all" ? GradientMirror::REPLICATE_ALL
+                                                                 : GradientMirror::REPLICATE_ONCE));
+    m_helper.SetShadowAttribute("MemoryBandwidth", DoubleValue(m_c.shadowMemoryBandwidth));
+    m_shadows = m_helper.Install(m_trainer, m_job.transport, m_job.shadows);
+    if (m_c.dropClone >= 0)
+    {
+        for (const auto& m : m_helper.GetMirrors())
+        {
+            m->DropClone(static_cast<uint32_t>(m_c.dropClone), 0);
+        }
+    }
+    m_shadows->TraceConnectWithoutContext("Commit",
+                                          Callback<void, uint32_t, Time>([this](uint32_t it, Time) {
+                                              Checkpoint cp;
+                                              if (m_shadows->GetStateAfter(it, cp))
+                                              {
+                                                  m_shadowStates[it] = cp;
+                                                  Compare(it);
+                                              }
+                                          }));
+}
+
+void
+ModeRun::WatchWorkers()
+{
+    m_trainer->TraceConnectWithoutContext(
+        "IterationDone",
+        Callback<void, uint32_t, double, double, Time>([this](uint32_t it, double, double, Time) {
+            if (m_mode != "checkmate")
+            {
+                return;
+            }
+            bool eq = true;
+            m_workerStates[it] = WorkerState(m_trainer, it, &eq);
+            m_workersEqual = m_workersEqual && eq;
+            Compare(it);
+        }));
+}
+
+void
+ModeRun::Compare(int64_t it)
+{
+    auto w = m_workerStates.find(it);
+    auto s = m_shadowStates.find(it);
+    if (w != m_workerStates.end() && s != m_shadowStates.end())
+    {
+        m_matches[it] = SameCheckpoint(w->second, s->second);
+        if (!m_matches[it])
+        {
+            NS_LOG_WARN("iteration " << it << ": shadow differs from the workers (step "
+                                     << w->second.step << " vs " << s->second.step << ")");
+        }
+        m_workerStates.erase(w);
+        m_shadowStates.erase(s);
+    }
+}
+
+void
+ModeRun::InstallCheckFreq()
+{
+    NS_ASSERT(m_base);
+    m_interval = m_checkFreq->ChooseInterval(m_ckptBytes, Seconds(m_base->iterationS));
+    Time stall = m_checkFreq->GetStall(m_ckptBytes, m_compute);
+    double overhead = stall.GetSeconds() / (m_interval * m_base->iterationS);
+    m_interval = m_checkFreq->Adapt(m_interval, overhead);
+    m_summary["snapshot_s"] = m_checkFreq->GetSnapshotTime(m_ckptBytes).GetSeconds();
+    m_summary["persist_s"] = m_checkFreq->GetPersistTime(m_ckptBytes).GetSeconds();
+    m_trainer->SetPauseHook(DataParallelTrainer::PauseHook([this, stall](uint32_t it) {
+        if ((it + 1) % m_interval != 0)
+        {
+            return Time(0);
+        }
+        bool eq = true;
+        Checkpoint cp = WorkerState(m_trainer, it, &eq);
+        Time usable = Simulator::Now() + m_checkFreq->GetSnapshotTime(m_ckptBytes) +
+                      m_checkFreq->GetPersistTime(m_ckptBytes);
+        m_pending[it] = {cp, usable};
+        ++m_checkpoints;
+        m_stallS += stall.GetSeconds();
+        return stall;
+    }));
+}
+
+void
+ModeRun::InstallGemini()
+{
+    NS_ASSERT(m_base);
+    Time idle = Seconds(m_base->iterationS - m_base->allReduceS);
+    DataRate rate = ParseDataRate(m_c.rate);
+    m_interval = m_gemini->ChooseInterval(m_ckptBytes, m_n, rate, idle);
+    m_geminiBytes = m_gemini->GetBytesPerWorker(m_ckptBytes, m_n);
+    m_summary["idle_s_per_iteration"] = idle.GetSeconds();
+    m_geminiChannel =
+        m_job.transport->RegisterChannel(MessageTransport::ReceiveCallback([](const Message&) {}));
+    uint64_t slice = (m_geminiBytes + m_interval - 1) / m_interval;
+    // Iteration it sends slice (it mod k) of the checkpoint taken after the last
+    // multiple of k; that checkpoint is complete when its k-th slice arrives.
+    m_trainer->SetIterationStartHook(Callback<void, uint32_t>([this, slice](uint32_t it) {
+        if (it == 0)
+        {
+            return;
+        }
+        for (uint32_t w = 0; w < m_n; ++w)
+        {
+            m_job.transport->Send(m_job.workers[w],
+                                  m_job.workers[(w + 1) % m_n],
+                                  m_geminiChannel,
+                                  it,
+                                  slice);
+        }
+    }));
+    m_trainer->SetPauseHook(DataParallelTrainer::PauseHook([this](uint32_t it) {
+        if ((it + 1) % m_interval == 0)
+        {
+            bool eq = true;
+            Checkpoint cp = WorkerState(m_trainer, it, &eq);
+            // Sent during the next k iterations' compute phases.
+            m_pending[it] = {cp, Time::Max()};
+            ++m_checkpoints;
+        }
+        // A checkpoint taken after iteration c is complete once iteration c+k ran.
+        for (auto& kv : m_pending)
+        {
+            if (kv.second.second == Time::Max() && it >= kv.first + m_interval)
+            {
+                kv.second.second = Simulator::Now();
+            }
+        }
+        return Time(0);
+    }));
+}
+
+void
+ModeRun::InstallFailure()
+{
+    if (m_failAt >= 0)
+    {
+        m_trainer->SetFailure(static_cast<uint32_t>(m_failAt));
+    }
+    m_trainer->SetStopCallback(DataParallelTrainer::StopCallback(
+        [this](uint32_t next, bool failed) { OnStop(next, failed); }));
+}
+
+void
+ModeRun::OnStop(uint32_t next, bool failed)
+{
+    if (!failed)
+    {
+        if (next >= m_c.iterations)
+        {
+            m_job.cluster->NotifyWorkloadDone();
+        }
+        return;
+    }
+    Time failedAt = Simulator::Now();
+    if (m_mode == "checkmate")
+    {
+        Checkpoint expected = m_shadows->GetCheckpoint();
+        Time restart = m_restart;
+        m_shadows->StreamCheckpoint(ShadowCluster::RecoveredCallback(
+            [this, expected, failedAt, restart](const Checkpoint& cp) {
+                m_restoredMatches =
+                    SameCheckpoint(cp, expected) && cp.iteration == expected.iteration;
+                Resume(cp, failedAt, restart);
+            }));
+        return;
+    }
+    // Periodic schemes: the newest checkpoint usable at the failure.
+    Checkpoint use = m_lastCkpt;
+    for (const auto& kv : m_pending)
+    {
+        if (kv.second.second <= failedAt && kv.first > use.iteration)
+        {
+            use = kv.second.first;
+        }
+    }
+    m_pending.clear();
+    Time load(0);
+    if (m_mode == "checkfreq")
+    {
+        load = m_checkFreq->GetPersistTime(m_ckptBytes); // read back from storage
+    }
+    else if (m_mode == "gemini")
+    {
+        load = ParseDataRate(m_c.rate).CalculateBytesTxTime(m_geminiBytes); // from a peer
+    }
+    Resume(use, failedAt, m_restart + load);
+}
+
+void
+ModeRun::Resume(const Checkpoint& cp, Time failedAt, Time extra)
+{
+    m_restoredFrom = cp.iteration;
+    m_repeated = m_failAt - (cp.iteration + 1);
+    m_recoveryS = (Simulator::Now() - failedAt + extra).GetSeconds();
+    m_trainer->Restore(cp.params, cp.step, cp.state);
+    Simulator::Schedule(extra, [this, cp]() {
+        m_trainer->Run(static_cast<uint32_t>(cp.iteration + 1), m_c.iterations);
+    });
+}
+
+nlohmann::json
+ModeRun::IterationRows() const
+{
+    nlohmann::json iterations = nlohmann::json::array();
+    for (const auto& r : m_trainer->GetRecords())
     {
         nlohmann::json row;
         row["iteration"] = r.iteration;
@@ -493,147 +625,167 @@ RunMode(const CheckmateRunConfig& c,
         row["allreduce_s"] = (r.reduceEnd - r.computeEnd).GetSeconds();
         row["loss"] = r.loss;
         row["accuracy"] = r.accuracy;
-        if (mode == "checkmate")
+        if (m_mode == "checkmate")
         {
-            auto m = matches.find(r.iteration);
-            row["shadow_matches_workers"] = m != matches.end() && m->second && workersEqual;
-            auto ct = shadows->GetCommitTimes().find(r.iteration);
-            if (ct != shadows->GetCommitTimes().end())
+            auto m = m_matches.find(r.iteration);
+            row["shadow_matches_workers"] = m != m_matches.end() && m->second && m_workersEqual;
+            auto ct = m_shadows->GetCommitTimes().find(r.iteration);
+            if (ct != m_shadows->GetCommitTimes().end())
             {
                 row["commit_lag_s"] = (ct->second - r.reduceEnd).GetSeconds();
             }
         }
         iterations.push_back(row);
     }
-    double meanIt = MeanIteration(rec);
-    double meanAr = 0;
-    for (const auto& r : rec)
-    {
-        meanAr += (r.reduceEnd - r.computeEnd).GetSeconds();
-    }
-    meanAr = rec.empty() ? 0 : meanAr / rec.size();
-    summary["parameters"] = p;
-    summary["gradient_bytes"] = 4 * p;
-    summary["checkpoint_bytes"] = ckptBytes;
+    return iterations;
+}
+
+void
+ModeRun::Summarize(const nlohmann::json& iterations, double meanIt, double meanAr)
+{
+    const auto& rec = m_trainer->GetRecords();
+    nlohmann::json& summary = m_summary;
+    summary["parameters"] = m_p;
+    summary["gradient_bytes"] = 4 * m_p;
+    summary["checkpoint_bytes"] = m_ckptBytes;
     summary["iterations_run"] = rec.size();
     summary["mean_iteration_s"] = meanIt;
     summary["mean_allreduce_s"] = meanAr;
     summary["final_loss"] = rec.empty() ? 0.0 : rec.back().loss;
     summary["final_accuracy"] = rec.empty() ? 0.0 : rec.back().accuracy;
-    summary["throughput_overhead"] = base ? Overhead(rec, base->total, base->count) : 0.0;
+    summary["throughput_overhead"] = m_base ? Overhead(rec, m_base->total, m_base->count) : 0.0;
     // Goodput: the job's iterations over the simulated time to finish them, failure,
     // recovery and repeated work included.
     double finish = rec.empty() ? 0.0 : rec.back().end.GetSeconds();
     summary["time_to_train_s"] = finish;
-    summary["goodput_iterations_per_s"] = finish > 0 ? c.iterations / finish : 0.0;
+    summary["goodput_iterations_per_s"] = finish > 0 ? m_c.iterations / finish : 0.0;
     summary["mirrored_bytes"] = 0;
     summary["repaired_packets"] = 0;
-    if (mode == "checkmate")
+    if (m_mode == "checkmate")
     {
-        size_t commits = shadows->GetCommitTimes().size();
-        summary["checkpoints"] = commits;
-        summary["checkpoint_interval_iterations"] =
-            commits ? nlohmann::json(static_cast<double>(rec.size()) / commits)
-                    : nlohmann::json(nullptr);
-        summary["mirrored_bytes"] = helper.GetMirroredBytes();
-        summary["mirrored_bytes_per_iteration"] =
-            rec.empty() ? 0.0 : static_cast<double>(helper.GetMirroredBytes()) / rec.size();
-        // Bandwidth budget: each shadow NIC's ingress as a fraction of its link rate.
-        double perShadow = rec.empty() ? 0.0
-                                       : static_cast<double>(helper.GetMirroredBytes()) /
-                                             rec.size() / job.shadows.size();
-        summary["shadow_ingress_fraction_of_link"] =
-            meanIt > 0 ? perShadow / (ParseDataRate(c.rate).GetBitRate() / 8.0 * meanIt) : 0.0;
-        uint64_t dup = 0;
-        for (const auto& sh : shadows->GetShadows())
-        {
-            dup += sh->GetDuplicateBytes();
-        }
-        summary["shadow_duplicate_bytes"] = dup;
-        summary["repaired_packets"] = shadows->GetRepairRanges();
-        summary["repaired_bytes"] = shadows->GetRepairBytes();
-        bool all = !rec.empty();
-        double lag = 0;
-        uint32_t lags = 0;
-        for (const auto& row : iterations)
-        {
-            all = all && row["shadow_matches_workers"].get<bool>();
-            if (row.contains("commit_lag_s"))
-            {
-                lag += row["commit_lag_s"].get<double>();
-                ++lags;
-            }
-        }
-        summary["shadow_matches_workers"] = all;
-        summary["workers_identical"] = workersEqual;
-        summary["mean_commit_lag_s"] = lags ? lag / lags : 0.0;
-        double apply = shadows->GetShadows()[0]->GetApplyTime().GetSeconds();
-        summary["shadow_apply_s"] = apply;
-        summary["shadow_keeps_up"] = apply <= meanIt;
-        // Expected loss per failure: the fraction of an iteration during which the
-        // newest finished iteration is not committed yet.
-        summary["expected_repeated_iterations_per_failure"] =
-            meanIt > 0 ? std::max(0.0, lags ? lag / lags : 0.0) / meanIt : 0.0;
+        SummarizeCheckmate(iterations, meanIt);
     }
-    else if (mode == "checkfreq" || mode == "gemini")
+    else if (m_mode == "checkfreq" || m_mode == "gemini")
     {
-        summary["checkpoints"] = checkpoints;
-        summary["checkpoint_interval_iterations"] = interval;
-        summary["expected_repeated_iterations_per_failure"] = interval / 2.0;
-        summary["checkpoint_stall_s"] = stallS;
+        summary["checkpoints"] = m_checkpoints;
+        summary["checkpoint_interval_iterations"] = m_interval;
+        summary["expected_repeated_iterations_per_failure"] = m_interval / 2.0;
+        summary["checkpoint_stall_s"] = m_stallS;
     }
     else
     {
         summary["checkpoints"] = 0;
         summary["checkpoint_interval_iterations"] = nullptr;
         summary["expected_repeated_iterations_per_failure"] =
-            static_cast<double>(c.iterations) / 2.0;
+            static_cast<double>(m_c.iterations) / 2.0;
     }
-    if (failAt >= 0)
+    SummarizeFailure();
+    if (m_base)
     {
-        summary["fail_at"] = failAt;
-        summary["restored_from_iteration"] = restoredFrom;
-        summary["repeated_iterations_after_failure"] = repeated;
-        summary["recovery_s"] = recoveryS;
-        if (mode == "checkmate")
+        summary["final_model_matches_uninterrupted"] =
+            SameBits(m_trainer->GetParameters(0), m_base->finalParams);
+    }
+}
+
+void
+ModeRun::SummarizeCheckmate(const nlohmann::json& iterations, double meanIt)
+{
+    const auto& rec = m_trainer->GetRecords();
+    nlohmann::json& summary = m_summary;
+    size_t commits = m_shadows->GetCommitTimes().size();
+    summary["checkpoints"] = commits;
+    summary["checkpoint_interval_iterations"] =
+        commits ? nlohmann::json(static_cast<double>(rec.size()) / commits)
+                : nlohmann::json(nullptr);
+    summary["mirrored_bytes"] = m_helper.GetMirroredBytes();
+    summary["mirrored_bytes_per_iteration"] =
+        rec.empty() ? 0.0 : static_cast<double>(m_helper.GetMirroredBytes()) / rec.size();
+    // Bandwidth budget: each shadow NIC's ingress as a fraction of its link rate.
+    double perShadow = rec.empty() ? 0.0
+                                   : static_cast<double>(m_helper.GetMirroredBytes()) / rec.size() /
+                                         m_job.shadows.size();
+    summary["shadow_ingress_fraction_of_link"] =
+        meanIt > 0 ? perShadow / (ParseDataRate(m_c.rate).GetBitRate() / 8.0 * meanIt) : 0.0;
+    uint64_t dup = 0;
+    for (const auto& sh : m_shadows->GetShadows())
+    {
+        dup += sh->GetDuplicateBytes();
+    }
+    summary["shadow_duplicate_bytes"] = dup;
+    summary["repaired_packets"] = m_shadows->GetRepairRanges();
+    summary["repaired_bytes"] = m_shadows->GetRepairBytes();
+    bool all = !rec.empty();
+    double lag = 0;
+    uint32_t lags = 0;
+    for (const auto& row : iterations)
+    {
+        all = all && row["shadow_matches_workers"].get<bool>();
+        if (row.contains("commit_lag_s"))
         {
-            summary["recovery_state_matches_checkpoint"] = restoredMatches;
-            summary["recovery_bytes_per_worker"] = shadows->GetCheckpointBytes();
+            lag += row["commit_lag_s"].get<double>();
+            ++lags;
+        }
+    }
+    summary["shadow_matches_workers"] = all;
+    summary["workers_identical"] = m_workersEqual;
+    summary["mean_commit_lag_s"] = lags ? lag / lags : 0.0;
+    double apply = m_shadows->GetShadows()[0]->GetApplyTime().GetSeconds();
+    summary["shadow_apply_s"] = apply;
+    summary["shadow_keeps_up"] = apply <= meanIt;
+    // Expected loss per failure: the fraction of an iteration during which the
+    // newest finished iteration is not committed yet.
+    summary["expected_repeated_iterations_per_failure"] =
+        meanIt > 0 ? std::max(0.0, lags ? lag / lags : 0.0) / meanIt : 0.0;
+}
+
+void
+ModeRun::SummarizeFailure()
+{
+    nlohmann::json& summary = m_summary;
+    if (m_failAt >= 0)
+    {
+        summary["fail_at"] = m_failAt;
+        summary["restored_from_iteration"] = m_restoredFrom;
+        summary["repeated_iterations_after_failure"] = m_repeated;
+        summary["recovery_s"] = m_recoveryS;
+        if (m_mode == "checkmate")
+        {
+            summary["recovery_state_matches_checkpoint"] = m_restoredMatches;
+            summary["recovery_bytes_per_worker"] = m_shadows->GetCheckpointBytes();
         }
     }
     else
     {
         summary["repeated_iterations_after_failure"] = nullptr;
     }
-    if (base)
-    {
-        summary["final_model_matches_uninterrupted"] =
-            SameBits(trainer->GetParameters(0), base->finalParams);
-    }
-    if (measured)
-    {
-        measured->iterationS = meanIt;
-        measured->count = rec.size();
-        measured->total = Time(0);
-        for (const auto& r : rec)
-        {
-            measured->total += r.end - r.start;
-        }
-        measured->allReduceS = meanAr;
-        measured->finalParams = trainer->GetParameters(0);
-    }
-    nlohmann::json out;
-    out["iterations"] = iterations;
-    out["summary"] = summary;
+}
 
-    report.CloseSimulation();
-    if (shadows)
+void
+ModeRun::Measure(Baseline* measured, double meanIt, double meanAr) const
+{
+    const auto& rec = m_trainer->GetRecords();
+    measured->iterationS = meanIt;
+    measured->count = rec.size();
+    measured->total = Time(0);
+    for (const auto& r : rec)
     {
-        shadows->Dispose();
+        measured->total += r.end - r.start;
     }
-    trainer->Dispose();
-    Simulator::Destroy();
-    return out;
+    measured->allReduceS = meanAr;
+    measured->finalParams = m_trainer->GetParameters(0);
+}
+
+/// One run of the job under `mode`; returns its iterations and summary.
+nlohmann::json
+RunMode(const CheckmateRunConfig& c,
+        const std::string& mode,
+        int64_t failAt,
+        const Baseline* base,
+        RunReport& report,
+        Baseline* measured)
+{
+    ModeRun run(c, mode, failAt, base);
+    return run.Run(report, measured);
 }
 
 } // namespace

@@ -39,7 +39,62 @@ Scale(Time t, double factor)
     return Seconds(t.GetSeconds() * factor);
 }
 
+/// One op of a stage replica in the pipeline schedule.
+struct PipelineOp
+{
+    bool backward; //!< backward (else forward) pass
+    uint32_t mb;   //!< micro-batch
+};
+
+/// Per stage, Megatron's 1F1B order: p-s-1 warm-up forwards, then one forward and
+/// one backward in turn, then the remaining backwards.
+std::vector<std::vector<PipelineOp>>
+OneFOneBOrder(uint32_t p, uint32_t mb)
+{
+    std::vector<std::vector<PipelineOp>> order(p);
+    for (uint32_t s = 0; s < p; ++s)
+    {
+        uint32_t warm = std::min(p - s - 1, mb);
+        for (uint32_t i = 0; i < warm; ++i)
+        {
+            order[s].push_back({false, i});
+        }
+        for (uint32_t i = 0; i + warm < mb; ++i)
+        {
+            order[s].push_back({false, warm + i});
+            order[s].push_back({true, i});
+        }
+        for (uint32_t i = mb - warm; i < mb; ++i)
+        {
+            order[s].push_back({true, i});
+        }
+    }
+    return order;
+}
+
 } // namespace
+
+/// What the stages of the 1F1B schedule hand each other, per stage and micro-batch.
+/// Every op of a stage replica waits for its previous op (one stream; TP all-reduces
+/// block it) and for its input from the neighbouring stage; ops are built in an
+/// order where inputs exist.
+struct LlmWorkload::Pipeline
+{
+    using PerDp = std::vector<Ids>; //!< tasks per DP replica
+
+    Pipeline(uint32_t p, uint32_t mb, uint32_t d)
+        : fwdIn(p, std::vector<PerDp>(mb)),
+          bwdIn(p, std::vector<PerDp>(mb)),
+          fwdOut(p, std::vector<PerDp>(mb)),
+          last(p, PerDp(d))
+    {
+    }
+
+    std::vector<std::vector<PerDp>> fwdIn;  //!< set by stage s-1
+    std::vector<std::vector<PerDp>> bwdIn;  //!< set by stage s+1
+    std::vector<std::vector<PerDp>> fwdOut; //!< last stage only
+    std::vector<PerDp> last;                //!< previous op's end
+};
 
 void
 LlmModelConfig::Validate() const
@@ -313,170 +368,174 @@ LlmWorkload::BuildGraph() const
     {
         throw std::invalid_argument("LlmWorkload::BuildGraph before Setup: give the model first");
     }
-    using Ids = std::vector<IterationGraph::TaskId>;
-    const auto& c = m_config;
-    const uint32_t t = c.tp;
-    const uint32_t p = c.pp;
-    const uint32_t d = c.dp;
-    const uint32_t mb = c.microBatches;
-    const uint32_t lps = GetLayersPerStage();
-    Ptr<MegatronMapper> map = m_mapper;
     IterationGraph g;
+    const std::vector<std::vector<Ids>> last = AddPipeline(g);
+    AddDpAllReduces(g, last);
+    m_graphBuiltTrace(g.GetNTasks());
+    NS_LOG_INFO("LLM iteration graph: " << g.GetNTasks() << " tasks");
+    return g;
+}
 
-    auto tpGroup = [&](uint32_t dp, uint32_t stage) {
-        std::vector<uint32_t> ranks;
-        for (uint32_t i = 0; i < t; ++i)
-        {
-            ranks.push_back(map->GetRank(i, dp, stage));
-        }
-        return ranks;
-    };
-    // One compute phase on every GPU of a TP group, then (t > 1) an all-reduce.
-    auto computeThenReduce = [&](const std::string& name,
-                                 uint32_t dp,
-                                 uint32_t stage,
-                                 Time dur,
-                                 const Ids& deps,
-                                 bool reduce) {
-        Ids computes;
-        for (uint32_t r : tpGroup(dp, stage))
-        {
-            computes.push_back(g.AddCompute(name, r, dur, deps));
-        }
-        if (!reduce || t == 1)
-        {
-            return computes;
-        }
-        return Ids{g.AddCollective(name + "-tp-ar",
-                                   "allreduce",
-                                   "ring",
-                                   tpGroup(dp, stage),
-                                   GetTpAllReduceBytes(),
-                                   computes)};
-    };
-    // Pipeline hop: scatter (each TP rank sends its slice), gather (TP all-gather).
-    auto pipelineHop =
-        [&](const std::string& name, uint32_t dp, uint32_t from, uint32_t to, const Ids& deps) {
-            Ids sends;
-            for (uint32_t i = 0; i < t; ++i)
-            {
-                sends.push_back(g.AddSend(name,
-                                          map->GetRank(i, dp, from),
-                                          map->GetRank(i, dp, to),
-                                          GetPpBytesPerRank(),
-                                          deps));
-            }
-            if (t == 1)
-            {
-                return sends;
-            }
-            return Ids{g.AddCollective(name + "-ag",
-                                       "allgather",
-                                       "ring",
-                                       tpGroup(dp, to),
-                                       GetPpBytesPerRank() * t,
-                                       sends)};
-        };
-    // One layer of one micro-batch on one stage, every DP replica (MoE couples them).
-    // frontier[dp] holds the tasks the layer waits for; returns the new frontier.
-    auto layer = [&](const std::string& name,
-                     uint32_t l,
-                     uint32_t stage,
-                     double scale,
-                     bool backward,
-                     std::vector<Ids> frontier) {
-        Time full = Scale(GetLayerForwardTime(l), scale);
-        if (!c.IsMoeLayer(l))
-        {
-            for (uint32_t dp = 0; dp < d; ++dp)
-            {
-                Ids a = computeThenReduce(name + "-attn",
-                                          dp,
-                                          stage,
-                                          Scale(full, 1.0 / 3),
-                                          frontier[dp],
-                                          true);
-                frontier[dp] =
-                    computeThenReduce(name + "-mlp", dp, stage, Scale(full, 2.0 / 3), a, true);
-            }
-            return frontier;
-        }
-        // MoE: attention (+TP all-reduce), dispatch all-to-all, experts, combine all-to-all.
-        double attnShare = (8.0 * c.hidden + 4.0 * c.seqLength) /
-                           (8.0 * c.hidden + 4.0 * c.seqLength + 16.0 * c.hidden * c.topK);
-        Ids all;
-        for (uint32_t dp = 0; dp < d; ++dp)
-        {
-            Ids a = computeThenReduce(name + "-attn",
-                                      dp,
-                                      stage,
-                                      Scale(full, attnShare),
-                                      frontier[dp],
-                                      true);
-            all.insert(all.end(), a.begin(), a.end());
-        }
-        auto stageRanks = map->GetStageRanks(stage);
-        Ids dispatch = AddAllToAll(g,
-                                   name + (backward ? "-a2a-grad" : "-a2a-dispatch"),
-                                   stageRanks,
-                                   GetMoeBytesPerPair(),
-                                   all);
-        Ids experts;
-        for (uint32_t dp = 0; dp < d; ++dp)
-        {
-            Ids e = computeThenReduce(name + "-experts",
-                                      dp,
-                                      stage,
-                                      Scale(full, 1 - attnShare),
-                                      dispatch,
-                                      false);
-            experts.insert(experts.end(), e.begin(), e.end());
-        }
-        Ids combine = AddAllToAll(g,
-                                  name + (backward ? "-a2a-grad2" : "-a2a-combine"),
-                                  stageRanks,
-                                  GetMoeBytesPerPair(),
-                                  experts);
-        for (uint32_t dp = 0; dp < d; ++dp)
-        {
-            frontier[dp] = combine;
-        }
-        return frontier;
-    };
-
-    // Per stage, Megatron's 1F1B order: p-s-1 warm-up forwards, then one forward and
-    // one backward in turn, then the remaining backwards. Every op of a stage replica
-    // waits for its previous op (one stream; TP all-reduces block it) and for its input
-    // from the neighbouring stage. Ops are built in an order where inputs exist.
-    struct Op
+std::vector<uint32_t>
+LlmWorkload::TpGroup(uint32_t dp, uint32_t stage) const
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t i = 0; i < m_config.tp; ++i)
     {
-        bool backward;
-        uint32_t mb;
-    };
-
-    std::vector<std::vector<Op>> order(p);
-    for (uint32_t s = 0; s < p; ++s)
-    {
-        uint32_t warm = std::min(p - s - 1, mb);
-        for (uint32_t i = 0; i < warm; ++i)
-        {
-            order[s].push_back({false, i});
-        }
-        for (uint32_t i = 0; i + warm < mb; ++i)
-        {
-            order[s].push_back({false, warm + i});
-            order[s].push_back({true, i});
-        }
-        for (uint32_t i = mb - warm; i < mb; ++i)
-        {
-            order[s].push_back({true, i});
-        }
+        ranks.push_back(m_mapper->GetRank(i, dp, stage));
     }
-    using PerDp = std::vector<Ids>;
-    std::vector<std::vector<PerDp>> fwdIn(p, std::vector<PerDp>(mb));  // set by stage s-1
-    std::vector<std::vector<PerDp>> bwdIn(p, std::vector<PerDp>(mb));  // set by stage s+1
-    std::vector<std::vector<PerDp>> fwdOut(p, std::vector<PerDp>(mb)); // last stage only
-    std::vector<PerDp> last(p, PerDp(d));                              // previous op's end
+    return ranks;
+}
+
+LlmWorkload::Ids
+LlmWorkload::AddComputeThenReduce(IterationGraph& g,
+                                  const std::string& name,
+                                  uint32_t dp,
+                                  uint32_t stage,
+                                  Time dur,
+                                  const Ids& deps,
+                                  bool reduce) const
+{
+    Ids computes;
+    for (uint32_t r : TpGroup(dp, stage))
+    {
+        computes.push_back(g.AddCompute(name, r, dur, deps));
+    }
+    if (!reduce || m_config.tp == 1)
+    {
+        return computes;
+    }
+    return Ids{g.AddCollective(name + "-tp-ar",
+                               "allreduce",
+                               "ring",
+                               TpGroup(dp, stage),
+                               GetTpAllReduceBytes(),
+                               computes)};
+}
+
+LlmWorkload::Ids
+LlmWorkload::AddPipelineHop(IterationGraph& g,
+                            const std::string& name,
+                            uint32_t dp,
+                            uint32_t from,
+                            uint32_t to,
+                            const Ids& deps) const
+{
+    const uint32_t t = m_config.tp;
+    Ids sends;
+    for (uint32_t i = 0; i < t; ++i)
+    {
+        sends.push_back(g.AddSend(name,
+                                  m_mapper->GetRank(i, dp, from),
+                                  m_mapper->GetRank(i, dp, to),
+                                  GetPpBytesPerRank(),
+                                  deps));
+    }
+    if (t == 1)
+    {
+        return sends;
+    }
+    return Ids{g.AddCollective(name + "-ag",
+                               "allgather",
+                               "ring",
+                               TpGroup(dp, to),
+                               GetPpBytesPerRank() * t,
+                               sends)};
+}
+
+std::vector<LlmWorkload::Ids>
+LlmWorkload::AddLayer(IterationGraph& g,
+                      const std::string& name,
+                      uint32_t l,
+                      uint32_t stage,
+                      double scale,
+                      bool backward,
+                      std::vector<Ids> frontier) const
+{
+    const uint32_t d = m_config.dp;
+    Time full = Scale(GetLayerForwardTime(l), scale);
+    if (m_config.IsMoeLayer(l))
+    {
+        return AddMoeLayer(g, name, stage, full, backward, frontier);
+    }
+    for (uint32_t dp = 0; dp < d; ++dp)
+    {
+        Ids a = AddComputeThenReduce(g,
+                                     name + "-attn",
+                                     dp,
+                                     stage,
+                                     Scale(full, 1.0 / 3),
+                                     frontier[dp],
+                                     true);
+        frontier[dp] =
+            AddComputeThenReduce(g, name + "-mlp", dp, stage, Scale(full, 2.0 / 3), a, true);
+    }
+    return frontier;
+}
+
+std::vector<LlmWorkload::Ids>
+LlmWorkload::AddMoeLayer(IterationGraph& g,
+                         const std::string& name,
+                         uint32_t stage,
+                         Time full,
+                         bool backward,
+                         std::vector<Ids> frontier) const
+{
+    const auto& c = m_config;
+    const uint32_t d = c.dp;
+    // MoE: attention (+TP all-reduce), dispatch all-to-all, experts, combine all-to-all.
+    double attnShare = (8.0 * c.hidden + 4.0 * c.seqLength) /
+                       (8.0 * c.hidden + 4.0 * c.seqLength + 16.0 * c.hidden * c.topK);
+    Ids all;
+    for (uint32_t dp = 0; dp < d; ++dp)
+    {
+        Ids a = AddComputeThenReduce(g,
+                                     name + "-attn",
+                                     dp,
+                                     stage,
+                                     Scale(full, attnShare),
+                                     frontier[dp],
+                                     true);
+        all.insert(all.end(), a.begin(), a.end());
+    }
+    auto stageRanks = m_mapper->GetStageRanks(stage);
+    Ids dispatch = AddAllToAll(g,
+                               name + (backward ? "-a2a-grad" : "-a2a-dispatch"),
+                               stageRanks,
+                               GetMoeBytesPerPair(),
+                               all);
+    Ids experts;
+    for (uint32_t dp = 0; dp < d; ++dp)
+    {
+        Ids e = AddComputeThenReduce(g,
+                                     name + "-experts",
+                                     dp,
+                                     stage,
+                                     Scale(full, 1 - attnShare),
+                                     dispatch,
+                                     false);
+        experts.insert(experts.end(), e.begin(), e.end());
+    }
+    Ids combine = AddAllToAll(g,
+                              name + (backward ? "-a2a-grad2" : "-a2a-combine"),
+                              stageRanks,
+                              GetMoeBytesPerPair(),
+                              experts);
+    for (uint32_t dp = 0; dp < d; ++dp)
+    {
+        frontier[dp] = combine;
+    }
+    return frontier;
+}
+
+std::vector<std::vector<LlmWorkload::Ids>>
+LlmWorkload::AddPipeline(IterationGraph& g) const
+{
+    const uint32_t p = m_config.pp;
+    const uint32_t d = m_config.dp;
+    const uint32_t mb = m_config.microBatches;
+    const std::vector<std::vector<PipelineOp>> order = OneFOneBOrder(p, mb);
+    Pipeline pl(p, mb, d);
     std::vector<uint32_t> next(p, 0);
     uint32_t remaining = p * 2 * mb;
     while (remaining > 0)
@@ -488,9 +547,9 @@ LlmWorkload::BuildGraph() const
             {
                 continue;
             }
-            const Op op = order[s][next[s]];
-            const std::vector<PerDp>& inputs =
-                op.backward ? (s + 1 == p ? fwdOut[s] : bwdIn[s]) : fwdIn[s];
+            const PipelineOp op = order[s][next[s]];
+            const std::vector<Pipeline::PerDp>& inputs =
+                op.backward ? (s + 1 == p ? pl.fwdOut[s] : pl.bwdIn[s]) : pl.fwdIn[s];
             bool needsInput = op.backward ? true : s > 0;
             if (needsInput && inputs[op.mb].empty())
             {
@@ -499,7 +558,7 @@ LlmWorkload::BuildGraph() const
             std::vector<Ids> f(d);
             for (uint32_t dp = 0; dp < d; ++dp)
             {
-                f[dp] = last[s][dp];
+                f[dp] = pl.last[s][dp];
                 if (needsInput)
                 {
                     f[dp].insert(f[dp].end(), inputs[op.mb][dp].begin(), inputs[op.mb][dp].end());
@@ -508,64 +567,94 @@ LlmWorkload::BuildGraph() const
             std::string tag = "s" + std::to_string(s) + "-mb" + std::to_string(op.mb);
             if (!op.backward)
             {
-                for (uint32_t l = s * lps; l < (s + 1) * lps; ++l)
-                {
-                    f = layer("fwd-" + tag + "-l" + std::to_string(l), l, s, 1.0, false, f);
-                }
-                for (uint32_t dp = 0; dp < d; ++dp)
-                {
-                    if (s + 1 < p)
-                    {
-                        fwdIn[s + 1][op.mb].resize(d);
-                        fwdIn[s + 1][op.mb][dp] =
-                            pipelineHop("act-" + tag + "-dp" + std::to_string(dp),
-                                        dp,
-                                        s,
-                                        s + 1,
-                                        f[dp]);
-                    }
-                    else
-                    {
-                        // Logits forward and backward: the backward pass starts here.
-                        f[dp] = computeThenReduce("logits-" + tag,
-                                                  dp,
-                                                  s,
-                                                  Scale(GetLogitForwardTime(), 3.0),
-                                                  f[dp],
-                                                  false);
-                    }
-                }
-                if (s + 1 == p)
-                {
-                    fwdOut[s][op.mb] = f;
-                }
+                f = AddForwardOp(g, pl, s, op.mb, tag, f);
             }
             else
             {
-                for (uint32_t l = (s + 1) * lps; l-- > s * lps;)
-                {
-                    f = layer("bwd-" + tag + "-l" + std::to_string(l), l, s, 2.0, true, f);
-                }
-                for (uint32_t dp = 0; dp < d && s > 0; ++dp)
-                {
-                    bwdIn[s - 1][op.mb].resize(d);
-                    bwdIn[s - 1][op.mb][dp] =
-                        pipelineHop("grad-" + tag + "-dp" + std::to_string(dp),
-                                    dp,
-                                    s,
-                                    s - 1,
-                                    f[dp]);
-                }
+                f = AddBackwardOp(g, pl, s, op.mb, tag, f);
             }
-            last[s] = f;
+            pl.last[s] = f;
             ++next[s];
             --remaining;
             progress = true;
         }
         NS_ASSERT_MSG(progress, "1F1B schedule deadlocked");
     }
+    return pl.last;
+}
+
+std::vector<LlmWorkload::Ids>
+LlmWorkload::AddForwardOp(IterationGraph& g,
+                          Pipeline& pl,
+                          uint32_t s,
+                          uint32_t micro,
+                          const std::string& tag,
+                          std::vector<Ids> f) const
+{
+    const uint32_t p = m_config.pp;
+    const uint32_t d = m_config.dp;
+    const uint32_t lps = GetLayersPerStage();
+    for (uint32_t l = s * lps; l < (s + 1) * lps; ++l)
+    {
+        f = AddLayer(g, "fwd-" + tag + "-l" + std::to_string(l), l, s, 1.0, false, f);
+    }
+    for (uint32_t dp = 0; dp < d; ++dp)
+    {
+        if (s + 1 < p)
+        {
+            pl.fwdIn[s + 1][micro].resize(d);
+            pl.fwdIn[s + 1][micro][dp] =
+                AddPipelineHop(g, "act-" + tag + "-dp" + std::to_string(dp), dp, s, s + 1, f[dp]);
+        }
+        else
+        {
+            // Logits forward and backward: the backward pass starts here.
+            f[dp] = AddComputeThenReduce(g,
+                                         "logits-" + tag,
+                                         dp,
+                                         s,
+                                         Scale(GetLogitForwardTime(), 3.0),
+                                         f[dp],
+                                         false);
+        }
+    }
+    if (s + 1 == p)
+    {
+        pl.fwdOut[s][micro] = f;
+    }
+    return f;
+}
+
+std::vector<LlmWorkload::Ids>
+LlmWorkload::AddBackwardOp(IterationGraph& g,
+                           Pipeline& pl,
+                           uint32_t s,
+                           uint32_t micro,
+                           const std::string& tag,
+                           std::vector<Ids> f) const
+{
+    const uint32_t d = m_config.dp;
+    const uint32_t lps = GetLayersPerStage();
+    for (uint32_t l = (s + 1) * lps; l-- > s * lps;)
+    {
+        f = AddLayer(g, "bwd-" + tag + "-l" + std::to_string(l), l, s, 2.0, true, f);
+    }
+    for (uint32_t dp = 0; dp < d && s > 0; ++dp)
+    {
+        pl.bwdIn[s - 1][micro].resize(d);
+        pl.bwdIn[s - 1][micro][dp] =
+            AddPipelineHop(g, "grad-" + tag + "-dp" + std::to_string(dp), dp, s, s - 1, f[dp]);
+    }
+    return f;
+}
+
+void
+LlmWorkload::AddDpAllReduces(IterationGraph& g, const std::vector<std::vector<Ids>>& last) const
+{
+    const uint32_t t = m_config.tp;
+    const uint32_t p = m_config.pp;
+    const uint32_t d = m_config.dp;
     // Data-parallel gradient all-reduce per (tp, stage), after the stage's last backward.
-    const uint32_t k = map->GetDomainSize();
     for (uint32_t s = 0; s < p && d > 1; ++s)
     {
         Ids deps;
@@ -579,54 +668,61 @@ LlmWorkload::BuildGraph() const
             std::vector<uint32_t> grp;
             for (uint32_t dp = 0; dp < d; ++dp)
             {
-                grp.push_back(map->GetRank(i, dp, s));
+                grp.push_back(m_mapper->GetRank(i, dp, s));
             }
             std::string tag = "dp-ar-s" + std::to_string(s) + "-tp" + std::to_string(i);
-            // Members of one HB domain: consecutive in grp (ranks grow with dp).
-            std::map<uint32_t, std::vector<uint32_t>> byDomain;
-            for (uint32_t r : grp)
-            {
-                byDomain[r / k].push_back(r);
-            }
-            uint32_t cnt = byDomain.begin()->second.size();
-            bool uniform = true;
-            for (const auto& [dom, mem] : byDomain)
-            {
-                uniform = uniform && mem.size() == cnt;
-            }
-            if (cnt == 1 || byDomain.size() == 1 || !uniform)
-            {
-                g.AddCollective(tag, "allreduce", "ring", grp, bytes, deps);
-                continue;
-            }
-            // Hierarchical: reduce-scatter in the domain, all-reduce per rail, all-gather.
-            uint64_t padded = CeilDiv(bytes, cnt) * cnt;
-            Ids rs;
-            for (const auto& [dom, mem] : byDomain)
-            {
-                rs.push_back(
-                    g.AddCollective(tag + "-hb-rs", "reducescatter", "ring", mem, padded, deps));
-            }
-            Ids ar;
-            for (uint32_t j = 0; j < cnt; ++j)
-            {
-                std::vector<uint32_t> rail;
-                for (const auto& [dom, mem] : byDomain)
-                {
-                    rail.push_back(mem[j]);
-                }
-                ar.push_back(
-                    g.AddCollective(tag + "-rail-ar", "allreduce", "ring", rail, padded / cnt, rs));
-            }
-            for (const auto& [dom, mem] : byDomain)
-            {
-                g.AddCollective(tag + "-hb-ag", "allgather", "ring", mem, padded, ar);
-            }
+            AddDpAllReduce(g, tag, grp, bytes, deps);
         }
     }
-    m_graphBuiltTrace(g.GetNTasks());
-    NS_LOG_INFO("LLM iteration graph: " << g.GetNTasks() << " tasks");
-    return g;
+}
+
+void
+LlmWorkload::AddDpAllReduce(IterationGraph& g,
+                            const std::string& tag,
+                            const std::vector<uint32_t>& grp,
+                            uint64_t bytes,
+                            const Ids& deps) const
+{
+    const uint32_t k = m_mapper->GetDomainSize();
+    // Members of one HB domain: consecutive in grp (ranks grow with dp).
+    std::map<uint32_t, std::vector<uint32_t>> byDomain;
+    for (uint32_t r : grp)
+    {
+        byDomain[r / k].push_back(r);
+    }
+    uint32_t cnt = byDomain.begin()->second.size();
+    bool uniform = true;
+    for (const auto& [dom, mem] : byDomain)
+    {
+        uniform = uniform && mem.size() == cnt;
+    }
+    if (cnt == 1 || byDomain.size() == 1 || !uniform)
+    {
+        g.AddCollective(tag, "allreduce", "ring", grp, bytes, deps);
+        return;
+    }
+    // Hierarchical: reduce-scatter in the domain, all-reduce per rail, all-gather.
+    uint64_t padded = CeilDiv(bytes, cnt) * cnt;
+    Ids rs;
+    for (const auto& [dom, mem] : byDomain)
+    {
+        rs.push_back(g.AddCollective(tag + "-hb-rs", "reducescatter", "ring", mem, padded, deps));
+    }
+    Ids ar;
+    for (uint32_t j = 0; j < cnt; ++j)
+    {
+        std::vector<uint32_t> rail;
+        for (const auto& [dom, mem] : byDomain)
+        {
+            rail.push_back(mem[j]);
+        }
+        ar.push_back(
+            g.AddCollective(tag + "-rail-ar", "allreduce", "ring", rail, padded / cnt, rs));
+    }
+    for (const auto& [dom, mem] : byDomain)
+    {
+        g.AddCollective(tag + "-hb-ag", "allgather", "ring", mem, padded, ar);
+    }
 }
 
 } // namespace ns3

@@ -153,7 +153,71 @@ protected:
     void DoDispose() override;
 
 private:
+    using Ids = std::vector<IterationGraph::TaskId>; //!< tasks
+    struct Pipeline; //!< the 1F1B schedule's hand-offs between stages (llm-workload.cc)
+
     Time FlopsToTime(double flops) const;
+
+    // The phases of BuildGraph() and the pieces they are built of.
+
+    /// The ranks of the TP group of (dp, stage).
+    std::vector<uint32_t> TpGroup(uint32_t dp, uint32_t stage) const;
+    /// One compute phase on every GPU of a TP group, then (t > 1, reduce) an all-reduce.
+    Ids AddComputeThenReduce(IterationGraph& g,
+                             const std::string& name,
+                             uint32_t dp,
+                             uint32_t stage,
+                             Time dur,
+                             const Ids& deps,
+                             bool reduce) const;
+    /// Pipeline hop: scatter (each TP rank sends its slice), gather (TP all-gather).
+    Ids AddPipelineHop(IterationGraph& g,
+                       const std::string& name,
+                       uint32_t dp,
+                       uint32_t from,
+                       uint32_t to,
+                       const Ids& deps) const;
+    /// One layer of one micro-batch on one stage, every DP replica (MoE couples them);
+    /// frontier[dp] holds the tasks the layer waits for; returns the new frontier.
+    std::vector<Ids> AddLayer(IterationGraph& g,
+                              const std::string& name,
+                              uint32_t layer,
+                              uint32_t stage,
+                              double scale,
+                              bool backward,
+                              std::vector<Ids> frontier) const;
+    /// AddLayer for an MoE layer of forward time `full` (already scaled).
+    std::vector<Ids> AddMoeLayer(IterationGraph& g,
+                                 const std::string& name,
+                                 uint32_t stage,
+                                 Time full,
+                                 bool backward,
+                                 std::vector<Ids> frontier) const;
+    /// Every stage's forwards and backwards in 1F1B order; returns each stage
+    /// replica's last op.
+    std::vector<std::vector<Ids>> AddPipeline(IterationGraph& g) const;
+    /// The forward of micro-batch `micro` on stage s, then its hand-off (or the logits).
+    std::vector<Ids> AddForwardOp(IterationGraph& g,
+                                  Pipeline& pl,
+                                  uint32_t s,
+                                  uint32_t micro,
+                                  const std::string& tag,
+                                  std::vector<Ids> f) const;
+    /// The backward of micro-batch `micro` on stage s, then its hand-off to stage s-1.
+    std::vector<Ids> AddBackwardOp(IterationGraph& g,
+                                   Pipeline& pl,
+                                   uint32_t s,
+                                   uint32_t micro,
+                                   const std::string& tag,
+                                   std::vector<Ids> f) const;
+    /// The DP gradient all-reduces per (tp, stage), after the stage's last backward.
+    void AddDpAllReduces(IterationGraph& g, const std::vector<std::vector<Ids>>& last) const;
+    /// One DP all-reduce: hierarchical over equal HB-domain parts, else a flat ring.
+    void AddDpAllReduce(IterationGraph& g,
+                        const std::string& tag,
+                        const std::vector<uint32_t>& grp,
+                        uint64_t bytes,
+                        const Ids& deps) const;
 
     LlmModelConfig m_config;
     Ptr<MegatronMapper> m_mapper;

@@ -305,13 +305,12 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
     return out;
 }
 
-std::vector<TopoOptFabricResult>
-TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
+void
+TopoOptClusterRunner::FindPlan(const ModelProfile& profile)
 {
     const TopoOptClusterConfig& c = m_config;
     const uint32_t n = c.servers;
     const uint32_t d = c.degree;
-
     Ptr<TopoOptSearch> search = CreateObject<TopoOptSearch>();
     search->SetAttribute("Degree", UintegerValue(d));
     search->SetAttribute("LinkRate", DataRateValue(c.rate));
@@ -321,25 +320,89 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
     if (c.planFile.empty())
     {
         m_search = search->Run(profile, n);
+        return;
     }
-    else
+    TopologyPlan plan = ReadPlan(c.planFile);
+    if (plan.GetServers() != n || plan.GetDegree() != d)
     {
-        TopologyPlan plan = ReadPlan(c.planFile);
-        if (plan.GetServers() != n || plan.GetDegree() != d)
-        {
-            throw std::invalid_argument(
-                "plan file '" + c.planFile + "' has " + std::to_string(plan.GetServers()) +
-                " servers of degree " + std::to_string(plan.GetDegree()) +
-                ", but --servers=" + std::to_string(n) + " --degree=" + std::to_string(d));
-        }
-        m_search = SearchResult();
-        m_search.start = ParallelStrategy::Initial(profile, n);
-        m_search.strategy = m_search.start;
-        m_search.plan = plan;
-        m_search.cost = search->Estimate(profile, m_search.strategy, plan);
-        m_search.startCost = m_search.cost;
+        throw std::invalid_argument(
+            "plan file '" + c.planFile + "' has " + std::to_string(plan.GetServers()) +
+            " servers of degree " + std::to_string(plan.GetDegree()) +
+            ", but --servers=" + std::to_string(n) + " --degree=" + std::to_string(d));
     }
-    const ParallelStrategy& strategy = m_search.strategy;
+    m_search = SearchResult();
+    m_search.start = ParallelStrategy::Initial(profile, n);
+    m_search.strategy = m_search.start;
+    m_search.plan = plan;
+    m_search.cost = search->Estimate(profile, m_search.strategy, plan);
+    m_search.startCost = m_search.cost;
+}
+
+void
+TopoOptClusterRunner::Train(Ptr<Cluster> cluster,
+                            const ModelProfile& profile,
+                            const std::vector<std::vector<uint32_t>>& rings,
+                            const std::function<void(double)>& atStart,
+                            Ptr<DirectConnectFabric> dcf,
+                            TopoOptFabricResult& r) const
+{
+    const TopoOptClusterConfig& c = m_config;
+    double analytical = 0;
+    r.iterationS = RunIterations(cluster,
+                                 profile,
+                                 m_search.strategy,
+                                 rings,
+                                 c.transport,
+                                 c.iterations,
+                                 &analytical,
+                                 atStart);
+    r.analyticalIterationS = analytical;
+    if (dcf)
+    {
+        RecordOcsCounters(dcf, analytical, r);
+    }
+    else if (r.iterationS.size() != c.iterations)
+    {
+        throw std::runtime_error("training on " + r.fabric + " stopped after " +
+                                 std::to_string(r.iterationS.size()) + " of " +
+                                 std::to_string(c.iterations) + " iterations: traffic was lost");
+    }
+}
+
+void
+TopoOptClusterRunner::RecordOcsCounters(Ptr<DirectConnectFabric> dcf,
+                                        double analytical,
+                                        TopoOptFabricResult& r)
+{
+    uint64_t dropped = 0;
+    uint64_t held = 0;
+    double dark = 0;
+    for (uint32_t p = 0; p < dcf->GetNPlanes(); ++p)
+    {
+        Ptr<OpticalCircuitSwitch> sw = dcf->GetPlane(p);
+        dropped += sw->GetFramesDroppedWhileDark();
+        held += sw->GetFramesHeld();
+        for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
+        {
+            dark += sw->GetDarkTime(port).GetSeconds();
+        }
+    }
+    r.extra["reconfigure_at_s"] = analytical / 2;
+    r.extra["frames_dropped_while_dark"] = dropped;
+    r.extra["frames_held_while_dark"] = held;
+    r.extra["port_dark_s"] = dark;
+    r.extra["route_installs"] = dcf->GetRouteInstalls();
+    r.extra["completed_iterations"] = r.iterationS.size();
+}
+
+std::vector<TopoOptFabricResult>
+TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
+{
+    const TopoOptClusterConfig& c = m_config;
+    const uint32_t n = c.servers;
+    const uint32_t d = c.degree;
+
+    FindPlan(profile);
     std::vector<std::vector<uint32_t>> switchRings = TopoOptSearch::RingOrders(TopologyPlan(n, d));
 
     Ptr<CostModel> cost = CreateObject<CostModel>();
@@ -470,44 +533,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
             r.detail = os.str();
         }
         c.traces.Attach(cluster);
-        double analytical = 0;
-        r.iterationS = RunIterations(cluster,
-                                     profile,
-                                     strategy,
-                                     rings,
-                                     c.transport,
-                                     c.iterations,
-                                     &analytical,
-                                     atStart);
-        r.analyticalIterationS = analytical;
-        if (dcf)
-        {
-            uint64_t dropped = 0;
-            uint64_t held = 0;
-            double dark = 0;
-            for (uint32_t p = 0; p < dcf->GetNPlanes(); ++p)
-            {
-                Ptr<OpticalCircuitSwitch> sw = dcf->GetPlane(p);
-                dropped += sw->GetFramesDroppedWhileDark();
-                held += sw->GetFramesHeld();
-                for (uint32_t port = 0; port < sw->GetNPorts(); ++port)
-                {
-                    dark += sw->GetDarkTime(port).GetSeconds();
-                }
-            }
-            r.extra["reconfigure_at_s"] = analytical / 2;
-            r.extra["frames_dropped_while_dark"] = dropped;
-            r.extra["frames_held_while_dark"] = held;
-            r.extra["port_dark_s"] = dark;
-            r.extra["route_installs"] = dcf->GetRouteInstalls();
-            r.extra["completed_iterations"] = r.iterationS.size();
-        }
-        else if (r.iterationS.size() != c.iterations)
-        {
-            throw std::runtime_error(
-                "training on " + fabric + " stopped after " + std::to_string(r.iterationS.size()) +
-                " of " + std::to_string(c.iterations) + " iterations: traffic was lost");
-        }
+        Train(cluster, profile, rings, atStart, dcf, r);
         report.CloseSimulation();
         Simulator::Destroy();
         results.push_back(r);

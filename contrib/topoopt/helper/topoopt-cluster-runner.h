@@ -53,6 +53,8 @@
 namespace ns3
 {
 
+class DirectConnectFabric;
+
 /**
  * \brief What to run.
  */
@@ -135,6 +137,21 @@ public:
     static std::vector<std::vector<uint32_t>> CircuitRings(const TopologyPlan& plan);
 
 private:
+    /// Phase 1 of Run(): search the strategy and plan, or read the plan from --plan.
+    void FindPlan(const ModelProfile& profile);
+    /// Trains on one built fabric, fills r's iteration times (and OCS counters);
+    /// throws std::runtime_error if a fabric without an OCS lost iterations.
+    void Train(Ptr<Cluster> cluster,
+               const ModelProfile& profile,
+               const std::vector<std::vector<uint32_t>>& rings,
+               const std::function<void(double)>& atStart,
+               Ptr<DirectConnectFabric> dcf,
+               TopoOptFabricResult& r) const;
+    /// The OCS fabric's dark-port counters after the run, into r.extra.
+    static void RecordOcsCounters(Ptr<DirectConnectFabric> dcf,
+                                  double analytical,
+                                  TopoOptFabricResult& r);
+
     TopoOptClusterConfig m_config;
     SearchResult m_search;
 };

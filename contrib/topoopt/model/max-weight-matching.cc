@@ -172,6 +172,36 @@ std::vector<std::pair<uint32_t, uint32_t>>
 MaxWeightMatching::Solve(const Eigen::MatrixXd& weight, const std::vector<uint32_t>& vertices)
 {
     const size_t m = vertices.size();
+    double wmax = 0;
+    const Eigen::MatrixXd w = SymmetricWeights(weight, vertices, &wmax);
+    std::vector<int64_t> mate(m, -1);
+    if (m == 0)
+    {
+        return {};
+    }
+    if (wmax == 0)
+    {
+        RandomPerfectMatching(mate);
+    }
+    else
+    {
+        BoostMatching(w, wmax, mate);
+        PairUnmatched(mate);
+        if (TwoOptRepair(w, mate))
+        {
+            NS_LOG_INFO("2-opt improved Boost's matching");
+            ++m_repairs;
+        }
+    }
+    return MatchedPairs(vertices, mate);
+}
+
+Eigen::MatrixXd
+MaxWeightMatching::SymmetricWeights(const Eigen::MatrixXd& weight,
+                                    const std::vector<uint32_t>& vertices,
+                                    double* wmax)
+{
+    const size_t m = vertices.size();
     if (m % 2 != 0)
     {
         throw std::invalid_argument("MaxWeightMatching: " + std::to_string(m) +
@@ -191,7 +221,6 @@ MaxWeightMatching::Solve(const Eigen::MatrixXd& weight, const std::vector<uint32
     }
     // Symmetric weights of the sub-problem.
     Eigen::MatrixXd w(m, m);
-    double wmax = 0;
     for (size_t a = 0; a < m; ++a)
     {
         for (size_t b = 0; b < m; ++b)
@@ -203,161 +232,178 @@ MaxWeightMatching::Solve(const Eigen::MatrixXd& weight, const std::vector<uint32
                 throw std::invalid_argument("MaxWeightMatching: weights must be finite and >= 0");
             }
             w(a, b) = x;
-            wmax = std::max(wmax, x);
+            *wmax = std::max(*wmax, x);
         }
     }
-    std::vector<int64_t> mate(m, -1);
-    if (m == 0)
+    return w;
+}
+
+void
+MaxWeightMatching::RandomPerfectMatching(std::vector<int64_t>& mate) const
+{
+    const size_t m = mate.size();
+    // Every perfect matching is optimal: draw one at random (Fisher-Yates).
+    std::vector<uint32_t> order(m);
+    for (size_t i = 0; i < m; ++i)
     {
-        return {};
+        order[i] = i;
     }
-    if (wmax == 0)
+    for (size_t i = m - 1; i > 0; --i)
     {
-        // Every perfect matching is optimal: draw one at random (Fisher-Yates).
-        std::vector<uint32_t> order(m);
-        for (size_t i = 0; i < m; ++i)
+        std::swap(order[i], order[m_rng->GetInteger(0, i)]);
+    }
+    for (size_t i = 0; i < m; i += 2)
+    {
+        mate[order[i]] = order[i + 1];
+        mate[order[i + 1]] = order[i];
+    }
+}
+
+void
+MaxWeightMatching::BoostMatching(const Eigen::MatrixXd& w, double wmax, std::vector<int64_t>& mate)
+{
+    const size_t m = mate.size();
+    // Only edges with demand enter Boost: a maximum-weight matching of that
+    // sparse graph, completed by pairing the unmatched servers arbitrarily
+    // (their edges weigh 0), is a maximum-weight perfect matching of the
+    // complete graph. Weight = q * K + jitter with q >= 1 the quantized demand;
+    // jitter < K / (m/2 + 1) keeps a matching's total jitter below one quantum.
+    const double quantum = wmax / kLevels;
+    const int64_t scale = (int64_t(1) << 50) / (static_cast<int64_t>(kLevels) + 2);
+    const uint32_t jitterRange =
+        static_cast<uint32_t>(std::min<int64_t>(scale / (int64_t(m) / 2 + 1), int64_t(1) << 31));
+    MatchGraph g(m);
+    std::vector<std::tuple<double, uint32_t, uint32_t>> edges;
+    for (size_t a = 0; a < m; ++a)
+    {
+        for (size_t b = a + 1; b < m; ++b)
         {
-            order[i] = i;
+            if (w(a, b) <= 0)
+            {
+                continue;
+            }
+            int64_t q = std::max<int64_t>(1, std::llround(w(a, b) / quantum));
+            int64_t jitter = jitterRange > 1 ? m_rng->GetInteger(0, jitterRange - 1) : 0;
+            boost::add_edge(a, b, EdgeProperty(q * scale + jitter), g);
+            edges.emplace_back(w(a, b), a, b);
         }
-        for (size_t i = m - 1; i > 0; --i)
+    }
+    ++m_boostCalls;
+    bool ok = true;
+    if (m <= kInProcessVertices)
+    {
+        // Small problems: no failure seen in thousands of jittered trials, and a
+        // fork per call would cost more than the matching.
+        std::vector<boost::graph_traits<MatchGraph>::vertex_descriptor> bm(m);
+        boost::maximum_weighted_matching(g, bm.data());
+        for (size_t a = 0; a < m; ++a)
         {
-            std::swap(order[i], order[m_rng->GetInteger(0, i)]);
-        }
-        for (size_t i = 0; i < m; i += 2)
-        {
-            mate[order[i]] = order[i + 1];
-            mate[order[i + 1]] = order[i];
+            mate[a] = bm[a] != boost::graph_traits<MatchGraph>::null_vertex()
+                          ? static_cast<int64_t>(bm[a])
+                          : -1;
         }
     }
     else
     {
-        // Only edges with demand enter Boost: a maximum-weight matching of that
-        // sparse graph, completed by pairing the unmatched servers arbitrarily
-        // (their edges weigh 0), is a maximum-weight perfect matching of the
-        // complete graph. Weight = q * K + jitter with q >= 1 the quantized demand;
-        // jitter < K / (m/2 + 1) keeps a matching's total jitter below one quantum.
-        const double quantum = wmax / kLevels;
-        const int64_t scale = (int64_t(1) << 50) / (static_cast<int64_t>(kLevels) + 2);
-        const uint32_t jitterRange = static_cast<uint32_t>(
-            std::min<int64_t>(scale / (int64_t(m) / 2 + 1), int64_t(1) << 31));
-        MatchGraph g(m);
-        std::vector<std::tuple<double, uint32_t, uint32_t>> edges;
+        ok = RunBoostGuarded(g, m, mate);
+    }
+    if (!ok)
+    {
+        // Boost crashed or did not return: greedy by weight, then 2-opt below.
+        ++m_boostFailures;
+        NS_LOG_WARN("Boost maximum_weighted_matching failed on "
+                    << m << " vertices and " << edges.size() << " edges; greedy + 2-opt");
+        std::fill(mate.begin(), mate.end(), -1);
+        std::stable_sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
+            return std::get<0>(x) > std::get<0>(y);
+        });
+        for (const auto& [wt, a, b] : edges)
+        {
+            if (mate[a] < 0 && mate[b] < 0)
+            {
+                mate[a] = b;
+                mate[b] = a;
+            }
+        }
+    }
+}
+
+void
+MaxWeightMatching::PairUnmatched(std::vector<int64_t>& mate) const
+{
+    const size_t m = mate.size();
+    // Unmatched servers have zero demand to each other: pair them at random.
+    std::vector<uint32_t> free;
+    for (size_t a = 0; a < m; ++a)
+    {
+        if (mate[a] < 0)
+        {
+            free.push_back(a);
+        }
+    }
+    if (!free.empty())
+    {
+        for (size_t i = free.size() - 1; i > 0; --i)
+        {
+            std::swap(free[i], free[m_rng->GetInteger(0, i)]);
+        }
+        for (size_t i = 0; i + 1 < free.size(); i += 2)
+        {
+            mate[free[i]] = free[i + 1];
+            mate[free[i + 1]] = free[i];
+        }
+    }
+}
+
+bool
+MaxWeightMatching::TwoOptRepair(const Eigen::MatrixXd& w, std::vector<int64_t>& mate)
+{
+    const size_t m = mate.size();
+    // 2-opt repair (boostorg/graph#399).
+    bool improved = true;
+    bool repaired = false;
+    while (improved)
+    {
+        improved = false;
         for (size_t a = 0; a < m; ++a)
         {
-            for (size_t b = a + 1; b < m; ++b)
+            for (size_t c2 = 0; c2 < m; ++c2)
             {
-                if (w(a, b) <= 0)
+                int64_t b = mate[a];
+                int64_t d = mate[c2];
+                if (c2 == a || b == static_cast<int64_t>(c2))
                 {
                     continue;
                 }
-                int64_t q = std::max<int64_t>(1, std::llround(w(a, b) / quantum));
-                int64_t jitter = jitterRange > 1 ? m_rng->GetInteger(0, jitterRange - 1) : 0;
-                boost::add_edge(a, b, EdgeProperty(q * scale + jitter), g);
-                edges.emplace_back(w(a, b), a, b);
-            }
-        }
-        ++m_boostCalls;
-        bool ok = true;
-        if (m <= kInProcessVertices)
-        {
-            // Small problems: no failure seen in thousands of jittered trials, and a
-            // fork per call would cost more than the matching.
-            std::vector<boost::graph_traits<MatchGraph>::vertex_descriptor> bm(m);
-            boost::maximum_weighted_matching(g, bm.data());
-            for (size_t a = 0; a < m; ++a)
-            {
-                mate[a] = bm[a] != boost::graph_traits<MatchGraph>::null_vertex()
-                              ? static_cast<int64_t>(bm[a])
-                              : -1;
-            }
-        }
-        else
-        {
-            ok = RunBoostGuarded(g, m, mate);
-        }
-        if (!ok)
-        {
-            // Boost crashed or did not return: greedy by weight, then 2-opt below.
-            ++m_boostFailures;
-            NS_LOG_WARN("Boost maximum_weighted_matching failed on "
-                        << m << " vertices and " << edges.size() << " edges; greedy + 2-opt");
-            std::fill(mate.begin(), mate.end(), -1);
-            std::stable_sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
-                return std::get<0>(x) > std::get<0>(y);
-            });
-            for (const auto& [wt, a, b] : edges)
-            {
-                if (mate[a] < 0 && mate[b] < 0)
+                double cur = w(a, b) + w(c2, d);
+                double tol = 1e-12 * std::max(1.0, cur);
+                if (w(a, c2) + w(b, d) > cur + tol)
                 {
-                    mate[a] = b;
-                    mate[b] = a;
+                    mate[a] = c2;
+                    mate[c2] = a;
+                    mate[b] = d;
+                    mate[d] = b;
+                    improved = repaired = true;
+                }
+                else if (w(a, d) + w(b, c2) > cur + tol)
+                {
+                    mate[a] = d;
+                    mate[d] = a;
+                    mate[b] = c2;
+                    mate[c2] = b;
+                    improved = repaired = true;
                 }
             }
-        }
-        // Unmatched servers have zero demand to each other: pair them at random.
-        std::vector<uint32_t> free;
-        for (size_t a = 0; a < m; ++a)
-        {
-            if (mate[a] < 0)
-            {
-                free.push_back(a);
-            }
-        }
-        if (!free.empty())
-        {
-            for (size_t i = free.size() - 1; i > 0; --i)
-            {
-                std::swap(free[i], free[m_rng->GetInteger(0, i)]);
-            }
-            for (size_t i = 0; i + 1 < free.size(); i += 2)
-            {
-                mate[free[i]] = free[i + 1];
-                mate[free[i + 1]] = free[i];
-            }
-        }
-        // 2-opt repair (boostorg/graph#399).
-        bool improved = true;
-        bool repaired = false;
-        while (improved)
-        {
-            improved = false;
-            for (size_t a = 0; a < m; ++a)
-            {
-                for (size_t c2 = 0; c2 < m; ++c2)
-                {
-                    int64_t b = mate[a];
-                    int64_t d = mate[c2];
-                    if (c2 == a || b == static_cast<int64_t>(c2))
-                    {
-                        continue;
-                    }
-                    double cur = w(a, b) + w(c2, d);
-                    double tol = 1e-12 * std::max(1.0, cur);
-                    if (w(a, c2) + w(b, d) > cur + tol)
-                    {
-                        mate[a] = c2;
-                        mate[c2] = a;
-                        mate[b] = d;
-                        mate[d] = b;
-                        improved = repaired = true;
-                    }
-                    else if (w(a, d) + w(b, c2) > cur + tol)
-                    {
-                        mate[a] = d;
-                        mate[d] = a;
-                        mate[b] = c2;
-                        mate[c2] = b;
-                        improved = repaired = true;
-                    }
-                }
-            }
-        }
-        if (repaired)
-        {
-            NS_LOG_INFO("2-opt improved Boost's matching");
-            ++m_repairs;
         }
     }
+    return repaired;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+MaxWeightMatching::MatchedPairs(const std::vector<uint32_t>& vertices,
+                                const std::vector<int64_t>& mate)
+{
+    const size_t m = vertices.size();
     std::vector<std::pair<uint32_t, uint32_t>> pairs;
     for (size_t a = 0; a < m; ++a)
     {

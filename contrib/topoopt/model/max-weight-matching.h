@@ -81,6 +81,27 @@ public:
     uint32_t GetBoostCalls() const;
 
 private:
+    // The phases of Solve().
+
+    /// Checks the input; returns w(a,b) = weight(a,b) + weight(b,a) over `vertices`
+    /// (zero diagonal) and sets *wmax to its largest entry.
+    static Eigen::MatrixXd SymmetricWeights(const Eigen::MatrixXd& weight,
+                                            const std::vector<uint32_t>& vertices,
+                                            double* wmax);
+    /// No demand: every perfect matching is optimal, so draw one at random.
+    void RandomPerfectMatching(std::vector<int64_t>& mate) const;
+    /// Boost's matching of the edges with demand (quantized and jittered weights);
+    /// greedy by weight if Boost fails. Leaves servers without demand unmatched.
+    void BoostMatching(const Eigen::MatrixXd& w, double wmax, std::vector<int64_t>& mate);
+    /// Pairs the servers left unmatched (zero demand to each other) at random.
+    void PairUnmatched(std::vector<int64_t>& mate) const;
+    /// 2-opt repair on the exact weights (boostorg/graph#399); true if it improved `mate`.
+    static bool TwoOptRepair(const Eigen::MatrixXd& w, std::vector<int64_t>& mate);
+    /// The matching as sorted pairs of the original vertex indices.
+    static std::vector<std::pair<uint32_t, uint32_t>> MatchedPairs(
+        const std::vector<uint32_t>& vertices,
+        const std::vector<int64_t>& mate);
+
     Ptr<UniformRandomVariable> m_rng;
     uint32_t m_repairs{0};
     uint32_t m_boostCalls{0};

@@ -157,24 +157,26 @@ ParallelStrategy::ComputeTimes(const ModelProfile& profile) const
     return t;
 }
 
-IterationGraph
-ParallelStrategy::BuildGraph(const ModelProfile& profile,
-                             const std::vector<std::vector<uint32_t>>& rings,
-                             std::vector<int64_t>* sendPhase) const
+/// The per-rank task chains of the graph being built: each rank's last task, the
+/// sends its next compute must also wait for, and the phase of every send.
+struct ParallelStrategy::TaskChains
 {
-    CheckProfile(profile);
-    const uint32_t n = m_servers;
-    const auto& layers = profile.GetLayers();
-    IterationGraph g;
-    std::vector<int64_t> phase;
-    auto note = [&](IterationGraph::TaskId id, int64_t ph) {
+    explicit TaskChains(uint32_t n)
+        : last(n, -1),
+          pending(n)
+    {
+    }
+
+    /// Records that send `id` belongs to phase `ph` (2i forward, 2i+1 backward of layer i).
+    void Note(IterationGraph::TaskId id, int64_t ph)
+    {
         phase.resize(id + 1, -1);
         phase[id] = ph;
-    };
-    // Last task of each rank's chain, and extra tasks its next compute must wait for.
-    std::vector<int64_t> last(n, -1);
-    std::vector<std::vector<IterationGraph::TaskId>> pending(n);
-    auto depsOf = [&](uint32_t r) {
+    }
+
+    /// What rank r's next task waits for (its last task and its pending sends).
+    std::vector<IterationGraph::TaskId> DepsOf(uint32_t r)
+    {
         std::vector<IterationGraph::TaskId> deps = pending[r];
         if (last[r] >= 0)
         {
@@ -182,8 +184,70 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
         }
         pending[r].clear();
         return deps;
-    };
-    const std::string R = "r";
+    }
+
+    std::vector<int64_t> phase;                               //!< phase of each send (-1: none)
+    std::vector<int64_t> last;                                //!< last task of each rank's chain
+    std::vector<std::vector<IterationGraph::TaskId>> pending; //!< extra deps of the next compute
+};
+
+namespace
+{
+
+const std::string kRank = "r"; // task name prefix of a rank's tasks
+
+/// Throws std::invalid_argument unless every ring visits each of the n servers once.
+void
+CheckRings(const std::vector<std::vector<uint32_t>>& rings, uint32_t n)
+{
+    if (rings.empty())
+    {
+        throw std::invalid_argument("ParallelStrategy: the all-reduce needs at least one ring");
+    }
+    for (const auto& ring : rings)
+    {
+        std::vector<uint32_t> sorted = ring;
+        std::sort(sorted.begin(), sorted.end());
+        for (uint32_t k = 0; k < sorted.size(); ++k)
+        {
+            if (sorted.size() != n || sorted[k] != k)
+            {
+                throw std::invalid_argument(
+                    "ParallelStrategy: a ring order must visit every server once");
+            }
+        }
+    }
+}
+
+} // namespace
+
+IterationGraph
+ParallelStrategy::BuildGraph(const ModelProfile& profile,
+                             const std::vector<std::vector<uint32_t>>& rings,
+                             std::vector<int64_t>* sendPhase) const
+{
+    CheckProfile(profile);
+    IterationGraph g;
+    TaskChains chains(m_servers);
+    AddForward(g, profile, chains);
+    std::vector<std::vector<IterationGraph::TaskId>> bwdTask = AddBackward(g, profile, chains);
+    AddAllReduces(g, profile, rings, bwdTask);
+    if (sendPhase)
+    {
+        chains.phase.resize(g.GetNTasks(), -1);
+        *sendPhase = chains.phase;
+    }
+    return g;
+}
+
+void
+ParallelStrategy::AddForward(IterationGraph& g,
+                             const ModelProfile& profile,
+                             TaskChains& chains) const
+{
+    const uint32_t n = m_servers;
+    const auto& layers = profile.GetLayers();
+    std::vector<int64_t>& last = chains.last;
     // Forward.
     for (uint32_t i = 0; i < layers.size(); ++i)
     {
@@ -192,8 +256,10 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
         {
             for (uint32_t r = 0; r < n; ++r)
             {
-                last[r] =
-                    g.AddCompute(R + std::to_string(r) + "/fwd/" + l.name, r, l.forward, depsOf(r));
+                last[r] = g.AddCompute(kRank + std::to_string(r) + "/fwd/" + l.name,
+                                       r,
+                                       l.forward,
+                                       chains.DepsOf(r));
             }
             continue;
         }
@@ -205,8 +271,10 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
         {
             own.push_back(last[p]);
         }
-        auto c =
-            g.AddCompute(R + std::to_string(p) + "/fwd/" + l.name, p, l.forward * int64_t(n), own);
+        auto c = g.AddCompute(kRank + std::to_string(p) + "/fwd/" + l.name,
+                              p,
+                              l.forward * int64_t(n),
+                              own);
         last[p] = c;
         for (uint32_t s = 0; s < n; ++s)
         {
@@ -219,23 +287,23 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
                                 s,
                                 l.activationBytes,
                                 {c});
-            note(id, 2 * int64_t(i));
-            pending[s].push_back(id);
+            chains.Note(id, 2 * int64_t(i));
+            chains.pending[s].push_back(id);
         }
     }
-    // Backward, data-parallel buckets.
-    std::vector<uint32_t> dpIndex; // profile layer of each workload layer
-    for (uint32_t i = 0; i < layers.size(); ++i)
-    {
-        if (m_placement[i] == DATA_PARALLEL)
-        {
-            dpIndex.push_back(i);
-        }
-    }
+}
+
+std::vector<std::vector<IterationGraph::TaskId>>
+ParallelStrategy::AddBackward(IterationGraph& g,
+                              const ModelProfile& profile,
+                              TaskChains& chains) const
+{
+    const uint32_t n = m_servers;
+    const auto& layers = profile.GetLayers();
+    std::vector<int64_t>& last = chains.last;
     // Last dense task of each rank (its forward end until its first dense backward).
     std::vector<int64_t> lastDense = last;
     std::vector<std::vector<IterationGraph::TaskId>> bwdTask(layers.size());
-    std::vector<std::vector<IterationGraph::TaskId>> gradSends(layers.size());
     for (int64_t i = int64_t(layers.size()) - 1; i >= 0; --i)
     {
         const auto& l = layers[i];
@@ -243,10 +311,10 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
         {
             for (uint32_t r = 0; r < n; ++r)
             {
-                last[r] = g.AddCompute(R + std::to_string(r) + "/bwd/" + l.name,
+                last[r] = g.AddCompute(kRank + std::to_string(r) + "/bwd/" + l.name,
                                        r,
                                        l.backward,
-                                       depsOf(r));
+                                       chains.DepsOf(r));
                 lastDense[r] = last[r];
                 bwdTask[i].push_back(last[r]);
             }
@@ -272,70 +340,70 @@ ParallelStrategy::BuildGraph(const ModelProfile& profile,
                                 p,
                                 l.activationBytes,
                                 deps);
-            note(id, 2 * int64_t(i) + 1);
+            chains.Note(id, 2 * int64_t(i) + 1);
             in.push_back(id);
         }
-        std::vector<IterationGraph::TaskId> deps = depsOf(p);
+        std::vector<IterationGraph::TaskId> deps = chains.DepsOf(p);
         deps.insert(deps.end(), in.begin(), in.end());
-        last[p] = g.AddCompute(R + std::to_string(p) + "/bwd/" + l.name,
+        last[p] = g.AddCompute(kRank + std::to_string(p) + "/bwd/" + l.name,
                                p,
                                l.backward * int64_t(n),
                                deps);
     }
-    if (n > 1 && !dpIndex.empty())
+    return bwdTask;
+}
+
+void
+ParallelStrategy::AddAllReduces(
+    IterationGraph& g,
+    const ModelProfile& profile,
+    const std::vector<std::vector<uint32_t>>& rings,
+    const std::vector<std::vector<IterationGraph::TaskId>>& bwdTask) const
+{
+    const uint32_t n = m_servers;
+    const auto& layers = profile.GetLayers();
+    // Backward, data-parallel buckets.
+    std::vector<uint32_t> dpIndex; // profile layer of each workload layer
+    for (uint32_t i = 0; i < layers.size(); ++i)
     {
-        if (rings.empty())
+        if (m_placement[i] == DATA_PARALLEL)
         {
-            throw std::invalid_argument("ParallelStrategy: the all-reduce needs at least one ring");
-        }
-        for (const auto& ring : rings)
-        {
-            std::vector<uint32_t> sorted = ring;
-            std::sort(sorted.begin(), sorted.end());
-            for (uint32_t k = 0; k < sorted.size(); ++k)
-            {
-                if (sorted.size() != n || sorted[k] != k)
-                {
-                    throw std::invalid_argument(
-                        "ParallelStrategy: a ring order must visit every server once");
-                }
-            }
-        }
-        TrainingWorkload w = profile.ToWorkload(DataParallelMask());
-        std::vector<IterationGraph::TaskId> prev;
-        for (const auto& bucket : w.GetBuckets())
-        {
-            if (bucket.bytes == 0)
-            {
-                continue;
-            }
-            std::vector<IterationGraph::TaskId> deps = prev;
-            for (uint32_t wl : bucket.layers)
-            {
-                const auto& t = bwdTask[dpIndex[wl]];
-                deps.insert(deps.end(), t.begin(), t.end());
-            }
-            uint64_t share = (bucket.bytes + rings.size() - 1) / rings.size();
-            std::vector<IterationGraph::TaskId> now;
-            for (uint32_t k = 0; k < rings.size(); ++k)
-            {
-                now.push_back(g.AddCollective("allreduce/b" + std::to_string(bucket.index) +
-                                                  "/ring" + std::to_string(k),
-                                              "allreduce",
-                                              "ring",
-                                              rings[k],
-                                              std::max<uint64_t>(share, 1),
-                                              deps));
-            }
-            prev = now;
+            dpIndex.push_back(i);
         }
     }
-    if (sendPhase)
+    if (n <= 1 || dpIndex.empty())
     {
-        phase.resize(g.GetNTasks(), -1);
-        *sendPhase = phase;
+        return;
     }
-    return g;
+    CheckRings(rings, n);
+    TrainingWorkload w = profile.ToWorkload(DataParallelMask());
+    std::vector<IterationGraph::TaskId> prev;
+    for (const auto& bucket : w.GetBuckets())
+    {
+        if (bucket.bytes == 0)
+        {
+            continue;
+        }
+        std::vector<IterationGraph::TaskId> deps = prev;
+        for (uint32_t wl : bucket.layers)
+        {
+            const auto& t = bwdTask[dpIndex[wl]];
+            deps.insert(deps.end(), t.begin(), t.end());
+        }
+        uint64_t share = (bucket.bytes + rings.size() - 1) / rings.size();
+        std::vector<IterationGraph::TaskId> now;
+        for (uint32_t k = 0; k < rings.size(); ++k)
+        {
+            now.push_back(g.AddCollective("allreduce/b" + std::to_string(bucket.index) + "/ring" +
+                                              std::to_string(k),
+                                          "allreduce",
+                                          "ring",
+                                          rings[k],
+                                          std::max<uint64_t>(share, 1),
+                                          deps));
+        }
+        prev = now;
+    }
 }
 
 nlohmann::json

@@ -107,7 +107,24 @@ public:
     }
 
 private:
+    struct TaskChains; //!< per-rank task chains of a graph being built (parallel-strategy.cc)
+
     void CheckProfile(const ModelProfile& profile) const;
+
+    // The phases of BuildGraph().
+
+    /// The forward pass: dense layers on every rank, embeddings on their owner,
+    /// which sends the looked-up activations to every other rank.
+    void AddForward(IterationGraph& g, const ModelProfile& profile, TaskChains& chains) const;
+    /// The backward pass in reverse layer order; returns each layer's dense backward tasks.
+    std::vector<std::vector<IterationGraph::TaskId>> AddBackward(IterationGraph& g,
+                                                                 const ModelProfile& profile,
+                                                                 TaskChains& chains) const;
+    /// The data-parallel gradient all-reduce per bucket, split over the rings.
+    void AddAllReduces(IterationGraph& g,
+                       const ModelProfile& profile,
+                       const std::vector<std::vector<uint32_t>>& rings,
+                       const std::vector<std::vector<IterationGraph::TaskId>>& bwdTask) const;
 
     uint32_t m_servers{0};
     std::vector<int32_t> m_placement;

@@ -40,8 +40,108 @@ RingCost(uint32_t g)
     return g == 2 ? 1 : 2;
 }
 
+/// Sets the single path `hops` from s to t unless the plan already routes s to t.
+void
+SetRoutesIfAbsent(TopologyPlan& plan, uint32_t s, uint32_t t, const std::vector<uint32_t>& hops)
+{
+    if (!plan.HasRoutes(s, t))
+    {
+        plan.SetRoutes(s, t, {PlanPath{hops, 1.0}});
+    }
+}
+
+/// Places rings on the planes of a plan, in plane order: the planes taken so far
+/// and the shared spill planes that hold the closing hops of odd rings.
+struct RingPlacer
+{
+    RingPlacer(uint32_t servers, uint32_t degree, const TotientPerms& totientPerms)
+        : n(servers),
+          d(degree),
+          perms(totientPerms)
+    {
+    }
+
+    /// Places the ring (g, j) on `p`; false (and `p` untouched) if planes run out.
+    bool Place(TopologyPlan& p, uint32_t g, uint32_t j)
+    {
+        TopologyPlan trial = p;
+        uint32_t fresh = nextFresh;
+        std::vector<uint32_t> spill = spillPlanes;
+        const uint32_t base = n / g;
+        if (g == 2)
+        {
+            if (fresh + 1 > d)
+            {
+                return false;
+            }
+            for (uint32_t o = 0; o < base; ++o)
+            {
+                trial.AddCircuit(fresh, o, o + base);
+            }
+            fresh += 1;
+        }
+        else
+        {
+            if (fresh + 2 > d)
+            {
+                return false;
+            }
+            const uint32_t a = fresh;
+            const uint32_t b = fresh + 1;
+            fresh += 2;
+            for (uint32_t o = 0; o < base; ++o)
+            {
+                std::vector<uint32_t> v = perms.RingMembers(g, j, o);
+                for (uint32_t t = 0; t < g; ++t)
+                {
+                    uint32_t x = v[t];
+                    uint32_t y = v[(t + 1) % g];
+                    if (g % 2 == 0 || t + 1 < g)
+                    {
+                        trial.AddCircuit(t % 2 == 0 ? a : b, x, y);
+                        continue;
+                    }
+                    // Closing hop of an odd cycle: a shared spill plane.
+                    bool placed = false;
+                    for (uint32_t s : spill)
+                    {
+                        if (trial.GetPeer(s, x) < 0 && trial.GetPeer(s, y) < 0)
+                        {
+                            trial.AddCircuit(s, x, y);
+                            placed = true;
+                            break;
+                        }
+                    }
+                    if (!placed)
+                    {
+                        if (fresh + 1 > d)
+                        {
+                            return false;
+                        }
+                        spill.push_back(fresh);
+                        trial.AddCircuit(fresh, x, y);
+                        fresh += 1;
+                    }
+                }
+            }
+        }
+        p = trial;
+        nextFresh = fresh;
+        spillPlanes = spill;
+        return true;
+    }
+
+    const uint32_t n;                  //!< servers
+    const uint32_t d;                  //!< planes
+    const TotientPerms& perms;         //!< ring members of each (g, j)
+    uint32_t nextFresh{0};             //!< first plane no ring has taken yet
+    std::vector<uint32_t> spillPlanes; //!< planes holding closing hops of odd rings
+};
+
+} // namespace
+
 /// One all-reduce group size after merging, with its allocation.
-struct GroupWant
+struct TopologyFinder::GroupWant
 {
     uint32_t size{0};
     double bytes{0};
@@ -50,8 +150,6 @@ struct GroupWant
     double remainder{0};  // fractional part of the proportional share (in rings)
     size_t inputIndex{0}; // index in the merged list (for the report)
 };
-
-} // namespace
 
 TypeId
 TopologyFinder::GetTypeId()
@@ -231,7 +329,38 @@ TopologyFinder::Find(uint32_t n,
 {
     NS_LOG_FUNCTION(this << n << groups.size());
     const uint32_t d = m_degree;
-    // ---- Validate the input.
+    CheckServersAndDegree(n, d);
+    const Eigen::MatrixXd demand = CheckedDemand(n, mpDemand);
+    const std::map<uint32_t, double> merged = MergedGroups(n, groups);
+
+    m_report = FinderReport();
+    TotientPerms perms(n);
+    std::vector<GroupWant> want = GroupWants(merged);
+    double tAr = 0;
+    for (const auto& w : want)
+    {
+        tAr += w.traffic;
+    }
+    const double tMp = demand.sum();
+    m_report.trafficAllReduce = tAr;
+    m_report.trafficModelParallel = tMp;
+
+    const uint32_t dA = SplitDegree(n, tAr, tMp);
+    std::vector<GroupWant*> active = ActiveGroups(want);
+    GroupWant* spanning = ShareRings(n, dA, active, perms);
+
+    TopologyPlan plan(n, d);
+    m_report.groupRings.assign(want.size(), 0);
+    PlaceRings(plan, active, perms);
+    AddMatchings(plan, demand);
+    AddRoutes(plan, active, spanning, demand, perms);
+    CheckPlan(plan, dA);
+    return plan;
+}
+
+void
+TopologyFinder::CheckServersAndDegree(uint32_t n, uint32_t d)
+{
     if (n < 2)
     {
         Fail(std::to_string(n) + " servers: a topology needs at least 2 servers");
@@ -258,6 +387,11 @@ TopologyFinder::Find(uint32_t n,
              " servers (a plane is a matching, so the plan would be disconnected); use "
              "Degree >= 2");
     }
+}
+
+Eigen::MatrixXd
+TopologyFinder::CheckedDemand(uint32_t n, const Eigen::MatrixXd& mpDemand)
+{
     Eigen::MatrixXd demand = Eigen::MatrixXd::Zero(n, n);
     if (mpDemand.size() != 0)
     {
@@ -284,6 +418,12 @@ TopologyFinder::Find(uint32_t n,
             }
         }
     }
+    return demand;
+}
+
+std::map<uint32_t, double>
+TopologyFinder::MergedGroups(uint32_t n, const std::vector<AllReduceGroup>& groups)
+{
     std::map<uint32_t, double> merged;
     for (const AllReduceGroup& g : groups)
     {
@@ -301,9 +441,12 @@ TopologyFinder::Find(uint32_t n,
         }
         merged[g.size] += g.bytes;
     }
+    return merged;
+}
 
-    m_report = FinderReport();
-    TotientPerms perms(n);
+std::vector<TopologyFinder::GroupWant>
+TopologyFinder::GroupWants(const std::map<uint32_t, double>& merged)
+{
     std::vector<GroupWant> want;
     for (const auto& [size, bytes] : merged)
     {
@@ -314,15 +457,13 @@ TopologyFinder::Find(uint32_t n,
         w.inputIndex = want.size();
         want.push_back(w);
     }
-    double tAr = 0;
-    for (const auto& w : want)
-    {
-        tAr += w.traffic;
-    }
-    const double tMp = demand.sum();
-    m_report.trafficAllReduce = tAr;
-    m_report.trafficModelParallel = tMp;
+    return want;
+}
 
+uint32_t
+TopologyFinder::SplitDegree(uint32_t n, double tAr, double tMp)
+{
+    const uint32_t d = m_degree;
     // ---- Degree split (fix 1).
     uint32_t dA = d;
     if (!m_releasedDegreeSplit)
@@ -340,8 +481,12 @@ TopologyFinder::Find(uint32_t n,
     dA = std::min(d, std::max(dA, RingCost(n)));
     m_report.degreeAllReduce = dA;
     m_report.degreeModelParallel = d - dA;
+    return dA;
+}
 
-    // ---- Rings per group (fix 2).
+std::vector<TopologyFinder::GroupWant*>
+TopologyFinder::ActiveGroups(std::vector<GroupWant>& want)
+{
     std::vector<GroupWant*> active;
     for (auto& w : want)
     {
@@ -356,6 +501,16 @@ TopologyFinder::Find(uint32_t n,
         double kb = b->traffic / b->size;
         return ka != kb ? ka > kb : a->size > b->size;
     });
+    return active;
+}
+
+TopologyFinder::GroupWant*
+TopologyFinder::ShareRings(uint32_t n,
+                           uint32_t dA,
+                           const std::vector<GroupWant*>& active,
+                           const TotientPerms& perms)
+{
+    // ---- Rings per group (fix 2).
     GroupWant* spanning = nullptr;
     for (GroupWant* w : active)
     {
@@ -373,149 +528,111 @@ TopologyFinder::Find(uint32_t n,
     {
         m_report.connectivityRing = true;
     }
-    auto capacity = [&](const GroupWant* w) {
-        return perms.MaxRings(w->size, m_bidirectional) - w->rings;
-    };
     double totalTraffic = 0;
     for (const GroupWant* w : active)
     {
         totalTraffic += w->traffic;
     }
-    const uint32_t budget0 = budget;
     if (m_releasedGroupShare)
     {
-        // Released: share = total * d_A / traffic_g >= d_A, clamped to what is left.
-        for (GroupWant* w : active)
-        {
-            double share = totalTraffic * budget0 / w->traffic;
-            uint32_t ports = static_cast<uint32_t>(std::min<double>(budget, std::floor(share)));
-            uint32_t add = std::min(ports / RingCost(w->size), capacity(w));
-            w->rings += add;
-            budget -= add * RingCost(w->size);
-        }
+        ShareRingsReleased(active, totalTraffic, budget, perms);
     }
     else if (totalTraffic > 0)
     {
-        for (GroupWant* w : active)
+        ShareRingsProportional(active, totalTraffic, budget, perms);
+    }
+    return spanning;
+}
+
+uint32_t
+TopologyFinder::RingCapacity(const GroupWant* w, const TotientPerms& perms) const
+{
+    return perms.MaxRings(w->size, m_bidirectional) - w->rings;
+}
+
+void
+TopologyFinder::ShareRingsReleased(const std::vector<GroupWant*>& active,
+                                   double totalTraffic,
+                                   uint32_t budget,
+                                   const TotientPerms& perms) const
+{
+    const uint32_t budget0 = budget;
+    // Released: share = total * d_A / traffic_g >= d_A, clamped to what is left.
+    for (GroupWant* w : active)
+    {
+        double share = totalTraffic * budget0 / w->traffic;
+        uint32_t ports = static_cast<uint32_t>(std::min<double>(budget, std::floor(share)));
+        uint32_t add = std::min(ports / RingCost(w->size), RingCapacity(w, perms));
+        w->rings += add;
+        budget -= add * RingCost(w->size);
+    }
+}
+
+void
+TopologyFinder::ShareRingsProportional(const std::vector<GroupWant*>& active,
+                                       double totalTraffic,
+                                       uint32_t budget,
+                                       const TotientPerms& perms) const
+{
+    const uint32_t budget0 = budget;
+    for (GroupWant* w : active)
+    {
+        double ideal = budget0 * w->traffic / totalTraffic / RingCost(w->size);
+        uint32_t add =
+            std::min<uint32_t>(static_cast<uint32_t>(std::floor(ideal)), RingCapacity(w, perms));
+        add = std::min(add, budget / RingCost(w->size));
+        w->rings += add;
+        w->remainder = ideal - std::floor(ideal);
+        budget -= add * RingCost(w->size);
+    }
+    // Largest remainder first, then keep offering leftover ports in that order
+    // until no group can take another ring.
+    std::vector<GroupWant*> byRemainder = active;
+    std::stable_sort(
+        byRemainder.begin(),
+        byRemainder.end(),
+        [](const GroupWant* a, const GroupWant* b) { return a->remainder > b->remainder; });
+    bool progress = true;
+    while (progress)
+    {
+        progress = false;
+        for (GroupWant* w : byRemainder)
         {
-            double ideal = budget0 * w->traffic / totalTraffic / RingCost(w->size);
-            uint32_t add =
-                std::min<uint32_t>(static_cast<uint32_t>(std::floor(ideal)), capacity(w));
-            add = std::min(add, budget / RingCost(w->size));
-            w->rings += add;
-            w->remainder = ideal - std::floor(ideal);
-            budget -= add * RingCost(w->size);
-        }
-        // Largest remainder first, then keep offering leftover ports in that order
-        // until no group can take another ring.
-        std::vector<GroupWant*> byRemainder = active;
-        std::stable_sort(
-            byRemainder.begin(),
-            byRemainder.end(),
-            [](const GroupWant* a, const GroupWant* b) { return a->remainder > b->remainder; });
-        bool progress = true;
-        while (progress)
-        {
-            progress = false;
-            for (GroupWant* w : byRemainder)
+            if (RingCapacity(w, perms) > 0 && budget >= RingCost(w->size))
             {
-                if (capacity(w) > 0 && budget >= RingCost(w->size))
-                {
-                    w->rings++;
-                    budget -= RingCost(w->size);
-                    progress = true;
-                }
+                w->rings++;
+                budget -= RingCost(w->size);
+                progress = true;
             }
         }
     }
+}
 
+std::vector<uint32_t>
+TopologyFinder::DirectedJumps(uint32_t n, uint32_t j) const
+{
+    std::vector<uint32_t> js{j};
+    if (m_bidirectional && n - j != j)
+    {
+        js.push_back(n - j);
+    }
+    return js;
+}
+
+void
+TopologyFinder::PlaceRings(TopologyPlan& plan,
+                           const std::vector<GroupWant*>& active,
+                           const TotientPerms& perms)
+{
     // ---- Place the rings on planes.
-    TopologyPlan plan(n, d);
-    uint32_t nextFresh = 0;
-    std::vector<uint32_t> spillPlanes;
-    m_report.groupRings.assign(want.size(), 0);
-    // Places the ring (g, j) on `p`; false (and `p` untouched) if planes run out.
-    auto placeRing = [&](TopologyPlan& p, uint32_t g, uint32_t j) -> bool {
-        TopologyPlan trial = p;
-        uint32_t fresh = nextFresh;
-        std::vector<uint32_t> spill = spillPlanes;
-        const uint32_t base = n / g;
-        if (g == 2)
-        {
-            if (fresh + 1 > d)
-            {
-                return false;
-            }
-            for (uint32_t o = 0; o < base; ++o)
-            {
-                trial.AddCircuit(fresh, o, o + base);
-            }
-            fresh += 1;
-        }
-        else
-        {
-            if (fresh + 2 > d)
-            {
-                return false;
-            }
-            const uint32_t a = fresh;
-            const uint32_t b = fresh + 1;
-            fresh += 2;
-            for (uint32_t o = 0; o < base; ++o)
-            {
-                std::vector<uint32_t> v = perms.RingMembers(g, j, o);
-                for (uint32_t t = 0; t < g; ++t)
-                {
-                    uint32_t x = v[t];
-                    uint32_t y = v[(t + 1) % g];
-                    if (g % 2 == 0 || t + 1 < g)
-                    {
-                        trial.AddCircuit(t % 2 == 0 ? a : b, x, y);
-                        continue;
-                    }
-                    // Closing hop of an odd cycle: a shared spill plane.
-                    bool placed = false;
-                    for (uint32_t s : spill)
-                    {
-                        if (trial.GetPeer(s, x) < 0 && trial.GetPeer(s, y) < 0)
-                        {
-                            trial.AddCircuit(s, x, y);
-                            placed = true;
-                            break;
-                        }
-                    }
-                    if (!placed)
-                    {
-                        if (fresh + 1 > d)
-                        {
-                            return false;
-                        }
-                        spill.push_back(fresh);
-                        trial.AddCircuit(fresh, x, y);
-                        fresh += 1;
-                    }
-                }
-            }
-        }
-        p = trial;
-        nextFresh = fresh;
-        spillPlanes = spill;
-        return true;
-    };
-    auto directedJumps = [&](uint32_t j) {
-        std::vector<uint32_t> js{j};
-        if (m_bidirectional && n - j != j)
-        {
-            js.push_back(n - j);
-        }
-        return js;
-    };
+    const uint32_t n = plan.GetServers();
+    RingPlacer placer(n, m_degree, perms);
     if (m_report.connectivityRing)
     {
-        bool ok = placeRing(plan, n, 1);
+        bool ok = placer.Place(plan, n, 1);
         NS_ASSERT_MSG(ok, "no room for the connectivity ring");
         m_report.ringPortsUsed += RingCost(n);
-        PlanRing ring{n, directedJumps(1), m_bidirectional, true};
+        PlanRing ring{n, DirectedJumps(n, 1), m_bidirectional, true};
         plan.AddRing(ring);
         m_ringChosen(n, 1);
     }
@@ -529,7 +646,7 @@ TopologyFinder::Find(uint32_t n,
         PlanRing ring{w->size, {}, m_bidirectional, true};
         for (uint32_t j : chosen)
         {
-            if (!placeRing(plan, w->size, j))
+            if (!placer.Place(plan, w->size, j))
             {
                 NS_LOG_WARN("no plane left for ring size " << w->size << " jump " << j
                                                            << "; its ports become matchings");
@@ -537,7 +654,7 @@ TopologyFinder::Find(uint32_t n,
             }
             m_report.ringPortsUsed += RingCost(w->size);
             m_report.groupRings[w->inputIndex]++;
-            for (uint32_t x : directedJumps(j))
+            for (uint32_t x : DirectedJumps(n, j))
             {
                 ring.jumps.push_back(x);
             }
@@ -549,8 +666,14 @@ TopologyFinder::Find(uint32_t n,
             plan.AddRing(ring);
         }
     }
+}
 
+void
+TopologyFinder::AddMatchings(TopologyPlan& plan, const Eigen::MatrixXd& demand)
+{
     // ---- Matchings on the remaining ports.
+    const uint32_t n = plan.GetServers();
+    const uint32_t d = m_degree;
     MaxWeightMatching matcher(m_rng);
     Eigen::MatrixXd residual = demand;
     Eigen::MatrixXi counts = plan.CircuitCounts();
@@ -589,20 +712,36 @@ TopologyFinder::Find(uint32_t n,
     m_report.boostMatchings = matcher.GetBoostCalls();
     m_report.matchingRepairs = matcher.GetRepairs();
     m_report.boostFailures = matcher.GetBoostFailures();
+}
 
+void
+TopologyFinder::AddRoutes(TopologyPlan& plan,
+                          const std::vector<GroupWant*>& active,
+                          const GroupWant* spanning,
+                          const Eigen::MatrixXd& demand,
+                          const TotientPerms& perms)
+{
     // ---- Routing.
     std::set<uint32_t> coinSet;
     for (const PlanRing& r : plan.GetRings())
     {
         coinSet.insert(r.jumps.begin(), r.jumps.end());
     }
-    std::vector<uint32_t> coins(coinSet.begin(), coinSet.end());
-    auto setIfAbsent = [&](uint32_t s, uint32_t t, const std::vector<uint32_t>& hops) {
-        if (!plan.HasRoutes(s, t))
-        {
-            plan.SetRoutes(s, t, {PlanPath{hops, 1.0}});
-        }
-    };
+    const std::vector<uint32_t> coins(coinSet.begin(), coinSet.end());
+    AddRingHopRoutes(plan, spanning);
+    AddCoinChangeRoutes(plan, active, coins, perms);
+    // MP pairs, then (optionally) every other pair: random shortest paths.
+    plan.AddShortestPathRoutes(m_rng, [&](uint32_t s, uint32_t t) { return demand(s, t) > 0; });
+    if (m_routeAllPairs)
+    {
+        plan.AddShortestPathRoutes(m_rng);
+    }
+}
+
+void
+TopologyFinder::AddRingHopRoutes(TopologyPlan& plan, const GroupWant* spanning) const
+{
+    const uint32_t n = plan.GetServers();
     // Direct ring hops.
     for (const PlanRing& r : std::vector<PlanRing>(plan.GetRings()))
     {
@@ -614,10 +753,19 @@ TopologyFinder::Find(uint32_t n,
         {
             for (uint32_t i = 0; i < n; ++i)
             {
-                setIfAbsent(i, (i + j) % n, {i, (i + j) % n});
+                SetRoutesIfAbsent(plan, i, (i + j) % n, {i, (i + j) % n});
             }
         }
     }
+}
+
+void
+TopologyFinder::AddCoinChangeRoutes(TopologyPlan& plan,
+                                    const std::vector<GroupWant*>& active,
+                                    const std::vector<uint32_t>& coins,
+                                    const TotientPerms& perms)
+{
+    const uint32_t n = plan.GetServers();
     // Groups without rings: the ring order whose hop needs the fewest coins.
     for (GroupWant* w : active)
     {
@@ -646,7 +794,7 @@ TopologyFinder::Find(uint32_t n,
             }
         }
         uint32_t t = best[best.size() == 1 ? 0 : m_rng->GetInteger(0, best.size() - 1)];
-        PlanRing ring{w->size, directedJumps(t), m_bidirectional, false};
+        PlanRing ring{w->size, DirectedJumps(n, t), m_bidirectional, false};
         plan.AddRing(ring);
         for (uint32_t u : ring.jumps)
         {
@@ -660,27 +808,25 @@ TopologyFinder::Find(uint32_t n,
                     v = (v + c) % n;
                     hops.push_back(v);
                 }
-                setIfAbsent(i, (i + u) % n, hops);
+                SetRoutesIfAbsent(plan, i, (i + u) % n, hops);
             }
         }
     }
-    // MP pairs, then (optionally) every other pair: random shortest paths.
-    plan.AddShortestPathRoutes(m_rng, [&](uint32_t s, uint32_t t) { return demand(s, t) > 0; });
-    if (m_routeAllPairs)
-    {
-        plan.AddShortestPathRoutes(m_rng);
-    }
+}
 
+void
+TopologyFinder::CheckPlan(const TopologyPlan& plan, uint32_t dA) const
+{
+    const uint32_t d = m_degree;
     for (uint32_t deg : plan.Degrees())
     {
         NS_ASSERT_MSG(deg == d, "server degree " << deg << " != " << d);
     }
     NS_ASSERT_MSG(plan.IsConnected(), "the plan is not connected");
     plan.Validate();
-    NS_LOG_INFO("plan: n=" << n << " d=" << d << " d_A=" << dA
+    NS_LOG_INFO("plan: n=" << plan.GetServers() << " d=" << d << " d_A=" << dA
                            << " rings ports=" << m_report.ringPortsUsed
                            << " matching planes=" << m_report.matchingPlanes);
-    return plan;
 }
 
 } // namespace ns3

@@ -43,10 +43,13 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <map>
 #include <vector>
 
 namespace ns3
 {
+
+class TotientPerms;
 
 /**
  * \brief All-reduce groups of one size: the n/g groups {o, o + n/g, ...}, each
@@ -136,6 +139,64 @@ protected:
     void DoDispose() override;
 
 private:
+    struct GroupWant; //!< one merged group size and its rings (topology-finder.cc)
+
+    // The phases of Find(), in the order it runs them.
+
+    /// Throws std::invalid_argument unless n servers of degree d can hold a plan.
+    static void CheckServersAndDegree(uint32_t n, uint32_t d);
+    /// The MP demand as an n x n matrix with a zero diagonal; throws for bad entries.
+    static Eigen::MatrixXd CheckedDemand(uint32_t n, const Eigen::MatrixXd& mpDemand);
+    /// Bytes per group size (equal sizes summed); throws for sizes not dividing n.
+    static std::map<uint32_t, double> MergedGroups(uint32_t n,
+                                                   const std::vector<AllReduceGroup>& groups);
+    /// One GroupWant per merged size, ascending, with its traffic S (2g - 1).
+    static std::vector<GroupWant> GroupWants(const std::map<uint32_t, double>& merged);
+    /// d_A, the ports that go to rings (fix 1); recorded in the report.
+    uint32_t SplitDegree(uint32_t n, double tAr, double tMp);
+    /// The groups with traffic, in the reference's order (S (2g - 1) / g descending).
+    static std::vector<GroupWant*> ActiveGroups(std::vector<GroupWant>& want);
+    /// Rings per group (fix 2); returns the group spanning all n servers, if any.
+    GroupWant* ShareRings(uint32_t n,
+                          uint32_t dA,
+                          const std::vector<GroupWant*>& active,
+                          const TotientPerms& perms);
+    /// Rings group w can still take.
+    uint32_t RingCapacity(const GroupWant* w, const TotientPerms& perms) const;
+    /// The released code's inverted share total * d_A / traffic_g.
+    void ShareRingsReleased(const std::vector<GroupWant*>& active,
+                            double totalTraffic,
+                            uint32_t budget,
+                            const TotientPerms& perms) const;
+    /// The proportional share d_A * traffic_g / total, leftovers by largest remainder.
+    void ShareRingsProportional(const std::vector<GroupWant*>& active,
+                                double totalTraffic,
+                                uint32_t budget,
+                                const TotientPerms& perms) const;
+    /// Jump j, and n - j when rings are bidirectional.
+    std::vector<uint32_t> DirectedJumps(uint32_t n, uint32_t j) const;
+    /// Puts the connectivity ring and every group's rings on planes.
+    void PlaceRings(TopologyPlan& plan,
+                    const std::vector<GroupWant*>& active,
+                    const TotientPerms& perms);
+    /// Fills each plane's free ports with max-weight matchings on the decayed demand.
+    void AddMatchings(TopologyPlan& plan, const Eigen::MatrixXd& demand);
+    /// Ring hops, coin-change hops, then shortest paths for MP (and all) pairs.
+    void AddRoutes(TopologyPlan& plan,
+                   const std::vector<GroupWant*>& active,
+                   const GroupWant* spanning,
+                   const Eigen::MatrixXd& demand,
+                   const TotientPerms& perms);
+    /// Direct one-hop routes along every placed ring.
+    void AddRingHopRoutes(TopologyPlan& plan, const GroupWant* spanning) const;
+    /// Groups without rings: a ring order routed over the fewest placed jumps.
+    void AddCoinChangeRoutes(TopologyPlan& plan,
+                             const std::vector<GroupWant*>& active,
+                             const std::vector<uint32_t>& coins,
+                             const TotientPerms& perms);
+    /// Asserts degree d everywhere and connectivity, then validates the plan.
+    void CheckPlan(const TopologyPlan& plan, uint32_t dA) const;
+
     uint32_t m_degree;
     bool m_bidirectional;
     bool m_releasedDegreeSplit;

@@ -495,8 +495,12 @@ TopologyPlan::ToJson(int indent) const
     return j.dump(indent);
 }
 
-TopologyPlan
-TopologyPlan::FromJson(const std::string& text)
+namespace
+{
+
+/// The parsed document, checked to be a plan object of a known format and version.
+Json
+ParsePlanDocument(const std::string& text)
 {
     Json j;
     try
@@ -520,13 +524,13 @@ TopologyPlan::FromJson(const std::string& text)
     {
         Fail("unsupported \"version\" " + j["version"].dump() + " (this reader knows 1)");
     }
-    uint32_t n = GetIndex(Field(j, "servers", "the plan"), "\"servers\"");
-    uint32_t d = GetIndex(Field(j, "degree", "the plan"), "\"degree\"");
-    if (n == 0)
-    {
-        Fail("\"servers\" is 0; a plan needs at least 1 server");
-    }
-    TopologyPlan plan(n, d);
+    return j;
+}
+
+/// The circuits of "planes" (at most d planes of [a, b] pairs) into the plan.
+void
+ReadPlanes(const Json& j, uint32_t d, TopologyPlan& plan)
+{
     const Json& planes = Field(j, "planes", "the plan");
     if (!planes.is_array())
     {
@@ -555,37 +559,157 @@ TopologyPlan::FromJson(const std::string& text)
                             GetIndex(c[1], where + " circuit"));
         }
     }
+}
+
+/// "conn" is derived from "planes": it must declare exactly the plan's circuits.
+void
+CheckConn(const Json& j, uint32_t n, const TopologyPlan& plan)
+{
+    const Json& conn = j["conn"];
+    if (!conn.is_array())
+    {
+        Fail("\"conn\" must be an array");
+    }
+    Eigen::MatrixXi counts = plan.CircuitCounts();
+    Eigen::MatrixXi declared = Eigen::MatrixXi::Zero(n, n);
+    for (const Json& c : conn)
+    {
+        if (!c.is_object())
+        {
+            Fail("\"conn\" entries must be objects {from, to, nconn}");
+        }
+        uint32_t a = GetIndex(Field(c, "from", "a conn entry"), "conn \"from\"");
+        uint32_t b = GetIndex(Field(c, "to", "a conn entry"), "conn \"to\"");
+        uint32_t k = GetIndex(Field(c, "nconn", "a conn entry"), "conn \"nconn\"");
+        if (a >= n || b >= n || a == b)
+        {
+            Fail("conn " + std::to_string(a) + "-" + std::to_string(b) +
+                 ": server index out of range or a self-loop");
+        }
+        declared(a, b) += k;
+        declared(b, a) += k;
+    }
+    if (declared != counts)
+    {
+        Fail("\"conn\" does not match the circuits of \"planes\" (it is derived; drop it "
+             "or fix it)");
+    }
+}
+
+/// One entry of "rings".
+PlanRing
+ReadRing(const Json& r)
+{
+    if (!r.is_object())
+    {
+        Fail("a ring must be an object {size, jumps, bidirectional, direct}");
+    }
+    PlanRing ring;
+    ring.size = GetIndex(Field(r, "size", "a ring"), "ring \"size\"");
+    const Json& jumps = Field(r, "jumps", "a ring");
+    if (!jumps.is_array())
+    {
+        Fail("ring \"jumps\" must be an array");
+    }
+    for (const Json& x : jumps)
+    {
+        ring.jumps.push_back(GetIndex(x, "ring jump"));
+    }
+    if (r.contains("bidirectional"))
+    {
+        if (!r["bidirectional"].is_boolean())
+        {
+            Fail("ring \"bidirectional\" must be true or false");
+        }
+        ring.bidirectional = r["bidirectional"].get<bool>();
+    }
+    if (r.contains("direct"))
+    {
+        if (!r["direct"].is_boolean())
+        {
+            Fail("ring \"direct\" must be true or false");
+        }
+        ring.direct = r["direct"].get<bool>();
+    }
+    return ring;
+}
+
+/// One path of a route's "paths".
+PlanPath
+ReadPath(const Json& p)
+{
+    if (!p.is_object())
+    {
+        Fail("a path must be an object {hops, chance}");
+    }
+    PlanPath path;
+    const Json& hops = Field(p, "hops", "a path");
+    if (!hops.is_array())
+    {
+        Fail("path \"hops\" must be an array of server indices");
+    }
+    for (const Json& h : hops)
+    {
+        path.hops.push_back(GetIndex(h, "path hop"));
+    }
+    if (p.contains("chance"))
+    {
+        if (!p["chance"].is_number())
+        {
+            Fail("path \"chance\" must be a number");
+        }
+        path.chance = p["chance"].get<double>();
+    }
+    return path;
+}
+
+/// The entries of "routes" into the plan (each source-destination pair once).
+void
+ReadRoutes(const Json& routes, TopologyPlan& plan)
+{
+    for (const Json& r : routes)
+    {
+        if (!r.is_object())
+        {
+            Fail("a route must be an object {src, dst, paths}");
+        }
+        uint32_t s = GetIndex(Field(r, "src", "a route"), "route \"src\"");
+        uint32_t t = GetIndex(Field(r, "dst", "a route"), "route \"dst\"");
+        if (plan.HasRoutes(s, t))
+        {
+            Fail("route " + std::to_string(s) + "->" + std::to_string(t) + " is listed twice");
+        }
+        const Json& paths = Field(r, "paths", "a route");
+        if (!paths.is_array())
+        {
+            Fail("route \"paths\" must be an array");
+        }
+        std::vector<PlanPath> ps;
+        for (const Json& p : paths)
+        {
+            ps.push_back(ReadPath(p));
+        }
+        plan.SetRoutes(s, t, ps);
+    }
+}
+
+} // namespace
+
+TopologyPlan
+TopologyPlan::FromJson(const std::string& text)
+{
+    const Json j = ParsePlanDocument(text);
+    uint32_t n = GetIndex(Field(j, "servers", "the plan"), "\"servers\"");
+    uint32_t d = GetIndex(Field(j, "degree", "the plan"), "\"degree\"");
+    if (n == 0)
+    {
+        Fail("\"servers\" is 0; a plan needs at least 1 server");
+    }
+    TopologyPlan plan(n, d);
+    ReadPlanes(j, d, plan);
     if (j.contains("conn"))
     {
-        const Json& conn = j["conn"];
-        if (!conn.is_array())
-        {
-            Fail("\"conn\" must be an array");
-        }
-        Eigen::MatrixXi counts = plan.CircuitCounts();
-        Eigen::MatrixXi declared = Eigen::MatrixXi::Zero(n, n);
-        for (const Json& c : conn)
-        {
-            if (!c.is_object())
-            {
-                Fail("\"conn\" entries must be objects {from, to, nconn}");
-            }
-            uint32_t a = GetIndex(Field(c, "from", "a conn entry"), "conn \"from\"");
-            uint32_t b = GetIndex(Field(c, "to", "a conn entry"), "conn \"to\"");
-            uint32_t k = GetIndex(Field(c, "nconn", "a conn entry"), "conn \"nconn\"");
-            if (a >= n || b >= n || a == b)
-            {
-                Fail("conn " + std::to_string(a) + "-" + std::to_string(b) +
-                     ": server index out of range or a self-loop");
-            }
-            declared(a, b) += k;
-            declared(b, a) += k;
-        }
-        if (declared != counts)
-        {
-            Fail("\"conn\" does not match the circuits of \"planes\" (it is derived; drop it "
-                 "or fix it)");
-        }
+        CheckConn(j, n, plan);
     }
     if (j.contains("rings"))
     {
@@ -595,38 +719,7 @@ TopologyPlan::FromJson(const std::string& text)
         }
         for (const Json& r : j["rings"])
         {
-            if (!r.is_object())
-            {
-                Fail("a ring must be an object {size, jumps, bidirectional, direct}");
-            }
-            PlanRing ring;
-            ring.size = GetIndex(Field(r, "size", "a ring"), "ring \"size\"");
-            const Json& jumps = Field(r, "jumps", "a ring");
-            if (!jumps.is_array())
-            {
-                Fail("ring \"jumps\" must be an array");
-            }
-            for (const Json& x : jumps)
-            {
-                ring.jumps.push_back(GetIndex(x, "ring jump"));
-            }
-            if (r.contains("bidirectional"))
-            {
-                if (!r["bidirectional"].is_boolean())
-                {
-                    Fail("ring \"bidirectional\" must be true or false");
-                }
-                ring.bidirectional = r["bidirectional"].get<bool>();
-            }
-            if (r.contains("direct"))
-            {
-                if (!r["direct"].is_boolean())
-                {
-                    Fail("ring \"direct\" must be true or false");
-                }
-                ring.direct = r["direct"].get<bool>();
-            }
-            plan.AddRing(ring);
+            plan.AddRing(ReadRing(r));
         }
     }
     if (j.contains("routes"))
@@ -635,52 +728,7 @@ TopologyPlan::FromJson(const std::string& text)
         {
             Fail("\"routes\" must be an array");
         }
-        for (const Json& r : j["routes"])
-        {
-            if (!r.is_object())
-            {
-                Fail("a route must be an object {src, dst, paths}");
-            }
-            uint32_t s = GetIndex(Field(r, "src", "a route"), "route \"src\"");
-            uint32_t t = GetIndex(Field(r, "dst", "a route"), "route \"dst\"");
-            if (plan.HasRoutes(s, t))
-            {
-                Fail("route " + std::to_string(s) + "->" + std::to_string(t) + " is listed twice");
-            }
-            const Json& paths = Field(r, "paths", "a route");
-            if (!paths.is_array())
-            {
-                Fail("route \"paths\" must be an array");
-            }
-            std::vector<PlanPath> ps;
-            for (const Json& p : paths)
-            {
-                if (!p.is_object())
-                {
-                    Fail("a path must be an object {hops, chance}");
-                }
-                PlanPath path;
-                const Json& hops = Field(p, "hops", "a path");
-                if (!hops.is_array())
-                {
-                    Fail("path \"hops\" must be an array of server indices");
-                }
-                for (const Json& h : hops)
-                {
-                    path.hops.push_back(GetIndex(h, "path hop"));
-                }
-                if (p.contains("chance"))
-                {
-                    if (!p["chance"].is_number())
-                    {
-                        Fail("path \"chance\" must be a number");
-                    }
-                    path.chance = p["chance"].get<double>();
-                }
-                ps.push_back(path);
-            }
-            plan.SetRoutes(s, t, ps);
-        }
+        ReadRoutes(j["routes"], plan);
     }
     plan.Validate();
     return plan;
