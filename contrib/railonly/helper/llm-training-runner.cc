@@ -9,6 +9,7 @@
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
+#include "ns3/training-runner.h"
 #include "ns3/uinteger.h"
 
 #include <map>
@@ -268,14 +269,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                               workload->GetMapper()->GetStageRanks(0),
                               workload->GetMoeBytesPerPair(),
                               {});
-        Ptr<TrainingDriver> probeDriver = CreateObject<TrainingDriver>();
-        probeDriver->SetGraph(probe);
-        probeDriver->SetTransport(transport);
-        probeDriver->SetCollectiveCreator(&CollectiveFactory::Create);
-        probeDriver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
-            [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
-        probeDriver->Start();
-        Simulator::Run();
+        Ptr<TrainingDriver> probeDriver = TrainingRunner::RunGraph(transport, probe, 0);
         if (!probeDriver->IsDone())
         {
             throw std::runtime_error("the MoE all-to-all did not finish: traffic was lost");
@@ -284,16 +278,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         cluster->ResetCounters();
     }
 
-    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
-    driver->SetAttribute("Iterations", UintegerValue(o.iterations));
-    driver->SetGraph(graph);
-    driver->SetTransport(transport);
-    driver->SetCollectiveCreator(&CollectiveFactory::Create);
-    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
-        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
-    driver->Start();
-    Simulator::Run();
-    result.iterations = driver->GetIterationRecords();
+    result.iterations =
+        TrainingRunner::RunGraph(transport, graph, o.iterations)->GetIterationRecords();
     if (result.iterations.size() != o.iterations)
     {
         throw std::runtime_error("training stopped after " +

@@ -14,6 +14,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/training-driver.h"
+#include "ns3/training-runner.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -284,19 +285,13 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
     *analytical = graph.EstimateIterationTime(commTime).GetSeconds();
     model->Dispose();
 
-    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
-    driver->SetAttribute("Iterations", UintegerValue(iterations));
-    driver->SetGraph(graph);
-    driver->SetTransport(transport);
-    driver->SetCollectiveCreator(&CollectiveFactory::Create);
-    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
-        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
-    driver->Start();
-    if (atStart)
-    {
-        atStart(*analytical);
-    }
-    Simulator::Run();
+    const double twin = *analytical;
+    Ptr<TrainingDriver> driver = TrainingRunner::RunGraph(transport, graph, iterations, [&]() {
+        if (atStart)
+        {
+            atStart(twin);
+        }
+    });
     std::vector<double> out;
     for (const auto& rec : driver->GetIterationRecords())
     {
