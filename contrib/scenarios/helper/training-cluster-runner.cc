@@ -172,212 +172,270 @@ TrainingClusterRunner::ParseFabrics(const std::string& list)
     return out;
 }
 
+namespace
+{
+
+/// What every fabric of the comparison shares: the job, its strategy and topology, the
+/// price models and Checkmate's result on the fat-tree.
+struct Job
+{
+    const TrainingClusterConfig& c;                           //!< the flags
+    ModelProfile profile;                                     //!< the (scaled) model
+    DataRate portRate;                                        //!< TopoOpt's B/d per port
+    SearchResult found;                                       //!< TopoOpt's strategy and plan
+    std::vector<std::vector<uint32_t>> switchRings;           //!< rings on switched fabrics
+    Ptr<RailCostModel> rail;                                  //!< rail-table prices
+    Ptr<CostModel> topo;                                      //!< per-speed prices
+    nlohmann::json checkmate{nullptr};                        //!< checkpoint interval or null
+    std::string checkmateNote{"not run (--checkmate=false)"}; //!< why, or what ran
+
+    /// \return true if the per-speed table has this whole-Gbps speed
+    bool InTable(uint32_t gbps) const
+    {
+        std::vector<uint32_t> speeds = topo->Speeds();
+        return gbps != 0 && std::find(speeds.begin(), speeds.end(), gbps) != speeds.end();
+    }
+};
+
+/// Wall seconds since t0.
+double
+WallSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Phase 1: the job -- TopoOpt's strategy and topology for n servers of degree d at B/d.
+void
+SearchStrategy(Job& job, RunReport& report, std::ostream* progress)
+{
+    const TrainingClusterConfig& c = job.c;
+    auto t0 = std::chrono::steady_clock::now();
+    Ptr<TopoOptSearch> search = CreateObject<TopoOptSearch>();
+    search->SetAttribute("Degree", UintegerValue(c.degree));
+    search->SetAttribute("LinkRate", DataRateValue(job.portRate));
+    search->SetAttribute("HopLatency", TimeValue(c.linkDelay));
+    search->SetAttribute("Budget", UintegerValue(c.searchBudget));
+    search->AssignStreams(0);
+    job.found = search->Run(job.profile, c.gpus);
+    double searchWall = WallSince(t0);
+    report.Set("search",
+               {{"model", job.profile.GetName()},
+                {"scale", c.scale},
+                {"predicted_topoopt_iteration_s", job.found.cost.total},
+                {"steps", job.found.steps},
+                {"wall_s", searchWall},
+                {"strategy", job.found.strategy.ToJson(job.profile)}});
+    if (progress)
+    {
+        *progress << "[search] " << job.profile.GetName() << " x" << c.scale << " on " << c.gpus
+                  << " GPUs: TopoOpt strategy and topology in " << std::fixed
+                  << std::setprecision(1) << searchWall << " s wall" << std::endl;
+    }
+    job.switchRings = TopoOptSearch::RingOrders(TopologyPlan(c.gpus, c.degree));
+}
+
+/// Phase 2: Checkmate on the fat-tree (its own real-gradient job, same n and B).
+void
+RunCheckmate(Job& job, RunReport& report, std::ostream* progress)
+{
+    const TrainingClusterConfig& c = job.c;
+    const uint32_t n = c.gpus;
+    auto w0 = std::chrono::steady_clock::now();
+    CheckmateRunConfig ck;
+    ck.workers = n;
+    ck.shadows = 1;
+    ck.fabric = "fattree";
+    ck.rate = RateText(c.bandwidth);
+    ck.iterations = c.checkmateIterations;
+    ck.mode = "checkmate";
+    // Checkmate's single ring needs the parameter count to split into n equal
+    // chunks: widen the hidden layer to the first width that does.
+    for (ck.hidden = 64; ck.Parameters() % n != 0; ++ck.hidden)
+    {
+        if (ck.hidden > 64 + 64 * n)
+        {
+            throw std::invalid_argument("no Checkmate model size splits into " + std::to_string(n) +
+                                        " chunks; use --checkmate=false");
+        }
+    }
+    RunReport ckReport("checkmate");
+    nlohmann::json out = CheckmateRunner::Run(ck, ckReport);
+    const nlohmann::json& s = out["summary"];
+    job.checkmate = s.value("checkpoint_interval_iterations", nlohmann::json(nullptr));
+    job.checkmateNote = "Checkmate shadow on the fat-tree ToRs (CheckmateRunner, " +
+                        std::to_string(ck.iterations) + " iterations of its real MLP job)";
+    double wall = WallSince(w0);
+    report.Set("checkmate",
+               {{"fabric", "fattree"},
+                {"workers", ck.workers},
+                {"shadows", ck.shadows},
+                {"parameters", ck.Parameters()},
+                {"rate", ck.rate},
+                {"summary", s},
+                {"wall_s", wall}});
+    if (progress)
+    {
+        *progress << "[checkmate] fattree: checkpoint interval "
+                  << (job.checkmate.is_null() ? std::string("none") : job.checkmate.dump())
+                  << " iteration(s), " << std::fixed << std::setprecision(1) << wall << " s wall"
+                  << std::endl;
+    }
+}
+
+/**
+ * Phase 3, per fabric: build it by name, with its description, cost and power, and
+ * Checkmate's verdict; `rings` gets the ring orders its all-reduces use.
+ */
+Ptr<Cluster>
+BuildFabric(const Job& job,
+            const std::string& fabric,
+            TrainingClusterResult& r,
+            std::vector<std::vector<uint32_t>>& rings)
+{
+    const TrainingClusterConfig& c = job.c;
+    const uint32_t n = c.gpus;
+    const uint32_t d = c.degree;
+    FabricRequest request;
+    request.fabric = fabric == "railonly" ? "rail-only" : fabric;
+    request.ranks = n;
+    request.linkRate = c.bandwidth;
+    request.linkDelay = c.linkDelay;
+    rings = job.switchRings;
+    std::ostringstream detail;
+    Ptr<Cluster> cluster;
+    if (fabric == "fattree")
+    {
+        request.tiers = 2;
+        cluster = FabricRegistry::Build(request);
+        detail << "2-tier leaf-spine, full bisection, hosts at " << Gbps(c.bandwidth);
+        DesignCost dc = job.rail->RailOptimized(n, c.hbDomain);
+        r.costUsd = dc.cost;
+        r.powerW = dc.powerW;
+        const uint32_t bGbps = WholeGbps(c.bandwidth);
+        r.costModelUsd = job.InTable(bGbps)
+                             ? nlohmann::json(n * job.topo->FatTreeCostPerServer(bGbps))
+                             : nlohmann::json(nullptr);
+        r.checkpointInterval = job.checkmate;
+        r.checkpointNote = job.checkmateNote;
+    }
+    else if (fabric == "topoopt")
+    {
+        request.linkRate = job.portRate;
+        request.degree = d;
+        request.plan = job.found.plan;
+        request.opticalAttributes = {{"Technology", "patch-panel"}};
+        cluster = FabricRegistry::Build(request);
+        rings = TopoOptSearch::RingOrders(job.found.plan);
+        detail << d << " x " << Gbps(job.portRate) << " patch-panel planes, diameter "
+               << job.found.plan.Diameter() << ", " << rings.size() << " rings";
+        const auto& table = job.rail->GetTable();
+        const uint32_t portGbps = WholeGbps(job.portRate);
+        double ports = static_cast<double>(n) * d;
+        double panel = job.InTable(portGbps) ? job.topo->GetPrices(portGbps).panelPort : 0.0;
+        r.costUsd =
+            ports * (table.at("nic_transceiver").priceUsd + table.at("fiber").priceUsd + panel);
+        r.powerW = ports * table.at("nic_transceiver").powerW;
+        r.costModelUsd = job.InTable(portGbps)
+                             ? nlohmann::json(n * job.topo->TopoOptCostPerServer(d, portGbps))
+                             : nlohmann::json(nullptr);
+        r.checkpointNote = "n/a: no switch on the all-reduce path to mirror gradients "
+                           "(circuits and host forwarding)";
+    }
+    else // railonly
+    {
+        request.domainSize = c.hbDomain;
+        request.hbRate = c.hbRate;
+        cluster = FabricRegistry::Build(request);
+        detail << n / c.hbDomain << " HB domains x " << c.hbDomain << " GPUs (NVLink "
+               << Gbps(c.hbRate) << "), " << c.hbDomain << " rails at " << Gbps(c.bandwidth);
+        DesignCost dc = job.rail->RailOnly(n, c.hbDomain);
+        r.costUsd = dc.cost;
+        r.powerW = dc.powerW;
+        r.costModelUsd = nullptr;
+        r.checkpointNote = "n/a: CheckmateRunner builds no rail fabric (mirroring on "
+                           "rail switches is not implemented)";
+    }
+    r.detail = detail.str();
+    return cluster;
+}
+
+/// Phase 4, per fabric: train on it at packet level with the twin beside.
+void
+Train(const Job& job,
+      Ptr<Cluster> cluster,
+      const std::vector<std::vector<uint32_t>>& rings,
+      TrainingClusterResult& r)
+{
+    const TrainingClusterConfig& c = job.c;
+    job.c.traces.Attach(cluster);
+    double analytical = 0;
+    r.iterationS = TopoOptClusterRunner::RunIterations(cluster,
+                                                       job.profile,
+                                                       job.found.strategy,
+                                                       rings,
+                                                       c.transport,
+                                                       c.iterations,
+                                                       &analytical);
+    r.analyticalIterationS = analytical;
+    r.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    if (r.iterationS.size() != c.iterations)
+    {
+        throw std::runtime_error("training on " + r.fabric + " stopped after " +
+                                 std::to_string(r.iterationS.size()) + " of " +
+                                 std::to_string(c.iterations) + " iterations: traffic was lost");
+    }
+}
+
+} // namespace
+
 std::vector<TrainingClusterResult>
 TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
 {
     const TrainingClusterConfig& c = m_config;
-    const uint32_t n = c.gpus;
-    const uint32_t d = c.degree;
-    DataRate portRate(c.bandwidth.GetBitRate() / d);
-
-    ModelProfile profile = c.profileFile.empty() ? ModelProfile::FromName(c.model)
-                                                 : ModelProfile::FromFile(c.profileFile);
+    Job job{c,
+            c.profileFile.empty() ? ModelProfile::FromName(c.model)
+                                  : ModelProfile::FromFile(c.profileFile),
+            DataRate(c.bandwidth.GetBitRate() / c.degree)};
     if (c.scale != 1.0)
     {
-        profile = profile.Scaled(c.scale, c.scale);
+        job.profile = job.profile.Scaled(c.scale, c.scale);
     }
-
-    // The job: TopoOpt's strategy and topology for n servers of degree d at B/d.
-    auto t0 = std::chrono::steady_clock::now();
-    Ptr<TopoOptSearch> search = CreateObject<TopoOptSearch>();
-    search->SetAttribute("Degree", UintegerValue(d));
-    search->SetAttribute("LinkRate", DataRateValue(portRate));
-    search->SetAttribute("HopLatency", TimeValue(c.linkDelay));
-    search->SetAttribute("Budget", UintegerValue(c.searchBudget));
-    search->AssignStreams(0);
-    SearchResult found = search->Run(profile, n);
-    double searchWall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    report.Set("search",
-               {{"model", profile.GetName()},
-                {"scale", c.scale},
-                {"predicted_topoopt_iteration_s", found.cost.total},
-                {"steps", found.steps},
-                {"wall_s", searchWall},
-                {"strategy", found.strategy.ToJson(profile)}});
-    if (progress)
-    {
-        *progress << "[search] " << profile.GetName() << " x" << c.scale << " on " << n
-                  << " GPUs: TopoOpt strategy and topology in " << std::fixed
-                  << std::setprecision(1) << searchWall << " s wall" << std::endl;
-    }
-    std::vector<std::vector<uint32_t>> switchRings = TopoOptSearch::RingOrders(TopologyPlan(n, d));
-
+    SearchStrategy(job, report, progress);
     // Cost and power: both models read the one PriceTable (MLNET_PRICE_TABLE or
     // ns3::PriceTable::Path replaces it), so every figure below comes from one file.
     Ptr<PriceTable> prices = CreateObject<PriceTable>();
-    Ptr<RailCostModel> rail = CreateObject<RailCostModel>();
-    rail->SetPriceTable(prices);
-    Ptr<CostModel> topo = CreateObject<CostModel>();
-    topo->SetPriceTable(prices);
-    std::vector<uint32_t> speeds = topo->Speeds();
-    auto inTable = [&speeds](uint32_t g) {
-        return g != 0 && std::find(speeds.begin(), speeds.end(), g) != speeds.end();
-    };
-    const uint32_t bGbps = WholeGbps(c.bandwidth);
-    const uint32_t portGbps = WholeGbps(portRate);
-
-    // Checkmate on the fat-tree (its own real-gradient job, same n and B).
-    nlohmann::json checkmate = nullptr;
-    std::string checkmateNote = "not run (--checkmate=false)";
-    bool wantFatTree = std::find(c.fabrics.begin(), c.fabrics.end(), "fattree") != c.fabrics.end();
-    if (c.checkmate && wantFatTree)
+    job.rail = CreateObject<RailCostModel>();
+    job.rail->SetPriceTable(prices);
+    job.topo = CreateObject<CostModel>();
+    job.topo->SetPriceTable(prices);
+    if (c.checkmate && std::find(c.fabrics.begin(), c.fabrics.end(), "fattree") != c.fabrics.end())
     {
-        auto w0 = std::chrono::steady_clock::now();
-        CheckmateRunConfig ck;
-        ck.workers = n;
-        ck.shadows = 1;
-        ck.fabric = "fattree";
-        ck.rate = RateText(c.bandwidth);
-        ck.iterations = c.checkmateIterations;
-        ck.mode = "checkmate";
-        // Checkmate's single ring needs the parameter count to split into n equal
-        // chunks: widen the hidden layer to the first width that does.
-        for (ck.hidden = 64; ck.Parameters() % n != 0; ++ck.hidden)
-        {
-            if (ck.hidden > 64 + 64 * n)
-            {
-                throw std::invalid_argument("no Checkmate model size splits into " +
-                                            std::to_string(n) + " chunks; use --checkmate=false");
-            }
-        }
-        RunReport ckReport("checkmate");
-        nlohmann::json out = CheckmateRunner::Run(ck, ckReport);
-        const nlohmann::json& s = out["summary"];
-        checkmate = s.value("checkpoint_interval_iterations", nlohmann::json(nullptr));
-        checkmateNote = "Checkmate shadow on the fat-tree ToRs (CheckmateRunner, " +
-                        std::to_string(ck.iterations) + " iterations of its real MLP job)";
-        double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-        report.Set("checkmate",
-                   {{"fabric", "fattree"},
-                    {"workers", ck.workers},
-                    {"shadows", ck.shadows},
-                    {"parameters", ck.Parameters()},
-                    {"rate", ck.rate},
-                    {"summary", s},
-                    {"wall_s", wall}});
-        if (progress)
-        {
-            *progress << "[checkmate] fattree: checkpoint interval "
-                      << (checkmate.is_null() ? std::string("none") : checkmate.dump())
-                      << " iteration(s), " << std::fixed << std::setprecision(1) << wall
-                      << " s wall" << std::endl;
-        }
+        RunCheckmate(job, report, progress);
     }
 
-    // Every fabric: n GPUs, the same link delay, network links at `rate`.
-    auto Request = [&](const std::string& name, DataRate rate) {
-        FabricRequest r;
-        r.fabric = name;
-        r.ranks = n;
-        r.linkRate = rate;
-        r.linkDelay = c.linkDelay;
-        return r;
-    };
     std::vector<TrainingClusterResult> results;
-    uint32_t index = 0;
-    for (const auto& fabric : c.fabrics)
+    for (size_t index = 0; index < c.fabrics.size(); ++index)
     {
-        ++index;
+        const std::string& fabric = c.fabrics[index];
         auto w0 = std::chrono::steady_clock::now();
         TrainingClusterResult r;
         r.fabric = fabric;
-        Ptr<Cluster> cluster;
-        std::vector<std::vector<uint32_t>> rings = switchRings;
-        std::ostringstream detail;
-        if (fabric == "fattree")
-        {
-            FabricRequest request = Request("fattree", c.bandwidth);
-            request.tiers = 2;
-            cluster = FabricRegistry::Build(request);
-            detail << "2-tier leaf-spine, full bisection, hosts at " << Gbps(c.bandwidth);
-            DesignCost dc = rail->RailOptimized(n, c.hbDomain);
-            r.costUsd = dc.cost;
-            r.powerW = dc.powerW;
-            r.costModelUsd = inTable(bGbps) ? nlohmann::json(n * topo->FatTreeCostPerServer(bGbps))
-                                            : nlohmann::json(nullptr);
-            r.checkpointInterval = checkmate;
-            r.checkpointNote = checkmateNote;
-        }
-        else if (fabric == "topoopt")
-        {
-            FabricRequest request = Request("topoopt", portRate);
-            request.degree = d;
-            request.plan = found.plan;
-            request.opticalAttributes = {{"Technology", "patch-panel"}};
-            cluster = FabricRegistry::Build(request);
-            rings = TopoOptSearch::RingOrders(found.plan);
-            detail << d << " x " << Gbps(portRate) << " patch-panel planes, diameter "
-                   << found.plan.Diameter() << ", " << rings.size() << " rings";
-            const auto& table = rail->GetTable();
-            double ports = static_cast<double>(n) * d;
-            double panel = inTable(portGbps) ? topo->GetPrices(portGbps).panelPort : 0.0;
-            r.costUsd =
-                ports * (table.at("nic_transceiver").priceUsd + table.at("fiber").priceUsd + panel);
-            r.powerW = ports * table.at("nic_transceiver").powerW;
-            r.costModelUsd = inTable(portGbps)
-                                 ? nlohmann::json(n * topo->TopoOptCostPerServer(d, portGbps))
-                                 : nlohmann::json(nullptr);
-            r.checkpointNote = "n/a: no switch on the all-reduce path to mirror gradients "
-                               "(circuits and host forwarding)";
-        }
-        else // railonly
-        {
-            FabricRequest request = Request("rail-only", c.bandwidth);
-            request.domainSize = c.hbDomain;
-            request.hbRate = c.hbRate;
-            cluster = FabricRegistry::Build(request);
-            detail << n / c.hbDomain << " HB domains x " << c.hbDomain << " GPUs (NVLink "
-                   << Gbps(c.hbRate) << "), " << c.hbDomain << " rails at " << Gbps(c.bandwidth);
-            DesignCost dc = rail->RailOnly(n, c.hbDomain);
-            r.costUsd = dc.cost;
-            r.powerW = dc.powerW;
-            r.costModelUsd = nullptr;
-            r.checkpointNote = "n/a: CheckmateRunner builds no rail fabric (mirroring on "
-                               "rail switches is not implemented)";
-        }
-        r.detail = detail.str();
-        c.traces.Attach(cluster);
-        double analytical = 0;
-        r.iterationS = TopoOptClusterRunner::RunIterations(cluster,
-                                                           profile,
-                                                           found.strategy,
-                                                           rings,
-                                                           c.transport,
-                                                           c.iterations,
-                                                           &analytical);
-        r.analyticalIterationS = analytical;
-        r.bytesByLinkClass = cluster->GetBytesByLinkClass();
-        if (r.iterationS.size() != c.iterations)
-        {
-            throw std::runtime_error(
-                "training on " + fabric + " stopped after " + std::to_string(r.iterationS.size()) +
-                " of " + std::to_string(c.iterations) + " iterations: traffic was lost");
-        }
+        std::vector<std::vector<uint32_t>> rings;
+        Train(job, BuildFabric(job, fabric, r, rings), rings, r);
         report.CloseSimulation();
         Simulator::Destroy();
-        r.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        r.wallS = WallSince(w0);
         if (progress)
         {
-            *progress << "[" << index << "/" << c.fabrics.size() << "] " << std::left
+            *progress << "[" << index + 1 << "/" << c.fabrics.size() << "] " << std::left
                       << std::setw(9) << fabric << std::right << " iteration " << std::scientific
                       << std::setprecision(3) << r.IterationS() << " s (twin "
                       << r.analyticalIterationS << " s), " << std::fixed << std::setprecision(1)
                       << r.wallS << " s wall" << std::endl;
         }
         nlohmann::json row = r.Row();
-        row["model"] = profile.GetName();
-        row["gpus"] = n;
+        row["model"] = job.profile.GetName();
+        row["gpus"] = c.gpus;
         report.Add(row);
         results.push_back(r);
     }
