@@ -85,6 +85,34 @@ CollectiveRunner::CreateTransport(const std::string& name)
     throw std::invalid_argument("unknown transport '" + name + "'; valid: udp, tcp, dctcp");
 }
 
+namespace
+{
+
+/**
+ * Give every member of a collective a real vector of `floats` small integers (so every
+ * sum is exact in float whatever the order of reduction).
+ * \return their sum, the exact all-reduce result
+ */
+Eigen::VectorXf
+SetRealInputs(Ptr<Collective> collective, uint64_t floats, std::mt19937& gen)
+{
+    std::uniform_int_distribution<int> pick(-8, 8);
+    Eigen::VectorXf expected = Eigen::VectorXf::Zero(floats);
+    for (uint32_t m = 0; m < collective->GetRanks().size(); ++m)
+    {
+        Eigen::VectorXf v(floats);
+        for (uint64_t i = 0; i < floats; ++i)
+        {
+            v[i] = static_cast<float>(pick(gen));
+        }
+        expected += v;
+        collective->SetInput(m, v);
+    }
+    return expected;
+}
+
+} // namespace
+
 CollectiveRunResult
 CollectiveRunner::Run(Ptr<Cluster> cluster, const CollectiveRunOptions& options)
 {
@@ -147,22 +175,9 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         Group& group = groups[g];
         group.collective = CollectiveFactory::Create(options.collective, options.algorithm);
         group.collective->Setup(transport, communicators[g], bytes);
-        // Real payloads: small integers, so every sum is exact in float whatever the order.
         if (options.real)
         {
-            std::uniform_int_distribution<int> pick(-8, 8);
-            uint64_t floats = bytes / 4;
-            group.expected = Eigen::VectorXf::Zero(floats);
-            for (uint32_t m = 0; m < communicators[g].size(); ++m)
-            {
-                Eigen::VectorXf v(floats);
-                for (uint64_t i = 0; i < floats; ++i)
-                {
-                    v[i] = static_cast<float>(pick(gen));
-                }
-                group.expected += v;
-                group.collective->SetInput(m, v);
-            }
+            group.expected = SetRealInputs(group.collective, bytes / 4, gen);
         }
         group.analytical = model->Predict(group.collective);
         group.lockStep = model->PredictLockStep(group.collective);
