@@ -9,6 +9,9 @@
 #include "ns3/fabric-options.h"
 #include "ns3/simulator.h"
 
+#include <cmath>
+#include <tuple>
+
 using namespace ns3;
 using namespace mlnettest;
 
@@ -145,6 +148,39 @@ TEST_F(CollectiveValidationTest, OversubscribedAllToAllSlowdownFollowsModel)
 }
 
 // The example: a table and JSON with the documented fields.
+// Bus bandwidth as nccl-tests defines it is what makes collectives comparable: the rate a
+// bandwidth-bound collective drives each NIC at. On an ideal switch at 100 Gbps the ring
+// all-gather of S = 8 MiB over 8 ranks takes 7 steps of one chunk c = S/8 each:
+//   step = W(c)*8/R + F1*8/R + 2d,  W(c) = c + ceil(c/P)*O,  F1 = P + O
+// (P = 8972 payload bytes, O = 30 bytes of IPv4/UDP/PPP, d = 1 us, two hops), and
+// busbw = S/t * 7/8. Every other collective's busbw must come out the same (within 0.5%),
+// all-to-all included (S = 8 blocks of 1 MiB per rank).
+TEST_F(CollectiveValidationTest, BusBandwidthIsTheSameLinkRateForEveryCollective)
+{
+    const double R = 100e9;
+    const double c = 1048576;
+    const double P = 8972;
+    const double O = 30;
+    const double step = (c + std::ceil(c / P) * O) * 8 / R + (P + O) * 8 / R + 2e-6;
+    const double expectedGbps = 8 * c / (7 * step) * 7.0 / 8 * 8e-9;
+    FabricOptions f;
+    f.fabric = "ideal";
+    f.ranks = 8;
+    f.dataPath = "fast";
+    for (auto [collective, algorithm, bytes] : {std::tuple{"allgather", "ring", "8MiB"},
+                                                std::tuple{"allreduce", "ring", "8MiB"},
+                                                std::tuple{"reducescatter", "ring", "8MiB"},
+                                                std::tuple{"alltoall", "pairwise", "1MiB"}})
+    {
+        CollectiveRunOptions r;
+        r.collective = collective;
+        r.algorithm = algorithm;
+        r.bytes = bytes;
+        CollectiveRunResult result = Run(f, r);
+        EXPECT_NEAR(result.busBandwidthGbps, expectedGbps, 0.005 * expectedGbps) << collective;
+    }
+}
+
 TEST(CollectiveValidationExample, WritesRowsWithDocumentedFields)
 {
     std::string json = ::testing::TempDir() + "/cv-a.json";

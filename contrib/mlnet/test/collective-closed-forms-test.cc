@@ -153,7 +153,8 @@ TEST(CollectiveClosedFormsTest, BusBandwidthFactors)
     EXPECT_DOUBLE_EQ(CollectiveClosedForms::BusBandwidth("allgather", 8, 1000000000, 1.0), 0.875e9);
     EXPECT_DOUBLE_EQ(CollectiveClosedForms::BusBandwidth("reducescatter", 8, 1000000000, 2.0),
                      0.4375e9);
-    EXPECT_DOUBLE_EQ(CollectiveClosedForms::BusBandwidth("alltoall", 4, 1000000000, 1.0), 0.75e9);
+    // All-to-all: 1e9 bytes to each of 4 ranks is S = 4e9 (nccl-tests' send buffer).
+    EXPECT_DOUBLE_EQ(CollectiveClosedForms::BusBandwidth("alltoall", 4, 1000000000, 1.0), 3e9);
     EXPECT_DOUBLE_EQ(CollectiveClosedForms::BusBandwidth("broadcast", 8, 1000000000, 1.0), 1e9);
     EXPECT_THROW(CollectiveClosedForms::BusBandwidth("allreduse", 8, 1, 1.0),
                  std::invalid_argument);

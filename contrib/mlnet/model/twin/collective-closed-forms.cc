@@ -266,12 +266,21 @@ CollectiveClosedForms::BusBandwidth(const std::string& collective,
         throw std::invalid_argument("BusBandwidth: need n >= 1 ranks and a positive time");
     }
     double factor = 0;
+    // nccl-tests' S: the whole vector for all-reduce, reduce-scatter (input),
+    // all-gather (output) and broadcast; for all-to-all, a rank's whole send buffer,
+    // n blocks of `bytes` (this suite's all-to-all size is per destination).
+    double size = static_cast<double>(bytes);
     if (collective == "allreduce")
     {
         factor = 2.0 * (n - 1) / n;
     }
-    else if (collective == "reducescatter" || collective == "allgather" || collective == "alltoall")
+    else if (collective == "reducescatter" || collective == "allgather")
     {
+        factor = static_cast<double>(n - 1) / n;
+    }
+    else if (collective == "alltoall")
+    {
+        size *= n;
         factor = static_cast<double>(n - 1) / n;
     }
     else if (collective == "broadcast" || collective == "reduce")
@@ -284,7 +293,7 @@ CollectiveClosedForms::BusBandwidth(const std::string& collective,
                                     "'; use allreduce, reducescatter, allgather, alltoall, "
                                     "broadcast or reduce");
     }
-    return static_cast<double>(bytes) / seconds * factor;
+    return size / seconds * factor;
 }
 
 } // namespace ns3

@@ -145,6 +145,9 @@ public:
      * \brief nccl-tests bus bandwidth (doc/PERFORMANCE.md): busbw = S/t * factor.
      * \param collective "allreduce" (2(n-1)/n), "reducescatter", "allgather", "alltoall"
      * ((n-1)/n), "broadcast", "reduce" (1)
+     * \param bytes this suite's size (Collective::Setup): S for every collective but
+     * all-to-all, whose `bytes` go to each destination, so S = n x bytes (a rank's whole
+     * send buffer, as nccl-tests counts it)
      * \return bytes per second
      */
     static double BusBandwidth(const std::string& collective,
