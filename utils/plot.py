@@ -2,15 +2,57 @@
 """Turn an example's JSON results into the PNG its documentation shows.
 
 Usage: utils/plot.py KIND RESULTS.json OUT.png
+       utils/plot.py sweep DIR/merged.csv OUT.png [--x COL] [--y COL] [--over COL]
+                     [--by COL,...] [--spread minmax|std]
 KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
-checkmate-recovery, training-cluster, compression-utility, railonly-llm.
+checkmate-recovery, training-cluster, compression-utility, railonly-llm; or sweep,
+the merged.csv of utils/sweep: the mean of a value over the seeds of each grid point
+(--over, default point.RngRun), with its spread.
+
+Input it cannot draw (a document of another kind, no rows, a field missing) is one
+line "error: <what, how to fix>" on stderr and exit 1; titles say what the file holds.
 """
+import csv
 import json
+import math
+import re
 import sys
 
 
+class PlotError(Exception):
+    """Input that cannot be drawn: main prints "error: FILE: <message>" and exits 1."""
+
+
+def need_rows(doc, fields, rows=None):
+    """The rows (doc["rows"] unless given); each must have every field, not null."""
+    rows = doc.get("rows") if rows is None else rows
+    if not isinstance(rows, list) or not rows:
+        raise PlotError("the document has no rows to plot; re-run the example (did it fail?)")
+    for i, r in enumerate(rows):
+        missing = [f for f in fields if not isinstance(r, dict) or r.get(f) is None]
+        if missing:
+            label = r.get("fabric", r.get("case")) if isinstance(r, dict) else None
+            what = f" ({label})" if label is not None else ""
+            raise PlotError(f"row {i}{what} has no {', '.join(missing)}, which this plot needs; "
+                            "plot the output of a packet-level run of the example it is for")
+    return rows
+
+
+def listing(values):
+    """Distinct values in first-seen order, joined with commas."""
+    seen = []
+    for v in values:
+        if v not in seen:
+            seen.append(v)
+    return ", ".join(str(v) for v in seen)
+
+
 def collective_validation(doc, out, plt):
-    rows = doc["rows"]
+    rows = need_rows(doc, ["fabric", "collective", "algorithm", "bytes", "analytical_s"])
+    if all(r.get("simulated_s") is None for r in rows):
+        raise PlotError("no row has a packet-level time (simulated_s): a --level=flow run; "
+                        "the plot compares packet level with the twin, run at --level=packet")
+    rows = need_rows(doc, ["simulated_s", "error"], rows)
     series = {}
     for r in rows:
         key = f'{r["fabric"]} {r["collective"]}/{r["algorithm"]}'
@@ -33,13 +75,27 @@ def collective_validation(doc, out, plt):
     bottom.axhline(0, color="black", linewidth=0.8)
     bottom.grid(True, alpha=0.3)
     bottom.legend(fontsize=7)
-    fig.suptitle("Collectives: packet-level vs alpha-beta twin")
+    fig.suptitle(f'{listing(r["collective"] + "/" + r["algorithm"] for r in rows)} on '
+                 f'{listing(r["fabric"] for r in rows)}, {listing(r.get("ranks", "?") for r in rows)}'
+                 " ranks: packet level vs alpha-beta twin")
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 
 
 def topoopt_cluster(doc, out, plt):
-    rows = [r for r in doc["rows"] if r["fabric"] != "topoopt-ocs"]
+    rows = need_rows(doc, ["fabric", "model"])
+    rows = [r for r in rows if r["fabric"] != "topoopt-ocs"]
+    if not rows:
+        raise PlotError("only topoopt-ocs rows: the plot compares fabrics with the ideal switch; "
+                        "run topoopt-cluster with --fabrics=topoopt,ideal (the --ocs row is "
+                        "left out of this plot)")
+    rows = need_rows(doc, ["iteration_s", "analytical_iteration_s"], rows)
+    lacking = [m for m in dict.fromkeys(r["model"] for r in rows)
+               if not any(r["model"] == m and r["fabric"] == "ideal" for r in rows)]
+    if lacking:
+        raise PlotError(f"no ideal-switch row for {', '.join(lacking)}: the plot shows iteration "
+                        "time relative to the ideal switch; add ideal to --fabrics "
+                        "(e.g. --fabrics=topoopt,fattree,ideal)")
     models = []
     fabrics = []
     for r in rows:
@@ -70,14 +126,22 @@ def topoopt_cluster(doc, out, plt):
     ax.set_ylabel("iteration time / ideal switch")
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
-    fig.suptitle("TopoOpt vs similar-cost fat-tree, ideal switch and expander")
+    rate = listing(f'{r["per_server_gbps"]:g}' for r in rows
+                   if r["fabric"] == "ideal" and isinstance(r.get("per_server_gbps"), (int, float)))
+    fig.suptitle(f"{', '.join(models)}: {' vs '.join(fabrics)}"
+                 + (f" (ideal switch: {rate} Gb/s per server)" if rate else ""))
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 
 
 def railonly_cost(doc, out, plt):
     """Cost and power reduction of rail-only vs rail-optimized over HB-domain size."""
-    rows = [r for r in doc["rows"] if r["design"] == "rail-only"]
+    rows = need_rows(doc, ["design", "gpus", "hb_domain"])
+    rows = [r for r in rows if r["design"] == "rail-only"]
+    if not rows:
+        raise PlotError("no rail-only rows: the plot shows rail-only's reduction against "
+                        "rail-optimized; run railonly-cost with its default designs")
+    rows = need_rows(doc, ["cost_reduction", "power_reduction"], rows)
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
     for gpus in sorted({r["gpus"] for r in rows}):
         pts = sorted((r for r in rows if r["gpus"] == gpus), key=lambda r: r["hb_domain"])
@@ -92,6 +156,9 @@ def railonly_cost(doc, out, plt):
         ax.grid(True, which="both", alpha=0.3)
     left.set_ylabel("reduction (%)")
     left.legend(fontsize=8)
+    radix = listing(r["radix"] for r in rows if "radix" in r)
+    fig.suptitle(f'Rail-only vs rail-optimized: {listing(sorted(r["gpus"] for r in rows))} GPUs'
+                 + (f", switch radix {radix}" if radix else ""), fontsize=10)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
 
@@ -99,8 +166,15 @@ def railonly_cost(doc, out, plt):
 def checkmate_recovery(doc, out, plt):
     """Checkpoint interval, repeated work after the failure and throughput overhead
     per scheme (mode=all), and Checkmate's iteration times with commit lag."""
-    modes = doc["modes"]
+    modes = doc.get("modes")
+    if not isinstance(modes, dict) or not isinstance(doc.get("summary"), dict):
+        raise PlotError("no \"modes\" and \"summary\": the plot compares every scheme; "
+                        "run checkmate-recovery with --mode=all")
     names = [m for m in ("checkmate", "gemini", "checkfreq", "none") if m in modes]
+    if not names:
+        raise PlotError("\"modes\" has none of checkmate, gemini, checkfreq, none; "
+                        "run checkmate-recovery with --mode=all")
+    need_rows(doc, ["throughput_overhead"], [modes[m] for m in names])
     fig, axes = plt.subplots(1, 3, figsize=(12, 4))
     interval = [modes[m]["checkpoint_interval_iterations"] or 0 for m in names]
     repeated = [modes[m]["repeated_iterations_after_failure"] or 0 for m in names]
@@ -163,7 +237,7 @@ def link_class_bars(ax, rows, names):
 def railonly_llm(doc, out, plt):
     """GPT/MoE iteration on rail-only, rail-optimized and fat-tree (and failures):
     packet-level vs closed form, and where the bytes went."""
-    rows = doc["rows"]
+    rows = need_rows(doc, ["fabric", "iteration_s", "analytical_iteration_s"])
     names = [r["fabric"] + ("" if r.get("failure", "none") == "none" else "\n" + r["failure"])
              for r in rows]
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -179,7 +253,8 @@ def railonly_llm(doc, out, plt):
 def training_cluster(doc, out, plt):
     """One job on each fabric: iteration time (packet-level and alpha-beta), network
     cost and power, and wire bytes by link class."""
-    rows = doc["rows"]
+    rows = need_rows(doc, ["fabric", "iteration_s", "analytical_iteration_s", "cost_usd",
+                           "power_w"])
     names = [r["fabric"] for r in rows]
     xs = list(range(len(rows)))
     fig, (a, b, c) = plt.subplots(1, 3, figsize=(13, 4.2))
@@ -205,7 +280,10 @@ def training_cluster(doc, out, plt):
 def compression_utility(doc, out, plt):
     """Time to target accuracy vs link bandwidth per scheme (left), and the same
     relative to the BF16 baseline (middle) and to FP32 (right, labelled)."""
-    rows = doc["rows"]
+    rows = need_rows(doc, ["scheme", "bandwidth_gbps", "workers", "parameters"])
+    if all(r.get("time_to_target_s") is None for r in rows):
+        raise PlotError("no row reached the target accuracy (time_to_target_s is null in "
+                        "every row): lower --targetAccuracy or train longer (--iterations)")
     schemes = []
     for r in rows:
         if r["scheme"] not in schemes:
@@ -237,6 +315,154 @@ def compression_utility(doc, out, plt):
     fig.savefig(out, dpi=120)
 
 
+# Seed flags a sweep averages over when --over does not name one (ns-3's RngRun first).
+SEED_COLUMNS = ("point.RngRun", "point.RngSeed", "point.seed", "point.run")
+# What a sweep plots when --y does not say: the first of these the rows have.
+VALUE_COLUMNS = ("simulated_s", "iteration_s", "time_to_target_s", "completion_s",
+                 "cost_reduction", "busbw_gbps")
+# Row columns that tell rows of one point apart (one row per fabric, scheme, ...).
+CASE_COLUMNS = ("case", "fabric", "scheme", "design", "mode", "model")
+PREFIXES = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "Ki": 2 ** 10,
+            "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40, "n": 1e-9, "u": 1e-6, "m": 1e-3}
+QUANTITY = re.compile(r"^([+-]?[0-9.]+(?:[eE][+-]?[0-9]+)?)\s*(Ki|Mi|Gi|Ti|[kKMGTnum])?(B|bps|b|s)?$")
+
+
+def quantity(text):
+    """A grid value as a number: 4096, 1.5, 64KiB, 100Gbps, 10us; None if it is not one."""
+    m = QUANTITY.match(text.strip())
+    if not m or (m.group(2) and not m.group(3) and m.group(2) in ("n", "u", "m")):
+        return None
+    try:
+        return float(m.group(1)) * PREFIXES[m.group(2) or ""]
+    except ValueError:
+        return None
+
+
+def read_sweep(path):
+    """merged.csv of utils/sweep: (columns, rows as dicts)."""
+    try:
+        with open(path, newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            columns = reader.fieldnames or []
+    except OSError as e:
+        raise PlotError(f"cannot read it: {e.strerror}") from None
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise PlotError(f"not a CSV file ({e}); give the merged.csv utils/sweep wrote") from None
+    if not columns or not rows:
+        raise PlotError("empty: no rows to plot; run the sweep first (utils/sweep ... --out DIR "
+                        "writes DIR/merged.csv)")
+    if not any(c.startswith("point.") for c in columns):
+        raise PlotError("no point.* columns: not a merged.csv of utils/sweep (plot an example's "
+                        "JSON with its own kind)")
+    return columns, rows
+
+
+def sweep(path, out, plt, opts):
+    """Mean of a value over the seeds of each grid point, with its spread, per series."""
+    columns, rows = read_sweep(path)
+    points = [c for c in columns if c.startswith("point.")]
+
+    def column(name, flag):
+        if name in columns:
+            return name
+        if "point." + name in columns:
+            return "point." + name
+        raise PlotError(f"{flag} {name}: no such column; columns: {', '.join(columns)}")
+
+    over = column(opts["over"], "--over") if opts["over"] else next(
+        (c for c in SEED_COLUMNS if c in columns), None)
+    if opts["x"]:
+        x = column(opts["x"], "--x")
+    else:
+        x = next((c for c in points if c != over), None)
+        if x is None:
+            raise PlotError(f"the grid varies only {over}: nothing for the x axis; add a grid "
+                            "flag (utils/sweep --grid FLAG=V1,V2) or name a column with --x")
+    if opts["y"]:
+        y = column(opts["y"], "--y")
+    else:
+        y = next((c for c in VALUE_COLUMNS if c in columns), None)
+        if y is None:
+            numeric = [c for c in columns if c not in points
+                       and all(quantity(r[c]) is not None for r in rows if r[c] != "")
+                       and any(r[c] != "" for r in rows)]
+            raise PlotError("no known value column; name the one to plot with --y "
+                            f"(numeric columns: {', '.join(numeric) or 'none'})")
+    if y == x or y == over:
+        raise PlotError(f"--y {y} is also the x axis or the seed; name a result column")
+    if opts["by"] is not None:
+        by = [column(c, "--by") for c in opts["by"].split(",") if c]
+    else:
+        by = [c for c in points if c not in (x, over)]
+        # Several rows per point (one per fabric, scheme, ...): those are series too.
+        keys = [tuple(r[c] for c in points) for r in rows]
+        for c in CASE_COLUMNS:
+            if c in columns and c not in by and len({(k, r[c]) for k, r in zip(keys, rows)}) > len(
+                    set(keys)):
+                by.append(c)
+
+    series = {}
+    for line, r in enumerate(rows, 2):
+        if r.get(y, "") == "":
+            continue
+        value = quantity(r[y])
+        if value is None:
+            raise PlotError(f"line {line}: {y} = '{r[y]}' is not a number; name a numeric "
+                            "column with --y")
+        key = ", ".join(f'{c.removeprefix("point.")}={r[c]}' for c in by)
+        series.setdefault(key, {}).setdefault(r[x], []).append(value)
+    if not series:
+        raise PlotError(f"no row has a value for {y}; name another column with --y")
+
+    xs_all = list(dict.fromkeys(r[x] for r in rows))
+    numeric = [quantity(v) for v in xs_all]
+    numeric_x = all(v is not None for v in numeric)
+    position = dict(zip(xs_all, numeric if numeric_x else range(len(xs_all))))
+    seeds = max(len(v) for s in series.values() for v in s.values())
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    print("series\t" + x.removeprefix("point.") + "\tn\tmean\tmin\tmax\tstd")
+    for key, by_x in series.items():
+        xv = sorted(by_x, key=lambda v: position[v])
+        px, mean, lo, hi, sd = [], [], [], [], []
+        for v in xv:
+            ys = by_x[v]
+            m = sum(ys) / len(ys)
+            s = math.sqrt(sum((q - m) ** 2 for q in ys) / (len(ys) - 1)) if len(ys) > 1 else 0.0
+            px.append(position[v])
+            mean.append(m)
+            lo.append(min(ys))
+            hi.append(max(ys))
+            sd.append(s)
+            print(f"{key or '-'}\t{v}\t{len(ys)}\t{m:.6g}\t{min(ys):.6g}\t{max(ys):.6g}\t{s:.6g}")
+        line, = ax.plot(px, mean, "o-", label=key or y)
+        if opts["spread"] == "std":
+            ax.errorbar(px, mean, yerr=sd, fmt="none", ecolor=line.get_color(), capsize=3)
+        else:
+            ax.fill_between(px, lo, hi, color=line.get_color(), alpha=0.2)
+    if numeric_x:
+        values = [position[v] for v in xs_all]
+        if min(values) > 0 and max(values) / min(values) >= 16:
+            binary = any(re.search(r"[KMGT]i", v) for v in xs_all)
+            ax.set_xscale("log", base=2 if binary else 10)
+        ax.set_xticks([position[v] for v in xs_all])
+        ax.set_xticklabels(xs_all, fontsize=8)
+    else:
+        ax.set_xticks(range(len(xs_all)))
+        ax.set_xticklabels(xs_all, fontsize=8)
+    ax.minorticks_off()
+    ax.set_xlabel(x.removeprefix("point."))
+    ax.set_ylabel(y)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    spread = "error bars: one standard deviation" if opts["spread"] == "std" else "band: min to max"
+    seeds_text = (f"mean over {seeds} values of {over.removeprefix('point.')} per point, {spread}"
+                  if over else "one run per point (no seed column; sweep --grid RngRun=1,2,3)")
+    fig.suptitle(f"{y} vs {x.removeprefix('point.')}\n{seeds_text}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 PLOTS = {
     "compression-utility": compression_utility,
     "collective-validation": collective_validation,
@@ -248,24 +474,97 @@ PLOTS = {
 }
 
 
-def main(argv):
-    if len(argv) != 4 or argv[1] not in PLOTS:
-        sys.stderr.write("error: usage: plot.py {%s} RESULTS.json OUT.png\n" % "|".join(PLOTS))
-        return 2
+# Kinds that draw one example's document: the document's "name" must be the kind.
+# (A kind that draws a section any example may write checks for that section.)
+EXAMPLE_KINDS = ("compression-utility", "collective-validation", "railonly-cost",
+                 "topoopt-cluster", "checkmate-recovery", "training-cluster", "railonly-llm")
+
+
+def parse_args(argv):
+    """(kind, input, output, sweep options); None after a usage error."""
+    kinds = [*PLOTS, "sweep"]
+    opts = {"x": None, "y": None, "over": None, "by": None, "spread": "minmax"}
+    positional = []
+    args = list(argv[1:])
+    ok = True
+    while args:
+        a = args.pop(0)
+        if not a.startswith("--"):
+            positional.append(a)
+            continue
+        name, eq, value = a[2:].partition("=")
+        if not eq and args:
+            value = args.pop(0)
+        ok &= name in opts and (bool(eq) or value != "")
+        opts[name] = value
+    kind = positional[0] if positional else None
+    ok &= len(positional) == 3 and kind in kinds and opts["spread"] in ("minmax", "std")
+    ok &= kind == "sweep" or list(opts.values()) == [None, None, None, None, "minmax"]
+    if not ok:
+        sys.stderr.write(f"error: usage: plot.py {{{'|'.join(kinds)}}} RESULTS.json OUT.png; "
+                         "plot.py sweep merged.csv OUT.png [--x COL] [--y COL] [--over COL] "
+                         "[--by COL,...] [--spread minmax|std]\n")
+        return None
+    return (*positional, opts)
+
+
+def draw(kind, path, out, plt, opts):
+    """Read the input, check it is of this kind, draw it; PlotError for what cannot be."""
+    if kind == "sweep":
+        sweep(path, out, plt, opts)
+        return
     try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise PlotError(f"cannot read it: {e.strerror}") from None
+    except ValueError as e:
+        raise PlotError(f"not JSON ({e}); give the --json file an example wrote (a sweep's "
+                        "merged.csv is plotted with the sweep kind)") from None
+    name = doc.get("name") if isinstance(doc, dict) else None
+    if not isinstance(name, str):
+        raise PlotError("not an example's results document (no \"name\"); give the --json "
+                        "file an example wrote")
+    if kind in EXAMPLE_KINDS and name != kind:
+        fix = (f"plot it with: plot.py {name} {path} OUT.png" if name in PLOTS
+               else f"no kind draws it (kinds: {', '.join(PLOTS)})")
+        raise PlotError(f"a {name} document, not {kind}; {fix}")
+    try:
+        PLOTS[kind](doc, out, plt)
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError) as e:
+        raise PlotError(f"the {kind} plot cannot read this document ({type(e).__name__}: {e}); "
+                        f"was it written by this version of {kind}?") from None
+
+
+class LazyPyplot:
+    """matplotlib.pyplot, imported when a plot first draws: input that cannot be drawn
+    is refused before the (slow) import."""
+
+    def __getattr__(self, name):
         import matplotlib
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot
+        return getattr(matplotlib.pyplot, name)
+
+
+def main(argv):
+    parsed = parse_args(argv)
+    if parsed is None:
+        return 2
+    kind, path, out, opts = parsed
+    plt = LazyPyplot()
+    try:
+        draw(kind, path, out, plt, opts)
     except ImportError:
         sys.stderr.write("plot: matplotlib is not installed (utils/setup.sh installs it); no PNG\n")
         return 3
-    try:
-        with open(argv[2]) as f:
-            doc = json.load(f)
-    except (OSError, ValueError) as e:
-        sys.stderr.write(f"error: cannot read {argv[2]}: {e}\n")
+    except PlotError as e:
+        sys.stderr.write(f"error: {path}: {e}\n")
         return 1
-    PLOTS[argv[1]](doc, argv[3], plt)
+    except OSError as e:
+        sys.stderr.write(f"error: cannot write {out}: {e.strerror}; check that its folder "
+                         "exists and is writable\n")
+        return 1
     return 0
 
 

@@ -20,6 +20,7 @@ packages=(
   libboost-dev libboost-graph-dev libeigen3-dev nlohmann-json3-dev
   libgtest-dev
   python3 python3-matplotlib         # utils/plot and the examples' PNGs
+  tshark                             # tests: pcap captures decode as IPv4/UDP
 )
 
 missing=()
@@ -36,6 +37,10 @@ else
   SUDO=""
   if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
+  # tshark pulls in wireshark-common, which asks whether non-root users may capture;
+  # answer no beforehand (the tests only read files).
+  echo "wireshark-common wireshark-common/install-setuid boolean false" |
+    $SUDO debconf-set-selections
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

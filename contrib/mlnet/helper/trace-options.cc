@@ -1,9 +1,11 @@
 #include "trace-options.h"
 
+#include "ns3/capture-log.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/log.h"
-#include "ns3/point-to-point-helper.h"
+#include "ns3/pcap-capture.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-helper.h"
 
 #include <set>
 #include <stdexcept>
@@ -59,6 +61,9 @@ TraceOptions::AddToCommandLine(CommandLine& cmd)
     cmd.AddValue("pcap",
                  "write pcap traces with this file prefix (<prefix>-<node>-<device>.pcap)",
                  pcap);
+    cmd.AddValue("pcapSnapLen",
+                 "bytes --pcap keeps of each frame (default 64: the headers; 0 = whole frames)",
+                 pcapSnapLen);
     cmd.AddValue("pcapClass",
                  "link class whose devices --pcap captures (default: the rank NICs)",
                  pcapClass);
@@ -77,7 +82,8 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
     uint32_t k = ++m_state->simulations;
     if (!pcap.empty())
     {
-        NetDeviceContainer devices;
+        // (device, link class) of every device to capture
+        std::vector<std::pair<Ptr<PointToPointNetDevice>, std::string>> devices;
         std::set<std::string> classes;
         std::set<uint32_t> rankNodes;
         for (uint32_t r = 0; r < cluster->GetNRanks(); ++r)
@@ -87,24 +93,16 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
         for (const ClusterLink& l : cluster->GetLinks())
         {
             classes.insert(l.linkClass);
-            if (!pcapClass.empty())
-            {
-                if (l.linkClass == pcapClass)
-                {
-                    devices.Add(l.devA);
-                    devices.Add(l.devB);
-                }
-                continue;
-            }
             for (Ptr<PointToPointNetDevice> d : {l.devA, l.devB})
             {
-                if (rankNodes.count(d->GetNode()->GetId()))
+                if (pcapClass.empty() ? rankNodes.count(d->GetNode()->GetId()) > 0
+                                      : l.linkClass == pcapClass)
                 {
-                    devices.Add(d);
+                    devices.emplace_back(d, l.linkClass);
                 }
             }
         }
-        if (!pcapClass.empty() && devices.GetN() == 0)
+        if (!pcapClass.empty() && devices.empty())
         {
             std::string valid;
             for (const std::string& c : classes)
@@ -114,9 +112,24 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
             throw std::invalid_argument("--pcapClass=" + pcapClass +
                                         ": this fabric has no such link class; valid: " + valid);
         }
-        PointToPointHelper p2p;
-        p2p.EnablePcap(k > 1 ? pcap + "-sim" + std::to_string(k) : pcap, devices);
-        NS_LOG_INFO("pcap on " << devices.GetN() << " devices, prefix " << pcap);
+        PcapCapture::CheckSnapLength(pcapSnapLen, "--pcapSnapLen");
+        const FabricSpec& spec = cluster->GetFabricSpec();
+        std::string prefix = k > 1 ? pcap + "-sim" + std::to_string(k) : pcap;
+        for (const auto& [device, linkClass] : devices)
+        {
+            std::string file = PcapHelper().GetFilenameFromDevice(prefix, device);
+            auto capture = Create<PcapCapture>(file, pcapSnapLen, spec.dataPath == "fast");
+            capture->Attach(device);
+            CaptureLog::Record({file,
+                                spec.kind,
+                                spec.dataPath,
+                                k,
+                                device->GetNode()->GetId(),
+                                device->GetIfIndex(),
+                                linkClass,
+                                capture->GetSnapLength()});
+        }
+        NS_LOG_INFO("pcap on " << devices.size() << " devices, prefix " << prefix);
     }
     if (!flowmon.empty() && cluster->GetFabricSpec().dataPath == "fast")
     {

@@ -5,7 +5,11 @@
  *
  * Pcap: one file per device, <prefix>-<node>-<device>.pcap (ns-3's naming), for every
  * device of the links of one link class (--pcapClass, e.g. host-tor, rail, nvlink) or,
- * by default, the devices of the rank (GPU/host) nodes.
+ * by default, the devices of the rank (GPU/host) nodes. Timestamps are in nanoseconds,
+ * each frame is cut to --pcapSnapLen bytes (default 64, the headers), and fast-path
+ * frames are written as the IPv4/UDP frames they stand for (PcapCapture). Each file is
+ * recorded in the CaptureLog, so the run's results JSON names it ("captures") with its
+ * fabric and simulation.
  * FlowMonitor: installed on every node of the cluster; the XML is written when the
  * simulation is destroyed (Simulator::Destroy), so a run that fails writes nothing.
  * A program that runs several simulations gets one XML and one set of pcap files per
@@ -25,7 +29,7 @@ namespace ns3
 {
 
 /**
- * \brief --pcap, --pcapClass and --flowmon, and their wiring onto a Cluster.
+ * \brief --pcap, --pcapClass, --pcapSnapLen and --flowmon, and their wiring onto a Cluster.
  *
  * Copies share their state, so a program that copies its options per simulation
  * still numbers its FlowMonitor files in order.
@@ -35,16 +39,18 @@ class TraceOptions
 public:
     TraceOptions();
 
-    std::string pcap;      //!< pcap file prefix; empty = no pcap
-    std::string pcapClass; //!< link class whose devices are captured; empty = rank NICs
-    std::string flowmon;   //!< FlowMonitor XML file; empty = no FlowMonitor
+    std::string pcap;         //!< pcap file prefix; empty = no pcap
+    std::string pcapClass;    //!< link class whose devices are captured; empty = rank NICs
+    uint32_t pcapSnapLen{64}; //!< bytes kept of each captured frame; 0 = whole frames
+    std::string flowmon;      //!< FlowMonitor XML file; empty = no FlowMonitor
 
-    /// \brief Register --pcap, --pcapClass and --flowmon on a CommandLine.
+    /// \brief Register --pcap, --pcapClass, --pcapSnapLen and --flowmon on a CommandLine.
     void AddToCommandLine(CommandLine& cmd);
     /**
      * \brief Enable what the flags ask for on this cluster's devices and nodes.
      * Call after the fabric is built and before Simulator::Run. Throws
-     * std::invalid_argument for a link class the cluster does not have.
+     * std::invalid_argument for a link class the cluster does not have or a snap
+     * length that keeps less than the headers.
      */
     void Attach(Ptr<Cluster> cluster) const;
     /// \return the FlowMonitor files written so far, in order

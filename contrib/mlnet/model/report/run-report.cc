@@ -29,7 +29,7 @@ namespace
 {
 
 const std::set<std::string> kReserved =
-    {"name", "meta", "rows", "wall_s", "simulated_s", "events", "events_per_s"};
+    {"name", "meta", "rows", "captures", "wall_s", "simulated_s", "events", "events_per_s"};
 
 /// Write text to path through a temporary file in the same directory and a rename.
 void
@@ -150,7 +150,8 @@ Microseconds(Time t)
 
 RunReport::RunReport(const std::string& name)
     : m_name(name),
-      m_wallStart(std::chrono::steady_clock::now())
+      m_wallStart(std::chrono::steady_clock::now()),
+      m_firstCapture(CaptureLog::Count())
 {
 }
 
@@ -289,6 +290,15 @@ RunReport::ToJson() const
     for (const auto& [k, v] : m_sections.items())
     {
         doc[k] = v;
+    }
+    std::vector<CaptureFile> captures = CaptureLog::Since(m_firstCapture);
+    if (!captures.empty())
+    {
+        doc["captures"] = nlohmann::json::array();
+        for (const CaptureFile& f : captures)
+        {
+            doc["captures"].push_back(CaptureLog::ToJson(f));
+        }
     }
     doc["wall_s"] = c.wallSeconds;
     doc["simulated_s"] = c.simulatedSeconds;

@@ -6,7 +6,9 @@
  * object per measured case, the table a researcher plots), optional extra
  * sections (per-iteration records, per-collective records, bytes per link
  * class, ...), and always the cost of the run: wall seconds, simulated seconds,
- * simulator events executed and events per wall second.
+ * simulator events executed and events per wall second. The capture files (pcap)
+ * opened while the report existed are listed in "captures" (CaptureLog), each with
+ * its fabric and simulation.
  *
  * Files are written atomically (a temporary file in the same directory, then
  * rename), so an error never leaves a half-written result behind.
@@ -16,6 +18,7 @@
 #ifndef MLNET_RUN_REPORT_H
 #define MLNET_RUN_REPORT_H
 
+#include "ns3/capture-log.h"
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/training-driver.h"
@@ -74,7 +77,7 @@ public:
     void SetFabricSpec(const FabricSpec& spec);
     /**
      * \brief Set a top-level section (e.g. "iterations", "collectives").
-     * Throws std::invalid_argument for the reserved keys (name, meta, rows, wall_s,
+     * Throws std::invalid_argument for the reserved keys (name, meta, rows, captures, wall_s,
      * simulated_s, events, events_per_s).
      */
     void Set(const std::string& key, const nlohmann::json& value);
@@ -155,6 +158,7 @@ private:
     uint64_t m_eventBaseline{0};
     double m_closedSimulated{0}; //!< simulated seconds of closed simulations
     uint64_t m_closedEvents{0};  //!< events of closed simulations
+    std::size_t m_firstCapture;  //!< CaptureLog position when the report was made
     bool m_stopped{false};
     Cost m_frozen;
 };
