@@ -17,6 +17,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/command-line.h"
+#include "ns3/monitor-options.h"
 
 #include <memory>
 #include <string>
@@ -35,9 +36,10 @@ class TraceOptions
 public:
     TraceOptions();
 
-    std::string pcap;      //!< pcap file prefix; empty = no pcap
-    std::string pcapClass; //!< link class whose devices are captured; empty = rank NICs
-    std::string flowmon;   //!< FlowMonitor XML file; empty = no FlowMonitor
+    std::string pcap;        //!< pcap file prefix; empty = no pcap
+    std::string pcapClass;   //!< link class whose devices are captured; empty = rank NICs
+    std::string flowmon;     //!< FlowMonitor XML file; empty = no FlowMonitor
+    MonitorOptions monitors; //!< --timeline, --linkMonitor, --messages (MonitorOptions)
 
     /// \brief Register --pcap, --pcapClass and --flowmon on a CommandLine.
     void AddToCommandLine(CommandLine& cmd);
@@ -45,8 +47,11 @@ public:
      * \brief Enable what the flags ask for on this cluster's devices and nodes.
      * Call after the fabric is built and before Simulator::Run. Throws
      * std::invalid_argument for a link class the cluster does not have.
+     * \param cluster the cluster
+     * \param name names this simulation's monitor files (MonitorOptions::FileFor), e.g.
+     * the fabric of a program that runs several; empty: numbered
      */
-    void Attach(Ptr<Cluster> cluster) const;
+    void Attach(Ptr<Cluster> cluster, const std::string& name = "") const;
     /// \return the FlowMonitor files written so far, in order
     std::vector<std::string> WrittenFiles() const;
 

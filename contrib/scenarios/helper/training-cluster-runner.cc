@@ -347,7 +347,7 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
                                "rail switches is not implemented)";
         }
         r.detail = detail.str();
-        c.traces.Attach(cluster);
+        c.traces.Attach(cluster, fabric); // monitor files named by fabric
         double analytical = 0;
         r.iterationS = TopoOptClusterRunner::RunIterations(cluster,
                                                            profile,
