@@ -5,6 +5,7 @@
 #include "example-process.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -221,6 +222,20 @@ TEST(MonitorsExample, TrainingClusterTimelineFollowsTheTraceEventSchema)
         EXPECT_EQ(log.size(), messages);
         EXPECT_EQ(logBytes, messageBytes);
         ExpectLinkMonitorConserves(links, (*row)["bytes_by_link_class"], 0.0);
+    }
+    // The plot kinds read the files the JSON names (skipped without matplotlib, which
+    // utils/setup.sh installs).
+    if (std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0)
+    {
+        for (const std::string kind : {"link-utilization", "queue-depth", "message-times"})
+        {
+            std::string png = out + "/" + kind + ".png";
+            std::string cmd = "/usr/bin/python3 " + std::string(MLNET_SOURCE_DIR) +
+                              "/utils/plot.py " + kind + " " + out + "/training-cluster.json " +
+                              png;
+            EXPECT_EQ(std::system(cmd.c_str()), 0) << kind;
+            EXPECT_GT(fs::file_size(png), 10000u) << kind;
+        }
     }
     fs::remove_all(out);
 }

@@ -11,6 +11,8 @@
  * A program that runs several simulations gets one XML and one set of pcap files per
  * simulation: the first at the given name or prefix, the k-th with "-k" before the
  * extension (XML) or "-simk" after the prefix (pcap: <prefix>-sim2-<node>-<device>.pcap).
+ * The run monitors (--timeline, --linkMonitor, --messages) are MonitorOptions, held
+ * here so that every scenario taking these flags takes them too.
  */
 #ifndef MLNET_TRACE_OPTIONS_H
 #define MLNET_TRACE_OPTIONS_H
