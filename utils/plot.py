@@ -5,8 +5,10 @@ Usage: utils/plot.py KIND RESULTS.json OUT.png
        utils/plot.py sweep DIR/merged.csv OUT.png [--x COL] [--y COL] [--over COL]
                      [--by COL,...] [--spread minmax|std]
 KIND names the example: collective-validation, railonly-cost, topoopt-cluster,
-checkmate-recovery, training-cluster, compression-utility, railonly-llm; or sweep,
-the merged.csv of utils/sweep: the mean of a value over the seeds of each grid point
+checkmate-recovery, training-cluster, compression-utility, railonly-llm; a monitor of
+any example run with --linkMonitor / --messages: link-utilization, queue-depth,
+message-times (they plot the files the JSON names under "outputs"); or sweep, the
+merged.csv of utils/sweep: the mean of a value over the seeds of each grid point
 (--over, default point.RngRun), with its spread.
 
 Input it cannot draw (a document of another kind, no rows, a field missing) is one
@@ -463,6 +465,73 @@ def sweep(path, out, plt, opts):
     fig.savefig(out, dpi=120)
 
 
+def monitor_files(doc, kind):
+    """The monitor CSVs a results document names (outputs.<kind>), read as dicts."""
+    files = doc.get("outputs", {}).get(kind, [])
+    if not files:
+        raise PlotError(f"the results name no {kind} file; run the example with "
+                        f"--{'linkMonitor' if kind == 'link_monitor' else kind}=FILE")
+    out = []
+    for name in files:
+        try:
+            with open(name) as f:
+                out.append((name, list(csv.DictReader(f))))
+        except OSError as e:
+            raise PlotError(f"cannot read its {kind} file {name}: {e.strerror}") from None
+    return out
+
+
+def link_series(rows, column, reduce):
+    """time (us) and per-class values of a link monitor column, per-link rows reduced."""
+    per_class = {}
+    for r in rows:
+        per_class.setdefault(r["link_class"], {}).setdefault(float(r["time_us"]), []).append(
+            float(r[column]))
+    return {c: (sorted(v), [reduce(v[t]) for t in sorted(v)]) for c, v in per_class.items()}
+
+
+def link_monitor_plot(doc, out, plt, column, per_link_column, reduce, ylabel):
+    files = monitor_files(doc, "link_monitor")
+    fig, axes = plt.subplots(len(files), 1, figsize=(8, 2.6 * len(files)), squeeze=False)
+    for ax, (name, rows) in zip(axes[:, 0], files):
+        per_link = rows and "link" in rows[0]
+        for cls, (t, v) in sorted(link_series(rows, per_link_column if per_link else column,
+                                              reduce).items()):
+            ax.step(t, v, where="pre", lw=1, label=cls)  # a row holds over its interval
+        ax.set_title(name.split("/")[-1], fontsize=9)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    axes[-1, 0].set_xlabel("simulated time (us)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
+def link_utilization(doc, out, plt):
+    link_monitor_plot(doc, out, plt, "utilization", "utilization",
+                      lambda v: sum(v) / len(v), "mean utilization per class")
+
+
+def queue_depth(doc, out, plt):
+    link_monitor_plot(doc, out, plt, "max_queue_packets", "queue_packets", max,
+                      "deepest queue (packets)")
+
+
+def message_times(doc, out, plt):
+    files = monitor_files(doc, "messages")
+    fig, ax = plt.subplots(figsize=(8, 3.2))
+    for name, rows in files:
+        ax.scatter([float(r["end_us"]) for r in rows], [float(r["duration_us"]) for r in rows],
+                   s=4, label=name.split("/")[-1])
+    ax.set_xlabel("delivered at (simulated us)")
+    ax.set_ylabel("message completion time (us)")
+    ax.set_yscale("log")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+
+
 PLOTS = {
     "compression-utility": compression_utility,
     "collective-validation": collective_validation,
@@ -471,6 +540,9 @@ PLOTS = {
     "checkmate-recovery": checkmate_recovery,
     "training-cluster": training_cluster,
     "railonly-llm": railonly_llm,
+    "link-utilization": link_utilization,
+    "queue-depth": queue_depth,
+    "message-times": message_times,
 }
 
 

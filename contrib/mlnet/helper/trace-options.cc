@@ -4,6 +4,8 @@
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/log.h"
 #include "ns3/pcap-capture.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/run-outputs.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
 
@@ -18,6 +20,7 @@ NS_LOG_COMPONENT_DEFINE("MlnetTraceOptions");
 struct TraceOptions::State
 {
     uint32_t simulations{0};          //!< Attach calls with FlowMonitor on
+    uint32_t monitored{0};            //!< Attach calls with a MonitorOptions monitor on
     std::vector<std::string> written; //!< XML files written
 };
 
@@ -29,23 +32,6 @@ Time
 StopGrace()
 {
     return MilliSeconds(1);
-}
-
-/// "out.xml", k -> "out-k.xml" (k >= 2); the first simulation keeps the name.
-std::string
-NumberedName(const std::string& name, uint32_t k)
-{
-    if (k <= 1)
-    {
-        return name;
-    }
-    std::string::size_type dot = name.rfind('.');
-    std::string::size_type slash = name.rfind('/');
-    if (dot == std::string::npos || (slash != std::string::npos && dot < slash))
-    {
-        return name + "-" + std::to_string(k);
-    }
-    return name.substr(0, dot) + "-" + std::to_string(k) + name.substr(dot);
 }
 
 } // namespace
@@ -68,12 +54,17 @@ TraceOptions::AddToCommandLine(CommandLine& cmd)
                  "link class whose devices --pcap captures (default: the rank NICs)",
                  pcapClass);
     cmd.AddValue("flowmon", "write a FlowMonitor XML to this file", flowmon);
+    monitors.AddToCommandLine(cmd);
 }
 
 void
-TraceOptions::Attach(Ptr<Cluster> cluster) const
+TraceOptions::Attach(Ptr<Cluster> cluster, const std::string& name) const
 {
     NS_ASSERT(cluster);
+    if (monitors.Any())
+    {
+        monitors.Attach(cluster, ++m_state->monitored, name);
+    }
     if (pcap.empty() && flowmon.empty())
     {
         return;
@@ -140,7 +131,7 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
     {
         auto helper = std::make_shared<FlowMonitorHelper>();
         helper->Install(cluster->GetAllNodes());
-        std::string file = NumberedName(flowmon, k);
+        std::string file = MonitorOptions::FileFor(flowmon, k, "");
         std::shared_ptr<State> state = m_state;
         // FlowMonitor checks for lost packets every second, forever: the run would
         // never run out of events. It stops StopGrace() after the workload is done, so
@@ -149,9 +140,11 @@ TraceOptions::Attach(Ptr<Cluster> cluster) const
                                             MakeCallback(+[]() { Simulator::Stop(StopGrace()); }));
         // Written when the simulation is destroyed: after a complete run, never
         // half-way through one.
-        Simulator::ScheduleDestroy([helper, file, state]() {
+        Simulator::ScheduleDestroy([helper, file, state, cluster]() {
             helper->SerializeToXmlFile(file, true, true);
             state->written.push_back(file);
+            RunOutputs::AddFile("flowmon", file);
+            RunOutputs::AddFlows(MonitorOptions::FlowsWithRanks(*helper, cluster, file));
         });
     }
 }

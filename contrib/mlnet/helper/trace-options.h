@@ -15,12 +15,15 @@
  * A program that runs several simulations gets one XML and one set of pcap files per
  * simulation: the first at the given name or prefix, the k-th with "-k" before the
  * extension (XML) or "-simk" after the prefix (pcap: <prefix>-sim2-<node>-<device>.pcap).
+ * The run monitors (--timeline, --linkMonitor, --messages) are MonitorOptions, held
+ * here so that every scenario taking these flags takes them too.
  */
 #ifndef MLNET_TRACE_OPTIONS_H
 #define MLNET_TRACE_OPTIONS_H
 
 #include "ns3/cluster.h"
 #include "ns3/command-line.h"
+#include "ns3/monitor-options.h"
 
 #include <memory>
 #include <string>
@@ -43,6 +46,7 @@ public:
     std::string pcapClass;    //!< link class whose devices are captured; empty = rank NICs
     uint32_t pcapSnapLen{64}; //!< bytes kept of each captured frame; 0 = whole frames
     std::string flowmon;      //!< FlowMonitor XML file; empty = no FlowMonitor
+    MonitorOptions monitors;  //!< --timeline, --linkMonitor, --messages (MonitorOptions)
 
     /// \brief Register --pcap, --pcapClass, --pcapSnapLen and --flowmon on a CommandLine.
     void AddToCommandLine(CommandLine& cmd);
@@ -51,8 +55,11 @@ public:
      * Call after the fabric is built and before Simulator::Run. Throws
      * std::invalid_argument for a link class the cluster does not have or a snap
      * length that keeps less than the headers.
+     * \param cluster the cluster
+     * \param name names this simulation's monitor files (MonitorOptions::FileFor), e.g.
+     * the fabric of a program that runs several; empty: numbered
      */
-    void Attach(Ptr<Cluster> cluster) const;
+    void Attach(Ptr<Cluster> cluster, const std::string& name = "") const;
     /// \return the FlowMonitor files written so far, in order
     std::vector<std::string> WrittenFiles() const;
 

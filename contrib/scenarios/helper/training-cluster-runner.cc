@@ -367,7 +367,7 @@ Train(const Job& job,
       TrainingClusterResult& r)
 {
     const TrainingClusterConfig& c = job.c;
-    job.c.traces.Attach(cluster);
+    c.traces.Attach(cluster, r.fabric); // monitor files named by fabric
     double analytical = 0;
     r.iterationS = TopoOptClusterRunner::RunIterations(cluster,
                                                        job.profile,

@@ -5,6 +5,7 @@
 #include "ns3/nstime.h"
 #include "ns3/process-runtime.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <set>
@@ -32,6 +33,12 @@ Collective::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&Collective::m_reduceTimePerByte),
                           MakeDoubleChecker<double>(0.0))
+            .AddAttribute("Label",
+                          "What this collective is, for monitors and timelines (e.g. the "
+                          "training task's name); empty: <collective>-<algorithm>.",
+                          StringValue(""),
+                          MakeStringAccessor(&Collective::m_label),
+                          MakeStringChecker())
             .AddTraceSource("Start",
                             "The collective started.",
                             MakeTraceSourceAccessor(&Collective::m_startTrace),
@@ -171,7 +178,11 @@ Collective::Start()
     }
     m_started = true;
     m_start = Simulator::Now();
-    m_channel = m_transport->RegisterChannel(MakeCallback(&Collective::Receive, this));
+    m_channel = m_transport->RegisterChannel(MakeCallback(&Collective::Receive, this), GetLabel());
+    if (Ptr<Cluster> cluster = m_transport->GetCluster())
+    {
+        cluster->NotifyObjectBound(this);
+    }
     m_startTrace(this);
     DoStart();
 }
@@ -279,6 +290,18 @@ Time
 Collective::GetDuration() const
 {
     return m_end - m_start;
+}
+
+std::string
+Collective::GetLabel() const
+{
+    return m_label.empty() ? GetCollectiveName() + "-" + GetAlgorithmName() : m_label;
+}
+
+void
+Collective::SetLabel(const std::string& label)
+{
+    m_label = label;
 }
 
 double

@@ -156,6 +156,10 @@ public:
      * Valid after Setup. The bytes per message equal what the packet-level run sends.
      */
     virtual std::vector<CollectiveStep> GetSchedule() const = 0;
+    /// \return the Label attribute, or "<collective>-<algorithm>" when it is empty
+    std::string GetLabel() const;
+    /// \brief Set the Label attribute (before Start: the channel is registered with it).
+    void SetLabel(const std::string& label);
     /// \return the reduction time per byte (gamma) in use
     double GetReductionTimePerByte() const;
     /// \return the communicator (member i is rank i of the vector)
@@ -190,6 +194,7 @@ protected:
     std::vector<Eigen::VectorXf> m_in;  //!< real inputs (empty when virtual)
     std::vector<Eigen::VectorXf> m_out; //!< real outputs
     double m_reduceTimePerByte{0};      //!< attribute ReductionTimePerByte (gamma, s/B)
+    std::string m_label;                //!< attribute Label
 
 private:
     void Receive(const Message& msg);

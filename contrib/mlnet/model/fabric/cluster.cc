@@ -31,7 +31,13 @@ Cluster::GetTypeId()
                                             "iterations) finished; periodic monitors such "
                                             "as FlowMonitor stop the run here.",
                                             MakeTraceSourceAccessor(&Cluster::m_workloadDoneTrace),
-                                            "ns3::Cluster::WorkloadDoneCallback");
+                                            "ns3::Cluster::WorkloadDoneCallback")
+                            .AddTraceSource("ObjectBound",
+                                            "An object working on the cluster started (a "
+                                            "transport, collective or training driver); "
+                                            "monitors connect to its trace sources here.",
+                                            MakeTraceSourceAccessor(&Cluster::m_objectBoundTrace),
+                                            "ns3::Cluster::ObjectBoundCallback");
     return tid;
 }
 
@@ -43,6 +49,12 @@ Cluster::NotifyWorkloadDone()
 {
     NS_LOG_FUNCTION(this);
     m_workloadDoneTrace();
+}
+
+void
+Cluster::NotifyObjectBound(Ptr<Object> object)
+{
+    m_objectBoundTrace(object);
 }
 
 void

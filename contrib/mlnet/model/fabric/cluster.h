@@ -218,6 +218,15 @@ public:
     void NotifyWorkloadDone();
     /// Signature of the WorkloadDone trace source.
     typedef void (*WorkloadDoneCallback)();
+    /**
+     * \brief Say that an object working on this cluster has started: a transport (at
+     * its first message), a collective (at Start), a training driver (at Start). It
+     * fires the ObjectBound trace, through which monitors (MessageLog,
+     * TimelineWriter) find the objects whose trace sources they need.
+     */
+    void NotifyObjectBound(Ptr<Object> object);
+    /// Signature of the ObjectBound trace source.
+    typedef void (*ObjectBoundCallback)(Ptr<Object> object);
 
 protected:
     void DoDispose() override;
@@ -250,7 +259,8 @@ private:
 
     /// Fires when a link is failed: link id.
     TracedCallback<uint32_t> m_linkFailedTrace;
-    TracedCallback<> m_workloadDoneTrace; //!< the workload finished
+    TracedCallback<> m_workloadDoneTrace;           //!< the workload finished
+    TracedCallback<Ptr<Object>> m_objectBoundTrace; //!< a transport, collective, driver started
 };
 
 } // namespace ns3

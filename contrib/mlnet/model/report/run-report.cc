@@ -3,6 +3,7 @@
 #include "ns3/log.h"
 #include "ns3/process-runtime.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/run-outputs.h"
 #include "ns3/simulator.h"
 #include "ns3/version-defines.h"
 
@@ -300,6 +301,7 @@ RunReport::ToJson() const
             doc["captures"].push_back(CaptureLog::ToJson(f));
         }
     }
+    RunOutputs::AddTo(doc); // --timeline, --linkMonitor, --messages, --flowmon
     doc["wall_s"] = c.wallSeconds;
     doc["simulated_s"] = c.simulatedSeconds;
     doc["events"] = c.events;

@@ -26,7 +26,13 @@ MessageTransport::GetTypeId()
             .AddTraceSource("Deliver",
                             "A whole message arrived at its receiver.",
                             MakeTraceSourceAccessor(&MessageTransport::m_deliverTrace),
-                            "ns3::MessageTransport::DeliverTracedCallback");
+                            "ns3::MessageTransport::DeliverTracedCallback")
+            .AddTraceSource("MessageDelivered",
+                            "A whole message arrived at its receiver: the message (ranks, "
+                            "channel, tag, bytes, sent and delivered times) and the label "
+                            "of its channel (the collective or task it belongs to).",
+                            MakeTraceSourceAccessor(&MessageTransport::m_messageDeliveredTrace),
+                            "ns3::MessageTransport::MessageDeliveredTracedCallback");
     return tid;
 }
 
@@ -37,6 +43,7 @@ void
 MessageTransport::DoDispose()
 {
     m_channels.clear();
+    m_labels.clear();
     m_packetHooks.clear();
     m_cluster = nullptr;
     Object::DoDispose();
@@ -72,10 +79,18 @@ MessageTransport::ApplyPacketHook(const Message& msg, uint64_t offset, Ptr<Packe
 }
 
 uint32_t
-MessageTransport::RegisterChannel(ReceiveCallback handler)
+MessageTransport::RegisterChannel(ReceiveCallback handler, const std::string& label)
 {
     m_channels.push_back(handler);
+    m_labels.push_back(label);
     return static_cast<uint32_t>(m_channels.size() - 1);
+}
+
+const std::string&
+MessageTransport::GetChannelLabel(uint32_t channel) const
+{
+    static const std::string none;
+    return channel < m_labels.size() ? m_labels[channel] : none;
 }
 
 void
@@ -114,6 +129,13 @@ MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
 {
     NS_ASSERT_MSG(src != dst, "a rank does not send to itself");
     m_bytesSent += bytes;
+    if (!m_announced && m_cluster)
+    {
+        // On the first message, so monitors attached to the cluster (TraceOptions)
+        // connect to this transport's traces before anything is delivered.
+        m_announced = true;
+        m_cluster->NotifyObjectBound(this);
+    }
     m_sendTrace(src, dst, bytes);
 }
 
@@ -170,6 +192,7 @@ MessageTransport::Deliver(const Message& msg)
     m_bytesDelivered += msg.bytes;
     ++m_messagesDelivered;
     m_deliverTrace(msg);
+    m_messageDeliveredTrace(msg, m_labels[msg.channel]);
     m_channels[msg.channel](msg);
 }
 

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -96,9 +97,16 @@ public:
 
     /**
      * \brief Register the handler of a channel; every message on it goes there.
+     * \param handler receives every message of the channel
+     * \param label what the channel carries (a collective's or task's name), reported
+     * with each of its messages by the MessageDelivered trace
      * \return the channel number to pass to Send
      */
-    uint32_t RegisterChannel(ReceiveCallback handler);
+    uint32_t RegisterChannel(ReceiveCallback handler, const std::string& label = "");
+    /// \return the label a channel was registered with ("" when none or unknown)
+    const std::string& GetChannelLabel(uint32_t channel) const;
+    /// Signature of the MessageDelivered trace: the whole message, its channel's label.
+    typedef void (*MessageDeliveredTracedCallback)(const Message& msg, const std::string& label);
     /// \brief Remove a channel's handler (messages arriving later are an error).
     void UnregisterChannel(uint32_t channel);
 
@@ -151,12 +159,15 @@ protected:
 
 private:
     std::vector<ReceiveCallback> m_channels;
+    std::vector<std::string> m_labels; //!< by channel
+    bool m_announced{false};           //!< told the cluster (Cluster::NotifyObjectBound)
     std::unordered_map<uint32_t, PacketHook> m_packetHooks; //!< channel -> hook
     uint64_t m_bytesSent{0};
     uint64_t m_bytesDelivered{0};
     uint64_t m_messagesDelivered{0};
-    TracedCallback<uint32_t, uint32_t, uint64_t> m_sendTrace; //!< src, dst, bytes
-    TracedCallback<const Message&> m_deliverTrace;            //!< whole message
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_sendTrace;                   //!< src, dst, bytes
+    TracedCallback<const Message&> m_deliverTrace;                              //!< whole message
+    TracedCallback<const Message&, const std::string&> m_messageDeliveredTrace; //!< + label
 };
 
 } // namespace ns3

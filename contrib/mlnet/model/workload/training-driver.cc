@@ -185,6 +185,7 @@ TrainingDriver::CreateCollectives() const
                                         "'; use a name the creator knows");
         }
         c->Setup(m_transport, d.ranks, d.bytes);
+        c->SetLabel(t.name);
         if (m_configure)
         {
             m_configure(t.id, c);
@@ -219,8 +220,12 @@ TrainingDriver::Start()
     if (hasSend)
     {
         m_sendChannel =
-            m_transport->RegisterChannel(MakeCallback(&TrainingDriver::ReceiveSend, this));
+            m_transport->RegisterChannel(MakeCallback(&TrainingDriver::ReceiveSend, this), "send");
         m_channelRegistered = true;
+    }
+    if (m_transport && m_transport->GetCluster())
+    {
+        m_transport->GetCluster()->NotifyObjectBound(this);
     }
     m_started = true;
     Simulator::ScheduleNow(&TrainingDriver::StartIteration, this);
