@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Packet-hops per wall second: the same ring all-reduce traffic (a) through the
 // mlnet stack on its IPv4 data path (ideal switch, UdpMessageTransport, RingAllReduce),
 // (b) the same on mlnet's fast data path (FabricHelper::SetDataPath("fast")) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // main() of every GoogleTest binary of the project. The simulator runs at
 // picosecond resolution so that serialization times (9002 B at 100 Gb/s =
 // 720.16 ns) are exact in golden-value tests. Time::SetResolution may be called

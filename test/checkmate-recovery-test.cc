@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The checkmate-recovery example as a user runs it: every scheme measured in one
 // invocation, a failure recovered from the shadows, determinism, and one error
 // line for bad input.

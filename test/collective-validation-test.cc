@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Integration tests of collectives over real fabrics and transports, against
 // their analytical models, and of the collective-validation example as a user
 // runs it (exit codes, error lines, deterministic JSON).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The compression-utility example as a user runs it: the rows the issue asks for,
 // determinism, and one clear error line for impossible settings.
 #include "example-process.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Distributed runs, as a user starts them: the distributed-collective example as one
 // process and under `mpirun -np 2` / `-np 4` (ns-3's distributed simulator over MPI)
 // must report the same completion time of every member, to the picosecond, and the

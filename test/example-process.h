@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Helpers for integration tests that run an example binary as a user would:
 // capture its exit status, stdout and stderr, read its JSON, and compare runs
 // with the wall-clock fields removed.

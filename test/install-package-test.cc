@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The installable package as a user meets it: `cmake --install` into a prefix, then
 // the tutorial's own scenario (doc/tutorial/my-scenario) configured with
 // find_package(mlnet), built against that prefix, and run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The run monitors as a user gets them (--timeline, --linkMonitor, --messages): the
 // default scenario's Chrome trace-event timeline checked against its schema and the
 // run, the link monitor against the link registry, the message log against the

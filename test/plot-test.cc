@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // utils/plot.py as a user runs it: input it cannot draw (another kind's document, no
 // rows, a missing field, a topoopt run without the ideal row, a malformed file, an
 // empty or foreign CSV) is one "error:" line and exit 1, found before matplotlib is

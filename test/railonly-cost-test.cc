@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The railonly-cost example: rows for both designs, the reduction range, bad input.
 #include "example-process.h"
 

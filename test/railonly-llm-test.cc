@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The railonly-llm example as a user runs it: every fabric at a tiny size, MoE,
 // a failed rail switch, determinism, and one error line for bad input.
 #include "example-process.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // --level on every example: the implemented levels run, an unknown or unimplemented
 // one is one error line; the flow level of collective-validation is the twin alone.
 #include "example-process.h"

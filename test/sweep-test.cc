@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // utils/sweep as a user runs it: a 4-point grid over an example's flags, one result
 // file per point, resumption after a point is deleted, the merged CSV, and the Slurm
 // job array it emits for clusters.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The topoopt-cluster example as a user runs it, at test size (8 servers, one
 // iteration, a scaled-down model): one row per fabric with packet-level and
 // analytical times, determinism, the OCS mode's counters, and one error line for

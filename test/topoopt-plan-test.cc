@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The topoopt-plan example as a user runs it: a plan for a shipped model, the
 // report's fields, determinism under a fixed seed, 128 servers in seconds, and one
 // error line for bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The training-cluster example (the default scenario) as a user runs it, at a tiny
 // size: every fabric, every output file, determinism, one error line for bad input.
 #include "example-process.h"

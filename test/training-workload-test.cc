@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The training-workload example as a user runs it: per-iteration packet-level and
 // analytical times, identical iterations, clear errors for bad workloads.
 #include "example-process.h"

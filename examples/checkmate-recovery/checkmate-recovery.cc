@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Checkmate against CheckFreq, Gemini and no checkpointing, on one real
 // data-parallel job with real gradients in its packets: checkpoint interval,
 // throughput overhead against the no-checkpoint run of the same invocation,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Collective validation: one collective on one fabric, packet-level and analytical,
 // side by side — or, with --sweep, a documented grid of sizes and fabrics.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // End-to-end utility of gradient compression: real data-parallel training over a
 // packet-level ideal switch with one scheme (or a bandwidth x scheme sweep), against
 // the 16-bit baseline (BF16) and, labelled, FP32. See contrib/compression/doc/compression.md.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Distributed collective: one collective (or one per rail, concurrently) on a fat-tree,
 // an ideal switch or a rail-only fabric, run as one process or split over MPI processes
 // with ns-3's distributed simulator. The results are the same either way; only the wall

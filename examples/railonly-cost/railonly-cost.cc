@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Network cost and power of rail-only against the rail-optimized Clos across GPU
 // counts and HB-domain sizes (RailCostModel), with the reduction per case.
 //

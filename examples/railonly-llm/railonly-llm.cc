@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A GPT-style model (dense, or MoE with --moe) trained with Megatron TP/PP/DP on
 // rail-only vs rail-optimized (and an NVLink fat-tree) at packet level, with the
 // closed-form Megatron model and the alpha-beta twin beside every iteration time,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Packet-level training iterations of one model on TopoOpt (strategy and topology
 // co-optimized), the similar-cost fat-tree, the ideal switch (d x B per server) and
 // a random-regular expander, with the analytical iteration time beside each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // TopoOpt's co-optimization for one job: the strategy search (MCMC over embedding
 // placements) alternating with the topology finder; writes the plan and prints its
 // degree, diameter, rings and the predicted iteration time.

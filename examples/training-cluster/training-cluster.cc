@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The default scenario: one training job (BERT, data-parallel, scaled down) on a
 // fat-tree, TopoOpt over optical circuits and rail-only with HB domains, packet level
 // with the analytical time beside it, network cost and power, bytes by link class and

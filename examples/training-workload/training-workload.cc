@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // A data-parallel training job from a JSON workload file, run for a few
 // iterations at packet level on any fabric, with the analytical iteration time
 // beside every iteration.

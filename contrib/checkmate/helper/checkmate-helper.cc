@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "checkmate-helper.h"
 
 #include "ns3/gradient-tag.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CheckmateHelper: wires Checkmate onto a training job running on an mlnet
  * Cluster (ideal switch or fat-tree): a GradientMirror on every switch, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "checkmate-runner.h"
 
 #include "ns3/check-freq-policy.h"

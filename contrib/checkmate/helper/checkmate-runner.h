@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CheckmateRunner: the checkmate-recovery scenario as a reusable harness.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "check-freq-policy.h"
 
 #include "ns3/boolean.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CheckFreqPolicy: the checkpoint-interval rule of CheckFreq (Mohan et al.,
  * FAST'21), as coded in msr-fiddle/CheckFreq (cf_iterator.py).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GeminiPolicy: the checkpoint frequency of Gemini (Wang et al., SOSP'23), which
  * checkpoints to peers' CPU memory and schedules the checkpoint traffic into

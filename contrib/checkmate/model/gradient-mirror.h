@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GradientMirror: the mirroring rule of a Checkmate switch.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GradientTag: the label a Checkmate-aware collective puts on every packet of
  * gradient traffic, so that a switch can match it: job, iteration, bucket, ring

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "shadow-cluster.h"
 
 #include "ns3/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ShadowCluster: the shadow nodes of one training job, their commit barrier,
  * their repair path and the recovery service that streams the checkpoint back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "shadow-node.h"
 
 #include "ns3/data-parallel-trainer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ShadowNode: a Checkmate shadow, an application on a CPU node attached to the
  * fabric, that keeps one shard (a contiguous parameter range) of the model and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Checkmate on a real data-parallel job (ideal switch, real gradients in the
 // packets): the shadow copy is bit-identical to the workers after every committed
 // iteration, replicate-once mirrors exactly S bytes per iteration, mirroring does

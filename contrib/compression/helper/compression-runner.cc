@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "compression-runner.h"
 
 #include "ns3/bf16-codec.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CompressionRunner: end-to-end utility of gradient compression (issue 7).
  *

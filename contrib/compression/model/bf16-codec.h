@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Bf16Codec: the 16-bit baseline: dense bf16 (or fp16) all-reduce.
  *

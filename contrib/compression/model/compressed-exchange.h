@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CompressedExchange: one gradient exchange through a GradientCodec, on the timeline.
  *

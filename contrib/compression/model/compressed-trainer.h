@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CompressedTrainer: data-parallel training whose gradient exchange is compressed.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "compression-cost-model.h"
 
 #include "ns3/collective-closed-forms.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CompressionCostModel: the analytical twin of compressed gradient exchanges.
  *

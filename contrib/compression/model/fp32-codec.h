@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Fp32Codec: no compression, the FP32 contrast (not the baseline: that is BF16).
  *

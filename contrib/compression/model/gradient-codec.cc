@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "gradient-codec.h"
 
 #include "ns3/double.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GradientCodec: base of the gradient-compression schemes of the collective layer.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PackedRingAllReduce: ring all-reduce of packed low-precision values.
  *

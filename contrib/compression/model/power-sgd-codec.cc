@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "power-sgd-codec.h"
 
 #include "ns3/boolean.h"

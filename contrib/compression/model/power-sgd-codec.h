@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PowerSgdCodec: PowerSGD low-rank compression (Vogels et al., NeurIPS 2019), rank r,
  * with error feedback; all-reduce compatible (two all-reduces).

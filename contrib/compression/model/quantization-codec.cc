@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "quantization-codec.h"
 
 #include "ns3/integer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * QuantizationCodec: all-reduce compatible uniform quantization with a shared scale
  * (THC-style, without the randomized Hadamard transform).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "top-k-codec.h"
 
 #include "ns3/boolean.h"

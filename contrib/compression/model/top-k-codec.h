@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TopKCodec: TopK sparsification sent by all-gather, with error feedback.
  *

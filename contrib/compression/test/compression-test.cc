@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Gradient compression (issue 7): codecs, compressed exchanges over the packet
 // network with real encoded values, the analytical twin and the compressed trainer.
 #include "ns3/bf16-codec.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CollectiveRunner: one collective on one cluster, at packet level and with its
  * analytical twin, as a single call — what a validation scenario repeats for every

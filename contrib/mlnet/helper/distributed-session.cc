@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "distributed-session.h"
 
 #include "ns3/global-value.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DistributedSession: one scenario run as several MPI processes with ns-3's own
  * distributed simulator.

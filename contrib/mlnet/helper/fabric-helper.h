@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FabricHelper: what every fabric helper shares — link parameters, node
  * creation with the internet stack and flow-hash routing, link creation with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-options.h"
 
 #include "ns3/distributed-session.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FabricOptions: the fabric a scenario asks for, as command-line flags, turned into a
  * FabricRequest and built by the FabricRegistry. Every example that lets its user pick

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FabricRegistry: every fabric of the suite, built by name from one typed request.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FatTreeHelper: a Clos fabric of 2 or 3 switch tiers built from switches of one
  * radix k, with an oversubscription ratio r at the ToR.

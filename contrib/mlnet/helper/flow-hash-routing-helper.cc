@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "flow-hash-routing-helper.h"
 
 #include "ns3/flow-hash-routing.h"

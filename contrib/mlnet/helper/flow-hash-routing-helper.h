@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FlowHashRoutingHelper: installs FlowHashRouting on nodes through
  * InternetStackHelper::SetRoutingHelper, seeding each node's hash from its node id

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * GraphFabricHelper: any fabric given as a JSON edge list.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * IdealSwitchHelper: N ranks on one non-blocking output-queued switch. Every rank
  * has one link to the switch ("host-tor"); any permutation runs at line rate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MonitorOptions: the flags of the run monitors -- a Chrome trace-event timeline, a
  * link utilization and queue monitor, a per-message log -- and their wiring onto a

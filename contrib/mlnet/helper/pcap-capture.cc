@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "pcap-capture.h"
 
 #include "ns3/boolean.h"

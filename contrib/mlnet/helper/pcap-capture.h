@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PcapCapture: one pcap file of one point-to-point device, written the way a user
  * reads it in Wireshark or tshark.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RunLevel: how a scenario is run, chosen with --level by every example.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TorusHelper: a k-ary n-dimensional torus (wraparound links) or mesh (none)
  * whose nodes are the ranks themselves: each rank forwards transit traffic, as

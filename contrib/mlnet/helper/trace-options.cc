@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "trace-options.h"
 
 #include "ns3/capture-log.h"

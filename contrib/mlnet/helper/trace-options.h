@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TraceOptions: the standard ns-3 traces a user expects from any scenario — pcap
  * files of chosen devices and a FlowMonitor XML — as command-line flags, attached to

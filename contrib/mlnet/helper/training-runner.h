@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TrainingRunner: a data-parallel training workload (TrainingWorkload, a JSON
  * file) run for N iterations on a cluster at packet level by the TrainingDriver,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the dependency-aware alpha-beta twin (AlphaBetaModel::Predict): the
  * schedule carries the engine's dependencies (ScheduledMessage chain/step/reduce),

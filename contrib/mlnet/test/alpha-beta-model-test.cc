@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of AlphaBetaModel: packetization, the uncontended message time (by hand and
  * against ns-3 point-to-point), and the step model on small hand-built fabrics (star,

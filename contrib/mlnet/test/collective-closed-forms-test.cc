@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of CollectiveClosedForms: the closed forms against textbook numbers and
  * against each other (the step model's agreement with them is in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Collectives at packet level: real-valued all-reduces over UdpMessageTransport
  * on an ideal switch and on a torus (healthy and with a failed link), checked

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of mlnet's collective algorithms over a small fake transport (delivery
  * after bytes*8/R + latency, FIFO per sender NIC), so that they do not depend on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // The real training task: backpropagation against finite differences, optimizer
 // rules by hand and on shards, and data-parallel training over a simulated ideal
 // switch with the gradients' real values in the packets: identical workers,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // FabricRegistry: fabrics by name are the helpers' fabrics, every common parameter
 // reaches the built cluster, and bad names and impossible requests fail clearly.
 #include "ns3/core-module.h"

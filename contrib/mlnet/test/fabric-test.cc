@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Fabric helpers and flow-hash routing: timing from first principles, route
 // shapes, ECMP spreading, failures and bad input.
 #include "ns3/core-module.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The fast data path (FabricHelper::SetDataPath("fast"): FastForwarding on every
  * node, UdpMessageTransport over frames instead of sockets) against first

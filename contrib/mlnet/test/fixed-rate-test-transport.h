@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Test support shared by the mlnet unit tests: a MessageTransport without packets.
 // A message leaves its sender's NIC after the messages queued before it (FIFO per
 // sender), at the sender's rate, and arrives a fixed latency after its last byte

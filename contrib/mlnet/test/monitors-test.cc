@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // MessageLog, LinkMonitor and the transports' MessageDelivered trace on a small
 // fat-tree: the log holds exactly what the transport delivered (UDP and TCP alike),
 // labelled by channel; the link monitor stops when nothing else is left to simulate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of Packetization: W(m) = m + ceil(m/P)*O and F1 = min(m, P) + O against the
  * formula over a sweep of sizes and packetizations, the fluid (real-size) functions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PcapCapture and the pcap part of TraceOptions: fast-path frames are written as the
  * IPv4/UDP frames they stand for (checked with tshark, the decoder users read them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of PriceTable (the shipped table, lookup by part, speed and ports, the
  * replacement file by attribute and environment, errors naming file, field and fix)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // RoutePreference hook of RoutePlanner: narrows multi-link next-hop sets to what the
 // preference keeps, never adds links, and leaves sets alone when its answer is empty.
 #include "ns3/cluster.h"

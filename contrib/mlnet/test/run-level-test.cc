@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // RunLevel: level names, defaults and the message for a level a scenario lacks.
 #include "ns3/run-level.h"
 

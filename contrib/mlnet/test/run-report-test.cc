@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Tests of RunReport: the JSON document, atomic writes, CSV and the printed table.
 #include "ns3/run-report.h"
 #include "ns3/simulator.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // TraceOptions: pcap files of the chosen devices and a FlowMonitor XML written when
 // the simulation is destroyed, holding the flows the collective sent.
 #include "ns3/collective-runner.h"

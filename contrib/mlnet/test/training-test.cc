@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Tests of IterationGraph, TrainingDriver and TrainingWorkload.
 //
 // Communication runs over a test transport whose times are exact: a message of

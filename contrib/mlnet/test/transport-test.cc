@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of UdpMessageTransport and TcpMessageTransport on small hand-built
  * networks (two hosts on one link, or hosts around one router). Golden values

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * HbDomainHelper: one high-bandwidth (HB) domain alone — K GPUs joined by a
  * non-blocking NVSwitch node over links of class "nvlink" (per-GPU rate and delay

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * LlmTrainingRunner: the railonly-llm scenario's logic. Builds a rail fabric
  * (rail-only, rail-optimized or the NVLink fat-tree), optionally fails a rail switch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RailFabricHelper: what the rail fabrics share — D HB domains of K GPUs, each
  * domain a non-blocking NVSwitch node joined to its K GPUs by links of class

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "rail-only-helper.h"
 
 #include "ns3/fabric-registry.h"

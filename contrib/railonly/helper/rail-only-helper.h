@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RailOnlyHelper: the Rail-only fabric of Wang, Ghobadi et al. (HOTI'24).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RailOptimizedHelper: the rail-optimized baseline (NVIDIA DGX SuperPOD style).
  *

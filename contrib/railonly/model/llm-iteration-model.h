@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * LlmIterationModel: closed-form iteration time of an LlmWorkload (Megatron-LM
  * TP/PP/DP, optional MoE) on a rail fabric, the analytical number printed beside

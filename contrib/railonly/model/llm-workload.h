@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * LlmWorkload: one training iteration of a GPT-style model under Megatron-LM's
  * TP/PP/DP parallelism (and optional MoE expert all-to-all), written as an mlnet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MegatronMapper: Megatron-LM's placement of tensor- (TP), pipeline- (PP) and
  * data-parallel (DP) ranks on the GPUs of a rail fabric.

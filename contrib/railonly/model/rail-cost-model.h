@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RailCostModel: switch, link and transceiver counts, equipment cost and power of
  * rail-only and rail-optimized GPU fabrics.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "rail-route-preference.h"
 
 #include "ns3/cluster.h"

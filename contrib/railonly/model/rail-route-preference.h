@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RailRoutePreference: the cross-rail forwarding policy of rail fabrics, as a
  * RoutePreference that mlnet's RoutePlanner applies to its next-hop tables.

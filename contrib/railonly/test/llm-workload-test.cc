@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Megatron mapper, LLM workload graph, closed-form model, and packet-level runs on
 // rail fabrics: exact groups, the FLOP formula, zero spine bytes for rail-aligned
 // dense GPT, rail-only = rail-optimized for dense GPT, the two-phase all-to-all's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // RailCostModel: Clos switch counts (1, 2, 3 tiers), the DGX SuperPOD B300 table,
 // cost and power of rail-only vs rail-optimized against hand calculations, the
 // reduction range over cluster and HB-domain sizes, the JSON table, and bad input.

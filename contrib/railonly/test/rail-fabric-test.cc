@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // Rail fabrics: structure (HB domains, rails, tiers), cross-rail forwarding policies
 // (every route walked in the RoutePlanner tables), collectives at packet level, and
 // bad input.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TrainingClusterRunner: one training job on a fat-tree, TopoOpt and rail-only,
  * packet level and analytical, with cost, power, bytes by link class and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TrainingClusterRunner: the default scenario (examples/training-cluster). One
  * training job -- a topoopt ModelProfile (default: BERT, scaled down) trained

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // One price table for every module: a replacement PriceTable file (here named by
 // MLNET_PRICE_TABLE, as a user would) moves topoopt's CostModel and railonly's
 // RailCostModel -- and so every cost TrainingClusterRunner prints -- together.

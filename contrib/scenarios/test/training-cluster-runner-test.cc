@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // TrainingClusterRunner's configuration checks and fabric list parsing (no simulation;
 // the end-to-end runs are in test/training-cluster-test.cc).
 #include "ns3/training-cluster-runner.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DirectConnectHelper: builds a TopoOpt direct-connect fabric from a TopologyPlan.
  *

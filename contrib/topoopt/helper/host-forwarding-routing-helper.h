@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * HostForwardingRoutingHelper: installs HostForwardingRouting through
  * InternetStackHelper::SetRoutingHelper, with the flow-hash seed derived from the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "topoopt-cluster-runner.h"
 
 #include "ns3/alpha-beta-model.h"

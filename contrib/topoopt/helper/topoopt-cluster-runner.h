@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TopoOptClusterRunner: packet-level training iterations of a model on TopoOpt and
  * on its baselines, with the analytical iteration time beside each.

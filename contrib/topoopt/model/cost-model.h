@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CostModel: equipment cost of TopoOpt and of its electrical baselines, per server.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DirectConnectFabric: the live state of a TopoOpt direct-connect fabric built by
  * DirectConnectHelper, aggregated to its Cluster

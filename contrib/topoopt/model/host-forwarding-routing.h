@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * HostForwardingRouting: mlnet's flow-hash routing on a server that also relays
  * transit traffic, as TopoOpt's hosts do (there is no packet switch in a

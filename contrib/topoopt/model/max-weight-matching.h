@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MaxWeightMatching: maximum-weight perfect matching among a set of servers,
  * through Boost.Graph's maximum_weighted_matching (Edmonds' blossom algorithm).

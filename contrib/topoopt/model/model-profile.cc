@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "model-profile.h"
 
 #include "ns3/data-file.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ModelProfile: a DNN model as TopoOpt's strategy search and cluster runs see it,
  * read from JSON (workloads/models/<name>.json, schema in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * OcsPortChannel: the fibre between one server port and its optical circuit switch.
  *

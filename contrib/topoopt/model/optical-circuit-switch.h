@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * OpticalCircuitSwitch: one optical plane of a TopoOpt fabric (a patch panel or an OCS).
  *

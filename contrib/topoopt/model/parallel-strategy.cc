@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "parallel-strategy.h"
 
 #include "ns3/log.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ParallelStrategy: TopoOpt's per-layer parallelization choice for one job on n
  * servers, and the training iteration it implies.

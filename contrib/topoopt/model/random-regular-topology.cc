@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "random-regular-topology.h"
 
 #include "ns3/boolean.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RandomRegularTopology: the random d-regular ("expander") baseline of TopoOpt.
  *

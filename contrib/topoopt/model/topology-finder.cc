@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "topology-finder.h"
 
 #include "ns3/boolean.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TopologyFinder: TopoOpt's topology and routing plan for one training job.
  *

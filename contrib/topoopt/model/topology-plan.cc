@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "topology-plan.h"
 
 #include <boost/graph/adjacency_list.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TopologyPlan: a TopoOpt direct-connect topology, as data.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TopoOptSearch: TopoOpt's alternating optimization of the parallelization
  * strategy and the topology (FlexNet's FFModel::optimize, NSDI'23 Sec. 4).

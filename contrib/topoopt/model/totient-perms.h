@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TotientPerms: the candidate ring permutations of TopoOpt (Wang et al., NSDI'23).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of CostModel (per-server formulas, similar-cost solver, JSON price
  * overrides) and of RandomRegularTopology (d-regular, connected, simple,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DirectConnectHelper: TopoOpt fabrics as mlnet Clusters. A ring all-reduce over
  * UDP on a TopologyFinder plan matches the alpha-beta twin; host relays add

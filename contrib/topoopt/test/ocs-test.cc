@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * OpticalCircuitSwitch: a live circuit times exactly like a point-to-point link;
  * nothing crosses a dark port; Drop / Buffer / DrainThenSwitch counters and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the TopoOpt topology finder: TotientPerms candidates against Euler's
  * totient counted by brute force, ring structure (one cycle per offset class),

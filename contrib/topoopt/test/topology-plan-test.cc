@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of TopologyPlan: circuit bookkeeping (parallel circuits counted), BFS
  * helpers on hand-built plans, the JSON round trip and the rejection of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of the model profiles, the parallelization strategy and TopoOpt's strategy
  * search: shipped profiles load with the byte counts of their published

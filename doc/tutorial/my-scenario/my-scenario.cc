@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // My scenario: one collective (default: pairwise all-to-all of 4 MiB per rank) across
 // 16 GPUs on a 2-tier fat-tree whose ToRs may be oversubscribed, at packet level and
 // with the alpha-beta twin beside it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * AllToAll: what every all-to-all algorithm shares — the personalized exchange's
  * sizes and buffers. bytes is what each member sends to each other member.

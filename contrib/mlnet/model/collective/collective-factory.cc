@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "collective-factory.h"
 
 #include "ns3/direct-all-to-all.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CollectiveFactory: creates a collective from the names scripts and JSON use
  * ("allreduce" + "ring", "alltoall" + "pairwise", ...), so a scenario can take

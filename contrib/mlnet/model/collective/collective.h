@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Collective: base of every collective operation (all-reduce, all-gather, ...).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * HalvingDoublingAllReduce: Rabenseifner's all-reduce, recursive-halving
  * reduce-scatter followed by recursive-doubling all-gather (Thakur, Rabenseifner

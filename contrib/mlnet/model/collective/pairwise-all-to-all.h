@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PairwiseAllToAll: all-to-all personalized exchange. bytes is what each member
  * sends to each other member.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RingAllGather: ring all-gather (MPICH/NCCL). bytes is the size of the gathered
  * result; member i contributes chunk i (bytes/N, split as evenly as possible).

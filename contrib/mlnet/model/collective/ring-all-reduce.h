@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RingAllReduce: the bandwidth-optimal ring all-reduce (reduce-scatter, then
  * all-gather), as NCCL and Baidu's ring-allreduce run it.

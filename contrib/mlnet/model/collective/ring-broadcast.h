@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RingBroadcast: broadcast of a long message by scatter + ring all-gather
  * (van de Geijn; Thakur, Rabenseifner and Gropp 2005; MPICH's

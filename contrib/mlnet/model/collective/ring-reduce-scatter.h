@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RingReduceScatter: ring reduce-scatter (MPICH/NCCL). bytes is the size of the
  * full vector every member holds; member i ends with chunk i of the sum.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * SendRecv: point-to-point messages between members, all sent at once. bytes is
  * the size of each message. Default: member 0 sends to member 1; SetPairs gives

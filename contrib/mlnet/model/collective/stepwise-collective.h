@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * StepwiseCollective: the execution engine shared by mlnet's collective algorithms.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TorusAllReduce: dimension-ordered bidirectional ring all-reduce on a k-ary
  * n-D torus (the "bucket" algorithm; Jain & Sabharwal, ICS 2010; TPU pods).

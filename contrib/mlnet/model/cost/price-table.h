@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * PriceTable: the one table of prices (USD) and power (W) of the network parts the
  * suite prices, read from a JSON file the user can replace.

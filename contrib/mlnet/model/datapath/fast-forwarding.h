@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FastForwarding: table-driven frame forwarding of mlnet's fast data path.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FastFrameHeader: the network header of mlnet's fast data path.
  *

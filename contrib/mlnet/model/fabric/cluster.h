@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Cluster: the training cluster as the rest of mlnet sees it.
  *

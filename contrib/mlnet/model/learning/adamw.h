@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * AdamW: Adam with decoupled weight decay (Loshchilov & Hutter), PyTorch's
  * formulation: m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2;

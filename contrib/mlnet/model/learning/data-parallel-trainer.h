@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DataParallelTrainer: real data-parallel training over the simulated network.
  *

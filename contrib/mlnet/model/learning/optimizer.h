@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Optimizer: base of the element-wise optimizers that update a flat parameter
  * vector from an averaged gradient (SgdMomentum, AdamW), with a step counter and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RealModel: a small real neural network (a one-hidden-layer perceptron with tanh,
  * or multinomial logistic regression when Hidden = 0) trained on real data, so

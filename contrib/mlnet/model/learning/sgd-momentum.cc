@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "sgd-momentum.h"
 
 #include "ns3/double.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * SgdMomentum: stochastic gradient descent with heavy-ball momentum and L2
  * weight decay, PyTorch's formulation: buf = mu*buf + (g + wd*theta);

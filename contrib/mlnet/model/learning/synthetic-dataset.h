@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * SyntheticDataset: a seeded, learnable classification data set for RealModel.
  *

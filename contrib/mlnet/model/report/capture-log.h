@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CaptureLog: the capture files (pcap) a program's traces have opened, in order, so
  * that a results document can name each one with the fabric and simulation it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "link-monitor.h"
 
 #include "ns3/boolean.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * LinkMonitor: link utilization and queue depth of a Cluster over time, sampled
  * every Interval and streamed to a CSV file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MessageLog: every message a transport delivers on a Cluster, one CSV row each:
  * source and destination ranks, bytes, the label of its channel (the collective or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RunOutputs: the side files a run wrote (timeline, link monitor, message log,
  * FlowMonitor XML) and the FlowMonitor flows mapped to ranks, kept for the run's

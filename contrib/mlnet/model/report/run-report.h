@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RunReport: the results of one run, as one JSON document plus CSV tables.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TimelineWriter: what every rank of a Cluster did, as a Chrome trace-event JSON
  * file (opens in Perfetto, ui.perfetto.dev, and chrome://tracing).

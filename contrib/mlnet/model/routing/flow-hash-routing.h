@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * FlowHashRouting: table-driven IPv4 forwarding for training fabrics.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "route-planner.h"
 
 #include "ns3/fast-forwarding.h"

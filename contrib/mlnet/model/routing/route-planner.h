@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RoutePlanner: computes, from a Cluster's link registry, the set of next-hop
  * links from every node towards every rank, and installs them into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * RoutePreference: a policy hook that narrows RoutePlanner's next-hop sets.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * DataFile: where the suite's shipped data files are on this machine -- the price
  * table (contrib/mlnet/data/prices.json), the model profiles (workloads/models/) and

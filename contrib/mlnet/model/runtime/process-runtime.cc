@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "process-runtime.h"
 
 #include <type_traits>

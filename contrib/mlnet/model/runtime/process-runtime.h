@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * ProcessRuntime: what the models need to know of the processes a run is split
  * over -- is the run distributed, which process is this, which one writes results --

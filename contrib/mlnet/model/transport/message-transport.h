@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MessageTransport: delivers messages (byte counts, optionally with real bytes)
  * between ranks of a Cluster. It is the only way collectives put traffic on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MlnetFrameHeader: the frame header that TcpMessageTransport puts in front of
  * every message in a TCP byte stream (src rank, channel, tag, flags, bytes; 24

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * MlnetTransportHeader: the header of every packet of UdpMessageTransport.
  *

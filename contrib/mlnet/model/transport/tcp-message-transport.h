@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TcpMessageTransport: messages over ns-3 TCP sockets, one connection per
  * ordered pair of ranks.

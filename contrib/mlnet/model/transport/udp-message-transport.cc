@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 #include "udp-message-transport.h"
 
 #include "ns3/inet-socket-address.h"

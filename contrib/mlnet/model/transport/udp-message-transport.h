@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * UdpMessageTransport: a line-rate message transport over UDP/IPv4.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * AlphaBetaModel: see alpha-beta-model.h for what is modelled and what is left out.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * AlphaBetaModel: the analytical (alpha-beta) twin of every collective on every fabric.
  *

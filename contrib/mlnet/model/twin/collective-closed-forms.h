@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * CollectiveClosedForms: closed-form times and bounds of collectives from the
  * literature, for reports and as cross-checks of the twin and of packet-level runs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Packetization: how a message of m application bytes goes on the wire, as the
  * analytical models (AlphaBetaModel, the closed-form iteration models of the seed

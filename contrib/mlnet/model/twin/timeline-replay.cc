@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TimelineReplay: see timeline-replay.h for what is modelled and what is left out.
  *

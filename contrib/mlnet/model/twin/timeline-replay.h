@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TimelineReplay: the dependency-aware fluid replay of a collective's schedule, the
  * engine of AlphaBetaModel::Predict / PredictTimeline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * IterationGraph: one training iteration written down as a task graph.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TrainingDriver: runs an IterationGraph on the ns-3 simulator, iteration after
  * iteration, and records what happened.

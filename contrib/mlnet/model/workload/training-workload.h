@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * TrainingWorkload: a data-parallel training job read from JSON (schema in
  * contrib/mlnet/doc/workload.md) and turned into an IterationGraph.
