@@ -6,6 +6,9 @@
 #   <dir>/bin/<example>                     the example programs
 #   <dir>/share/mlnet/<module>/data/        data the models read (mlnet: prices.json)
 #   <dir>/share/mlnet/workloads/            training workloads and model profiles
+#   <dir>/share/mlnet/utils/plot.py         the figures' script (the examples' PNGs)
+# Installed programs read data only there (DataFile, or $MLNET_DATA_DIR), never the
+# source tree: the prefix can be moved and the source tree deleted.
 # A scenario built against the package links mlnet::<module>; the package finds the
 # same ns-3 3.37 this build used (Debian's or the optimized prefix) and Boost, Eigen
 # and nlohmann-json.
@@ -51,3 +54,6 @@ endforeach()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/workloads/
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mlnet/workloads
         PATTERN "__pycache__" EXCLUDE)
+# The plotting script the examples run for their PNGs (DataFile::Find("utils/plot.py")).
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/utils/plot.py
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mlnet/utils)

@@ -12,10 +12,10 @@
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/plot-script.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
-#include <cstdlib>
 #include <iostream>
 
 using namespace ns3;
@@ -86,6 +86,13 @@ main(int argc, char* argv[])
     return RunReport::Main([&] {
         const RunLevel runLevel = level.Get();
         report.SetMeta("level", ToString(runLevel));
+        for (const std::string& path : {json, csv})
+        {
+            if (!path.empty())
+            {
+                RunReport::PrepareOutput(path); // before the run, not after it
+            }
+        }
         for (auto& point : points)
         {
             point.second.level = runLevel;
@@ -111,10 +118,7 @@ main(int argc, char* argv[])
         if (sweep && !json.empty())
         {
             std::string png = json.substr(0, json.rfind('.')) + ".png";
-            // Debian's interpreter, where utils/setup.sh installed matplotlib.
-            std::string plot = std::string("/usr/bin/python3 ") + MLNET_SOURCE_DIR +
-                               "/utils/plot.py collective-validation '" + json + "' '" + png + "'";
-            if (std::system(plot.c_str()) == 0)
+            if (PlotScript::Draw("collective-validation", json, png))
             {
                 std::cout << "plot: " << png << std::endl;
             }

@@ -8,11 +8,11 @@
 //       --fabrics=fattree,topoopt,railonly --out=results/training-cluster
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/plot-script.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/training-cluster-runner.h"
 
-#include <cstdlib>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -82,16 +82,12 @@ main(int argc, char* argv[])
         runner.Run(report, &std::cout);
         report.Finish(std::cout, json, csv);
         std::string png = out + "/training-cluster.png";
-        if (plot)
+        std::string why;
+        if (plot && !PlotScript::Draw("training-cluster", json, png, &why))
         {
-            std::string cmdline = std::string("/usr/bin/python3 ") + MLNET_SOURCE_DIR +
-                                  "/utils/plot.py training-cluster '" + json + "' '" + png + "'";
-            if (std::system(cmdline.c_str()) != 0)
-            {
-                png = "(no PNG: /usr/bin/python3 with matplotlib is needed)";
-            }
+            png = "(no PNG: " + why + ")";
         }
-        else
+        else if (!plot)
         {
             png = "(no PNG: --plot=false)";
         }

@@ -6,6 +6,7 @@
 //   training-workload --workload=workloads/training/mlp-small.json \
 //       --fabric=fattree --ranks=16 --iterations=3 --json=train.json
 #include "ns3/core-module.h"
+#include "ns3/data-file.h"
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
@@ -19,7 +20,7 @@ int
 main(int argc, char* argv[])
 {
     FabricOptions fabric;
-    std::string workload = std::string(MLNET_SOURCE_DIR) + "/workloads/training/mlp-small.json";
+    std::string workload; // default: the shipped workloads/training/mlp-small.json
     std::string transport = "udp";
     uint32_t iterations = 3;
     std::string json;
@@ -28,7 +29,8 @@ main(int argc, char* argv[])
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     cmd.AddValue("workload",
-                 "JSON workload file (schema: contrib/mlnet/doc/workload.md)",
+                 "JSON workload file (schema: contrib/mlnet/doc/workload.md; default: the "
+                 "shipped workloads/training/mlp-small.json)",
                  workload);
     cmd.AddValue("transport", "udp | tcp | dctcp", transport);
     cmd.AddValue("iterations", "training iterations to simulate", iterations);
@@ -40,7 +42,8 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         report.SetMeta("level", ToString(level.Get()));
-        TrainingWorkload job = TrainingWorkload::FromFile(workload);
+        TrainingWorkload job = TrainingWorkload::FromFile(
+            workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());
         TrainingRunResult result = TrainingRunner::Run(cluster, job, transport, iterations);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of PriceTable (the shipped table, lookup by part, speed and ports, the
- * replacement file by attribute and environment, errors naming file, field and fix)
- * and of DataFile (where shipped data is looked for).
+ * replacement file by attribute and environment, errors naming file, field and fix);
+ * DataFile (where shipped data is looked for) has data-file-test.cc.
  */
 #include "ns3/config.h"
 #include "ns3/data-file.h"
@@ -155,17 +155,4 @@ TEST(PriceTableTest, BadInputNamesTheFileTheFieldAndTheFix)
     m = Message([&] { t->Get("nic", 800); });
     EXPECT_TRUE(has(m, "price table 'small.json' has no \"nic\" at 800 Gbps")) << m;
     EXPECT_TRUE(has(m, "add {\"part\": \"nic\", \"gbps\": 800, \"price_usd\"")) << m;
-}
-
-TEST(DataFileTest, FindsShippedDataAndSaysWhereItLooked)
-{
-    std::vector<std::string> c = DataFile::Candidates("contrib/mlnet/data/prices.json");
-    ASSERT_EQ(c.size(), 2u);
-    // Installed package first (beside the library), then the source tree.
-    EXPECT_NE(c[0].find("share/mlnet/mlnet/data/prices.json"), std::string::npos) << c[0];
-    EXPECT_NE(c[1].find("contrib/mlnet/data/prices.json"), std::string::npos) << c[1];
-    EXPECT_TRUE(std::filesystem::exists(DataFile::Find("workloads/models/dlrm.json")));
-    EXPECT_TRUE(std::filesystem::is_directory(DataFile::Find("workloads/training")));
-    std::string m = Message([] { DataFile::Find("workloads/none.json"); });
-    EXPECT_NE(m.find("'workloads/none.json' not found (looked at "), std::string::npos) << m;
 }

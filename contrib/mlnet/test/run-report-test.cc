@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <dirent.h>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
@@ -26,11 +27,7 @@ protected:
 
     void TearDown() override
     {
-        for (const auto& f : Files())
-        {
-            std::remove((m_dir + "/" + f).c_str());
-        }
-        rmdir(m_dir.c_str());
+        std::filesystem::remove_all(m_dir); // with any folders a test made
         Simulator::Destroy();
     }
 
@@ -183,8 +180,9 @@ TEST_F(RunReportTest, WritesJsonAtomically)
     EXPECT_EQ(nlohmann::json::parse(Read(path))["rows"].size(), 3u);
     EXPECT_EQ(Files().size(), 1u);
 
-    // An unwritable destination throws, names the path and leaves nothing behind.
-    std::string bad = m_dir + "/no-such-dir/run.json";
+    // An unwritable destination (its folder would have to be the file run.json)
+    // throws, names the path and leaves nothing behind.
+    std::string bad = m_dir + "/run.json/sub/run.json";
     try
     {
         report.WriteJson(bad);
@@ -193,9 +191,26 @@ TEST_F(RunReportTest, WritesJsonAtomically)
     catch (const std::invalid_argument& e)
     {
         EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+        EXPECT_NE(
+            std::string(e.what()).find("cannot create the folder '" + m_dir + "/run.json/sub'"),
+            std::string::npos)
+            << e.what();
     }
     EXPECT_EQ(Files().size(), 1u);
     EXPECT_THROW(report.WriteJson(""), std::invalid_argument);
+    EXPECT_THROW(RunReport::PrepareOutput(bad), std::invalid_argument);
+
+    // Missing folders are created (--json=results/run.json on a fresh clone), for the
+    // JSON and the CSV alike; PrepareOutput makes them before a run without a file.
+    report.WriteJson(m_dir + "/results/a/run.json");
+    report.WriteCsv(m_dir + "/results/b/run.csv");
+    RunReport::PrepareOutput(m_dir + "/results/c/run.json");
+    EXPECT_EQ(nlohmann::json::parse(Read(m_dir + "/results/a/run.json")), report.ToJson());
+    EXPECT_TRUE(std::filesystem::exists(m_dir + "/results/b/run.csv"));
+    EXPECT_TRUE(std::filesystem::is_directory(m_dir + "/results/c"));
+    EXPECT_FALSE(std::filesystem::exists(m_dir + "/results/c/run.json"));
+    // A bare file name needs no folder.
+    EXPECT_NO_THROW(RunReport::PrepareOutput("run.json"));
 }
 
 TEST_F(RunReportTest, CsvColumnsAreTheUnionOfFlattenedKeys)

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -37,10 +38,7 @@ const std::set<std::string> kReserved =
 void
 WriteAtomically(const std::string& path, const std::string& text)
 {
-    if (path.empty())
-    {
-        throw std::invalid_argument("results path is empty; give a file name");
-    }
+    RunReport::PrepareOutput(path);
     std::string tmpl = path + ".tmp-XXXXXX";
     std::vector<char> name(tmpl.begin(), tmpl.end());
     name.push_back('\0');
@@ -308,6 +306,33 @@ RunReport::ToJson() const
     doc["events"] = c.events;
     doc["events_per_s"] = c.wallSeconds > 0 ? static_cast<double>(c.events) / c.wallSeconds : 0.0;
     return doc;
+}
+
+void
+RunReport::PrepareOutput(const std::string& path)
+{
+    if (path.empty())
+    {
+        throw std::invalid_argument("results path is empty; give a file name");
+    }
+    std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    if (parent.empty())
+    {
+        return;
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec || !std::filesystem::is_directory(parent))
+    {
+        throw std::invalid_argument(
+            "cannot create the folder '" + parent.string() + "' for results file '" + path +
+            "': " + (ec ? ec.message() : "a file of that name exists") + "; choose another path");
+    }
+    if (access(parent.c_str(), W_OK) != 0)
+    {
+        throw std::invalid_argument("cannot write results to '" + path + "': folder '" +
+                                    parent.string() + "' is not writable; choose another path");
+    }
 }
 
 void

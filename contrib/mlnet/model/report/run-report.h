@@ -12,7 +12,9 @@
  * its fabric and simulation.
  *
  * Files are written atomically (a temporary file in the same directory, then
- * rename), so an error never leaves a half-written result behind.
+ * rename), so an error never leaves a half-written result behind; missing parent
+ * folders are created (PrepareOutput, which a script can call before its simulation
+ * to fail early on a path it cannot write).
  *
  * Not covered: plotting, and merging reports of a sweep (utils/ does that).
  */
@@ -91,6 +93,13 @@ public:
      * RngSeedManager); the cost fields are read now unless Stop froze them.
      */
     nlohmann::json ToJson() const;
+    /**
+     * \brief Make a results file writable before it is written: create its missing
+     * parent folders. Throws std::invalid_argument naming the path when it is empty,
+     * a parent cannot be created (e.g. a file has its name) or is not writable.
+     * \param path the results file (JSON, CSV, ...) a run will write
+     */
+    static void PrepareOutput(const std::string& path);
     /**
      * \brief Write ToJson() to path (indented), atomically. Throws
      * std::invalid_argument naming the path if it cannot be written.

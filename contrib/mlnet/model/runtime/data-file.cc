@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "data-file.h"
 
+#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
 #include <stdexcept>
@@ -8,29 +9,74 @@
 namespace ns3
 {
 
+namespace
+{
+
+/// The canonical form of a folder, or the folder as given when it does not exist.
+std::filesystem::path
+Canonical(const std::filesystem::path& p)
+{
+    std::error_code ec;
+    std::filesystem::path c = std::filesystem::canonical(p, ec);
+    return ec ? p.lexically_normal() : c;
+}
+
+} // namespace
+
+std::string
+DataFile::InstalledPath(const std::string& relative)
+{
+    const std::string prefix = "contrib/";
+    return relative.compare(0, prefix.size(), prefix) == 0 ? relative.substr(prefix.size())
+                                                           : relative;
+}
+
+std::string
+DataFile::LibraryDirectory()
+{
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&DataFile::LibraryDirectory), &info) == 0 || !info.dli_fname)
+    {
+        return "";
+    }
+    std::error_code ec;
+    std::filesystem::path lib = std::filesystem::canonical(info.dli_fname, ec);
+    return ec ? "" : lib.parent_path().string();
+}
+
+std::string
+DataFile::BuildDirectory()
+{
+    return MLNET_DATA_BUILD_LIBDIR;
+}
+
 std::vector<std::string>
 DataFile::Candidates(const std::string& relative)
 {
+    return Candidates(relative, LibraryDirectory());
+}
+
+std::vector<std::string>
+DataFile::Candidates(const std::string& relative, const std::string& libraryDirectory)
+{
     namespace fs = std::filesystem;
-    std::vector<std::string> out;
-    // The installed layout drops "contrib/": share/mlnet/<module>/data/..., and keeps
-    // top-level folders as they are: share/mlnet/workloads/...
-    const std::string prefix = "contrib/";
-    std::string installed =
-        relative.compare(0, prefix.size(), prefix) == 0 ? relative.substr(prefix.size()) : relative;
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&DataFile::Candidates), &info) != 0 && info.dli_fname)
+    const char* env = std::getenv(kEnvironment);
+    if (env && *env)
     {
-        std::error_code ec;
-        fs::path lib = fs::canonical(fs::path(info.dli_fname), ec);
-        if (!ec)
-        {
-            out.push_back(
-                (lib.parent_path() / MLNET_DATA_FROM_LIBDIR / installed).lexically_normal());
-        }
+        return {(fs::path(env) / InstalledPath(relative)).lexically_normal().string()};
     }
-    out.push_back((fs::path(MLNET_DATA_SOURCE_ROOT) / relative).lexically_normal());
-    return out;
+    if (libraryDirectory.empty())
+    {
+        return {};
+    }
+    // Compare canonical folders, so a symlinked build tree still counts as one.
+    if (Canonical(libraryDirectory) == Canonical(BuildDirectory()))
+    {
+        return {(fs::path(MLNET_DATA_SOURCE_ROOT) / relative).lexically_normal().string()};
+    }
+    return {(fs::path(libraryDirectory) / MLNET_DATA_FROM_LIBDIR / InstalledPath(relative))
+                .lexically_normal()
+                .string()};
 }
 
 std::string
@@ -46,9 +92,14 @@ DataFile::Find(const std::string& relative)
         }
         looked += (looked.empty() ? "" : ", ") + c;
     }
+    if (looked.empty())
+    {
+        looked = "nothing: the library's location is unknown";
+    }
     throw std::invalid_argument("shipped data file '" + relative + "' not found (looked at " +
-                                looked +
-                                "); reinstall the package, or give the file's path explicitly");
+                                looked + "); reinstall the package, set " + kEnvironment +
+                                " to a folder laid out like <prefix>/share/mlnet, or give the "
+                                "file's path explicitly");
 }
 
 } // namespace ns3
