@@ -6,9 +6,11 @@
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
 #include "ns3/log.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-message-transport.h"
+#include "ns3/trace-names.h"
 #include "ns3/udp-message-transport.h"
 
 #include <chrono>
@@ -147,6 +149,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         Group& group = groups[g];
         group.collective = CollectiveFactory::Create(options.collective, options.algorithm);
         group.collective->Setup(transport, communicators[g], bytes);
+        TraceNames::Register(group.collective, "Collective");
         // Real payloads: small integers, so every sum is exact in float whatever the order.
         if (options.real)
         {
@@ -203,10 +206,13 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
 
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
+    Time expectedEnd;
     for (Group& group : groups)
     {
         group.collective->Start();
+        expectedEnd = Max(expectedEnd, Simulator::Now() + group.analytical);
     }
+    ProgressScheduler::SetExpectedEnd(expectedEnd);
     Simulator::Run();
     double wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     // A distributed run: each process saw its own members and devices; merge them.

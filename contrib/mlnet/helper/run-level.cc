@@ -1,5 +1,7 @@
 #include "run-level.h"
 
+#include "ns3/progress-scheduler.h"
+
 #include <stdexcept>
 
 namespace ns3
@@ -49,6 +51,8 @@ RunLevelOption::AddToCommandLine(CommandLine& cmd)
                      " (packet = ns-3 packet level, flow = the fluid "
                      "twin alone, analytic = closed forms)",
                  m_text);
+    // Every example registers --level once: --quiet and progress come with it.
+    ProgressScheduler::AddToCommandLine(cmd);
 }
 
 std::string

@@ -2,6 +2,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 
 #include <stdexcept>
 #include <string>
@@ -129,6 +130,8 @@ MessageTransport::CheckInstall(const Ptr<Cluster>& cluster) const
     {
         throw std::invalid_argument(who + "already installed; create one transport per cluster");
     }
+    // Installed on a whole cluster: reachable as /Names/Transport[-k]/<trace>.
+    TraceNames::Register(const_cast<MessageTransport*>(this), "Transport");
 }
 
 void

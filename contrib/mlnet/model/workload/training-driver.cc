@@ -2,6 +2,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -223,6 +224,7 @@ TrainingDriver::Start()
         m_channelRegistered = true;
     }
     m_started = true;
+    TraceNames::Register(this, "TrainingDriver");
     Simulator::ScheduleNow(&TrainingDriver::StartIteration, this);
 }
 
