@@ -6,6 +6,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/log.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
@@ -292,6 +293,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
         [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
     driver->Start();
+    ProgressScheduler::SetExpectedEnd(Simulator::Now() +
+                                      Seconds(result.twinIterationS * o.iterations));
     Simulator::Run();
     result.iterations = driver->GetIterationRecords();
     if (result.iterations.size() != o.iterations)

@@ -11,6 +11,7 @@
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/optical-circuit-switch.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/training-driver.h"
@@ -296,6 +297,7 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
     {
         atStart(*analytical);
     }
+    ProgressScheduler::SetExpectedEnd(Simulator::Now() + Seconds(*analytical * iterations));
     Simulator::Run();
     std::vector<double> out;
     for (const auto& rec : driver->GetIterationRecords())
