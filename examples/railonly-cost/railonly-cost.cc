@@ -81,7 +81,7 @@ main(int argc, char* argv[])
                        "tiers",
                        "switches",
                        "transceivers",
-                       "cost",
+                       "cost_usd",
                        "power_w",
                        "cost_reduction",
                        "power_reduction"});

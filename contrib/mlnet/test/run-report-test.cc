@@ -256,3 +256,21 @@ TEST(RunReportFormatTest, SecondsGetAUnitAndSignificantDigits)
               "wall 2.00 s, simulated 28.0 ms, 1000 events, 500 events per wall second");
     EXPECT_EQ(RunReport::FormatCost(0.012, 0, 0), "wall 12.0 ms (analytic: nothing simulated)");
 }
+
+// A summary object prints as one aligned "key  value" line per entry, nested objects
+// indented under their key, booleans as yes/no and null as "-".
+TEST(RunReportFormatTest, KeyValuesAreAlignedLines)
+{
+    std::ostringstream os;
+    RunReport::PrintKeyValues(
+        os,
+        "summary",
+        {{"a", 1.5}, {"long_key", true}, {"none", nullptr}, {"sub", {{"x", "text"}}}});
+    EXPECT_EQ(os.str(),
+              "summary:\n"
+              "  a         1.5\n"
+              "  long_key  yes\n"
+              "  none      -\n"
+              "  sub:\n"
+              "    x  text\n");
+}

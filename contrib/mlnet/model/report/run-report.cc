@@ -500,6 +500,39 @@ RunReport::Print(std::ostream& os) const
     os << FormatCost(c.wallSeconds, c.simulatedSeconds, c.events) << "\n";
 }
 
+void
+RunReport::PrintKeyValues(std::ostream& os,
+                          const std::string& title,
+                          const nlohmann::json& object,
+                          const std::string& indent)
+{
+    os << indent << title << ":\n";
+    if (!object.is_object())
+    {
+        os << indent << "  " << CellText(object, true) << "\n";
+        return;
+    }
+    size_t width = 0;
+    for (const auto& [k, v] : object.items())
+    {
+        width = std::max(width, k.size());
+    }
+    for (const auto& [k, v] : object.items())
+    {
+        if (v.is_object())
+        {
+            PrintKeyValues(os, k, v, indent + "  ");
+            continue;
+        }
+        os << indent << "  " << std::setw(static_cast<int>(width)) << std::left << k << std::right
+           << "  "
+           << (v.is_null()      ? std::string("-")
+               : v.is_boolean() ? (v.get<bool>() ? "yes" : "no")
+                                : CellText(v, true))
+           << "\n";
+    }
+}
+
 std::string
 RunReport::FormatSeconds(double seconds)
 {

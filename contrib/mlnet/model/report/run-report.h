@@ -133,6 +133,15 @@ public:
     static nlohmann::json ToJson(const FabricSpec& spec);
 
     /**
+     * \brief Print a JSON object for people: "title:" then one "  key  value" line per
+     * entry, keys aligned, numbers with 6 significant digits; a nested object is
+     * printed the same way, indented under its key; arrays as JSON text.
+     */
+    static void PrintKeyValues(std::ostream& os,
+                               const std::string& title,
+                               const nlohmann::json& object,
+                               const std::string& indent = "");
+    /**
      * \brief A duration for people: three significant digits in the largest unit that
      * keeps the value at or above 1 (s, ms, us, ns, ps), e.g. "28.0 ms", "1.23 s";
      * zero is "0 s".
