@@ -66,3 +66,42 @@ TEST(CheckmateRecoveryExample, BadInputGivesOneErrorLine)
     ExpectOneErrorLine(RunExample("checkmate-recovery", kSmall + " --failAt=8"),
                        "failure after the end");
 }
+
+// The printed summary is for people: aligned "key  value" lines, none longer than a
+// terminal line, the same values as the JSON, and a negative commit lag explained.
+TEST(CheckmateRecoveryExample, SummaryPrintsAsReadableLines)
+{
+    std::string json = ::testing::TempDir() + "/cm-readable-" + std::to_string(getpid()) + ".json";
+    ExampleRun run = RunExample("checkmate-recovery", kSmall + " --json=" + json);
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json s = ReadJson(json)["summary"];
+    std::remove(json.c_str());
+    std::istringstream in(run.out);
+    bool inSummary = false;
+    uint32_t entries = 0;
+    bool explained = false;
+    for (std::string line; std::getline(in, line);)
+    {
+        EXPECT_LE(line.size(), 200u) << line;
+        if (line == "summary:")
+        {
+            inSummary = true;
+            continue;
+        }
+        if (inSummary && line.rfind("  (mean_commit_lag_s < 0", 0) == 0)
+        {
+            explained = true;
+        }
+        else if (inSummary && line.rfind("  ", 0) == 0)
+        {
+            std::istringstream kv(line);
+            std::string key;
+            kv >> key;
+            EXPECT_TRUE(s.contains(key)) << line;
+            ++entries;
+        }
+    }
+    EXPECT_EQ(entries, s.size()) << run.out;
+    ASSERT_TRUE(s["mean_commit_lag_s"].is_number());
+    EXPECT_EQ(explained, s["mean_commit_lag_s"].get<double>() < 0) << run.out;
+}

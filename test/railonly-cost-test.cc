@@ -19,7 +19,7 @@ TEST(RailonlyCostExample, RowsCoverBothDesignsAndThePaperRange)
                               "design",
                               "switches",
                               "transceivers",
-                              "cost",
+                              "cost_usd",
                               "power_w",
                               "cost_reduction",
                               "power_reduction"})

@@ -111,3 +111,70 @@ TEST(Sweep, BadSpecGivesOneErrorLine)
     }
     fs::remove_all(out);
 }
+
+// Slurm resources: --time, --partition, --mem and --account become #SBATCH lines of
+// the generated script; a value not in Slurm's form, or one without --slurm, is one
+// error line.
+TEST(Sweep, SlurmResourcesReachTheScript)
+{
+    fs::path out =
+        fs::path(::testing::TempDir()) / ("mlnet-sweep-slurm-" + std::to_string(getpid()));
+    const std::string grid = "collective-validation --grid bytes=1KiB,2KiB --out " + out.string();
+    Shell s = RunSweep(grid + " --slurm --time=02:30:00 --partition=gpu --mem=4G --account=ml-lab");
+    ASSERT_EQ(s.status, 0) << s.out;
+    std::ifstream script(out / "sweep.slurm");
+    std::string text((std::istreambuf_iterator<char>(script)), std::istreambuf_iterator<char>());
+    for (const char* line : {"#SBATCH --time=02:30:00\n",
+                             "#SBATCH --partition=gpu\n",
+                             "#SBATCH --mem=4G\n",
+                             "#SBATCH --account=ml-lab\n",
+                             "#SBATCH --array=0-1\n"})
+    {
+        EXPECT_NE(text.find(line), std::string::npos) << line << text;
+    }
+    // #SBATCH lines count only before the first command.
+    EXPECT_LT(text.find("#SBATCH --account"), text.find("set -euo pipefail")) << text;
+
+    // Without the options the script has none of them.
+    fs::remove_all(out);
+    ASSERT_EQ(RunSweep(grid + " --slurm").status, 0);
+    std::ifstream plain(out / "sweep.slurm");
+    std::string bare((std::istreambuf_iterator<char>(plain)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(bare.find("--time"), std::string::npos) << bare;
+    EXPECT_EQ(bare.find("--mem"), std::string::npos) << bare;
+
+    for (const std::string& bad : {std::string(" --slurm --time=2h"),
+                                   std::string(" --slurm --mem=lots"),
+                                   std::string(" --slurm --partition='a b'"),
+                                   std::string(" --time=01:00:00")})
+    {
+        Shell e = RunSweep(grid + bad);
+        EXPECT_EQ(e.status, 1) << bad;
+        EXPECT_EQ(e.out.rfind("error: ", 0), 0u) << bad << ": " << e.out;
+        EXPECT_EQ(std::count(e.out.begin(), e.out.end(), '\n'), 1) << bad << ": " << e.out;
+    }
+    fs::remove_all(out);
+}
+
+// --help describes every option the sweep takes.
+TEST(Sweep, HelpDescribesEveryOption)
+{
+    Shell h = RunSweep("--help");
+    ASSERT_EQ(h.status, 0);
+    for (const char* option : {"--spec SPEC.json  ",
+                               "--grid FLAG=V1,V2,...\n",
+                               "--set FLAG=V  ",
+                               "--out DIR  ",
+                               "--build DIR  ",
+                               "-j N, --jobs N  ",
+                               "--slurm  ",
+                               "--time T  ",
+                               "--partition P  ",
+                               "--mem M  ",
+                               "--account A  ",
+                               "--merge-only  ",
+                               "--point K  "})
+    {
+        EXPECT_NE(h.out.find(option), std::string::npos) << option << h.out;
+    }
+}

@@ -60,10 +60,22 @@ main(int argc, char* argv[])
         report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);
         report.Finish(std::cout, json);
-        std::cout << "summary: " << r["summary"].dump() << std::endl;
+        RunReport::PrintKeyValues(std::cout, "summary", r["summary"]);
+        const auto& s = r["summary"];
+        if (s.contains("mean_commit_lag_s") && s["mean_commit_lag_s"].is_number() &&
+            s["mean_commit_lag_s"].get<double>() < 0)
+        {
+            // Commit lag = shadow commit time - the workers' all-reduce end. The mirrors
+            // clone the all-gather's fully reduced chunks as they pass the switch, so a
+            // shadow can hold and commit its shard before the last worker has the result.
+            std::cout << "  (mean_commit_lag_s < 0: the shadows committed before the "
+                         "workers' all-reduce ended; they get the reduced chunks from the "
+                         "mirrors while the all-gather is still running)\n";
+        }
         if (r.contains("comparison"))
         {
-            std::cout << "comparison: " << r["comparison"].dump() << std::endl;
+            RunReport::PrintKeyValues(std::cout, "comparison", r["comparison"]);
         }
+        std::cout << std::flush;
     });
 }

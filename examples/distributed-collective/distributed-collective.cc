@@ -33,6 +33,8 @@ main(int argc, char* argv[])
     fabric.fabric = "fattree";
     fabric.ranks = 16;
     fabric.dataPath = "fast";
+    fabric.fabricHelp = "fabric: " + FabricRegistry::NameList() +
+                        "; rail-only (or railonly) is --domains x --domainSize GPUs";
     CollectiveRunOptions run;
     uint32_t domains = 4;
     uint32_t domainSize = 8;
@@ -74,7 +76,7 @@ main(int argc, char* argv[])
 
         Ptr<Cluster> cluster;
         std::vector<std::vector<uint32_t>> groups;
-        if (fabric.fabric == "railonly")
+        if (fabric.fabric == "railonly" || fabric.fabric == "rail-only")
         {
             FabricRequest request = fabric.Request();
             request.fabric = "rail-only";

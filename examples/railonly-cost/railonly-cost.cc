@@ -82,7 +82,7 @@ main(int argc, char* argv[])
                        "tiers",
                        "switches",
                        "transceivers",
-                       "cost",
+                       "cost_usd",
                        "power_w",
                        "cost_reduction",
                        "power_reduction"});

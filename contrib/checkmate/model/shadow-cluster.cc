@@ -3,6 +3,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -102,6 +103,7 @@ ShadowCluster::Install(Ptr<DataParallelTrainer> trainer,
                        const ObjectFactory& shadowFactory)
 {
     NS_ASSERT_MSG(trainer && transport, "null argument");
+    TraceNames::Register(this, "ShadowCluster");
     uint32_t sh = static_cast<uint32_t>(shadows.size());
     uint32_t n = static_cast<uint32_t>(trainer->GetWorkers().size());
     uint64_t p = trainer->GetModel()->GetParameterCount();

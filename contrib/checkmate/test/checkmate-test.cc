@@ -6,12 +6,18 @@
 // resumes from the last committed iteration and reproduces the uninterrupted
 // model, and the CheckFreq / Gemini interval rules on given timings.
 #include "ns3/check-freq-policy.h"
+#include "ns3/checkmate-helper.h"
 #include "ns3/checkmate-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
 #include "ns3/gradient-tag.h"
+#include "ns3/real-model.h"
+#include "ns3/synthetic-dataset.h"
+#include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
+#include <map>
 
 using namespace ns3;
 
@@ -185,6 +191,71 @@ TEST_F(CheckmateTest, RandomFailureIsDrawnOnceAndRecovered)
               1.0 / a["summary"]["mean_iteration_s"].get<double>());
     c.failAt = 3;
     EXPECT_THROW(Run(c), std::invalid_argument);
+}
+
+namespace
+{
+std::map<std::string, uint32_t> g_calls; //!< trace calls per context
+
+template <typename... Args>
+void
+Count(std::string context, Args...)
+{
+    ++g_calls[context];
+}
+} // namespace
+
+// The paths of checkmate.md's table: the shadow cluster by name, each switch's mirror
+// aggregated to its node, each shadow node an application of its node.
+TEST_F(CheckmateTest, TracesAreReachableByConfigPath)
+{
+    g_calls.clear();
+    // The runner runs a baseline simulation first; wire one job by hand so the paths
+    // are connected in the simulation that has Checkmate.
+    FabricRequest fabric;
+    fabric.fabric = "ideal";
+    fabric.ranks = 6;
+    Ptr<Cluster> cluster = FabricRegistry::Build(fabric);
+    Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
+    transport->Install(cluster);
+    Ptr<RealModel> model = CreateObject<RealModel>();
+    model->SetAttribute("Inputs", UintegerValue(8));
+    model->SetAttribute("Hidden", UintegerValue(16));
+    model->SetAttribute("Classes", UintegerValue(4));
+    Ptr<DataParallelTrainer> trainer = CreateObject<DataParallelTrainer>();
+    trainer->SetAttribute("ComputeTime", TimeValue(MicroSeconds(100)));
+    trainer->Setup(transport,
+                   {0, 1, 2, 3},
+                   model,
+                   CreateObject<SyntheticDataset>(),
+                   ObjectFactory("ns3::SgdMomentum"));
+    CheckmateHelper helper;
+    helper.Install(trainer, transport, {4, 5});
+    Config::Connect("/Names/ShadowCluster/Commit", MakeCallback(&Count<uint32_t, Time>));
+    Config::Connect("/NodeList/*/$ns3::GradientMirror/Mirrored",
+                    MakeCallback(&Count<const GradientTag&, Ipv4Address>));
+    Config::Connect("/NodeList/*/ApplicationList/*/$ns3::ShadowNode/Committed",
+                    MakeCallback(&Count<uint32_t>));
+    trainer->Run(0, 8);
+    Simulator::Run();
+    // One commit of the cluster per iteration; each of the 2 shadows commits each one.
+    EXPECT_EQ(g_calls["/Names/ShadowCluster/Commit"], 8u);
+    uint32_t mirrored = 0;
+    uint32_t shadowCommits = 0;
+    for (const auto& [context, n] : g_calls)
+    {
+        if (context.find("$ns3::GradientMirror/Mirrored") != std::string::npos)
+        {
+            mirrored += n;
+        }
+        if (context.find("$ns3::ShadowNode/Committed") != std::string::npos)
+        {
+            EXPECT_EQ(n, 8u) << context;
+            shadowCommits += n;
+        }
+    }
+    EXPECT_GT(mirrored, 0u);
+    EXPECT_EQ(shadowCommits, 2u * 8u);
 }
 
 TEST(CheckFreqPolicyTest, IntervalRuleOnGivenTimings)

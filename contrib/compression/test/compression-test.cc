@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 #include <numeric>
 
 using namespace ns3;
@@ -472,4 +473,46 @@ TEST(GradientCodecTest, TopKUsesThirtyTwoBitIndicesAboveSixtyFiveThousandCoordin
     Eigen::VectorXf y = t->RoundTrip(x);
     EXPECT_EQ(y[69999], 1.0f);
     EXPECT_LE((x - y).cwiseAbs().maxCoeff(), t->GetRoundTripBound(x));
+}
+
+namespace
+{
+std::map<std::string, uint32_t> g_calls; //!< trace calls per context
+
+template <typename... Args>
+void
+Count(std::string context, Args...)
+{
+    ++g_calls[context];
+}
+} // namespace
+
+// compression.md's table: a compressed trainer is the job's Trainer; its Exchange
+// re-exposes each iteration's CompressedExchange (created per iteration).
+TEST_F(CompressionTest, TrainerExchangeIsReachableByConfigPath)
+{
+    g_calls.clear();
+    IdealSwitchHelper fabric(4);
+    Ptr<Cluster> cluster = fabric.Install();
+    Ptr<UdpMessageTransport> t = CreateObject<UdpMessageTransport>();
+    t->Install(cluster);
+    Ptr<RealModel> model = CreateObject<RealModel>();
+    model->SetAttribute("Inputs", UintegerValue(4));
+    model->SetAttribute("Hidden", UintegerValue(0));
+    Ptr<CompressedTrainer> trainer = CreateObject<CompressedTrainer>();
+    trainer->Setup(t,
+                   {0, 1, 2, 3},
+                   model,
+                   CreateObject<SyntheticDataset>(),
+                   ObjectFactory("ns3::SgdMomentum"));
+    trainer->SetCodec(CreateObject<QuantizationCodec>());
+    Config::Connect("/Names/Trainer/Exchange",
+                    MakeCallback(&Count<const CompressedExchangeRecord&>));
+    Config::Connect("/Names/Trainer/IterationDone",
+                    MakeCallback(&Count<uint32_t, double, double, Time>));
+    trainer->Run(0, 3);
+    Simulator::Run();
+    EXPECT_EQ(g_calls["/Names/Trainer/Exchange"], 3u);
+    EXPECT_EQ(g_calls["/Names/Trainer/IterationDone"], 3u);
+    EXPECT_EQ(g_calls.size(), 2u);
 }

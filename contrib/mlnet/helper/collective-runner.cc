@@ -7,9 +7,11 @@
 #include "ns3/distributed-session.h"
 #include "ns3/fabric-options.h"
 #include "ns3/log.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-message-transport.h"
+#include "ns3/trace-names.h"
 #include "ns3/udp-message-transport.h"
 
 #include <chrono>
@@ -176,6 +178,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         Group& group = groups[g];
         group.collective = CollectiveFactory::Create(options.collective, options.algorithm);
         group.collective->Setup(transport, communicators[g], bytes);
+        TraceNames::Register(group.collective, "Collective");
         if (options.real)
         {
             group.expected = SetRealInputs(group.collective, bytes / 4, gen);
@@ -219,10 +222,13 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
 
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
+    Time expectedEnd;
     for (Group& group : groups)
     {
         group.collective->Start();
+        expectedEnd = Max(expectedEnd, Simulator::Now() + group.analytical);
     }
+    ProgressScheduler::SetExpectedEnd(expectedEnd);
     Simulator::Run();
     double wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     // A distributed run: each process saw its own members and devices; merge them.

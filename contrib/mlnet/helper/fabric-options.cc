@@ -19,8 +19,15 @@ namespace ns3
 void
 FabricOptions::AddToCommandLine(CommandLine& cmd)
 {
-    cmd.AddValue("fabric", "fabric: " + FabricRegistry::NameList(), fabric);
-    cmd.AddValue("ranks", "number of ranks (default 8; torus/mesh: must match --torusDims)", ranks);
+    cmd.AddValue("fabric",
+                 fabricHelp.empty() ? "fabric: " + FabricRegistry::NameList() : fabricHelp,
+                 fabric);
+    // The bracket CommandLine prints is the real default; say what 0 means.
+    cmd.AddValue("ranks",
+                 ranks == 0 ? "number of ranks (0 = 8, or the product of --torusDims for "
+                              "torus/mesh)"
+                            : "number of ranks (torus/mesh: must match --torusDims)",
+                 ranks);
     cmd.AddValue("torusDims", "torus or mesh dimensions, e.g. 4x4x4", torusDims);
     cmd.AddValue("graph", "JSON edge list for --fabric=graph", graphFile);
     cmd.AddValue("rate", "link rate, e.g. 100Gbps", rate);
@@ -182,6 +189,12 @@ FabricOptions::Label() const
     if (fabric == "torus" || fabric == "mesh")
     {
         os << "(" << torusDims << ")";
+    }
+    else if (fabric == "graph" && !graphFile.empty())
+    {
+        // Two edge lists are two fabrics: name the file (its stem) so rows differ.
+        std::string stem = graphFile.substr(graphFile.find_last_of('/') + 1);
+        os << "(" << stem.substr(0, stem.rfind(".json")) << ")";
     }
     else if (fabric == "fattree" && oversubscription != 1.0)
     {

@@ -25,8 +25,9 @@ namespace ns3
 struct FabricOptions
 {
     std::string fabric{
-        "ideal"};      //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
-    uint32_t ranks{0}; //!< ranks; 0 = default (8, or the torus dims' product)
+        "ideal"};           //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
+    uint32_t ranks{0};      //!< ranks; 0 = default (8, or the torus dims' product)
+    std::string fabricHelp; //!< help text of --fabric; empty = "fabric: " + registered names
     std::string torusDims{"4x4"}; //!< torus/mesh dimensions, e.g. 4x4x4
     std::string graphFile;        //!< JSON edge list for fabric=graph
     std::string rate{"100Gbps"};  //!< link rate
@@ -62,7 +63,7 @@ struct FabricOptions
                        std::shared_ptr<FabricHelper>* helper = nullptr) const;
     /// \return the link classes --failLinks may pick from on this fabric
     std::vector<std::string> FailableLinkClasses() const;
-    /// \return a short label, e.g. "fattree(r=3)" or "torus(4x4)"
+    /// \return a short label, e.g. "fattree(r=3)", "torus(4x4)" or "graph(packed)" (file stem)
     std::string Label() const;
 };
 

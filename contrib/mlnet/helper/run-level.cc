@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-level.h"
 
+#include "ns3/progress-scheduler.h"
+
 #include <stdexcept>
 
 namespace ns3
@@ -50,6 +52,8 @@ RunLevelOption::AddToCommandLine(CommandLine& cmd)
                      " (packet = ns-3 packet level, flow = the fluid "
                      "twin alone, analytic = closed forms)",
                  m_text);
+    // Every example registers --level once: --quiet and progress come with it.
+    ProgressScheduler::AddToCommandLine(cmd);
 }
 
 std::string

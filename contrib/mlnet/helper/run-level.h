@@ -54,7 +54,10 @@ public:
      */
     RunLevelOption(const std::string& scenario, const std::vector<RunLevel>& supported);
 
-    /// \brief Register --level with the scenario's levels in its help text.
+    /**
+     * \brief Register --level with the scenario's levels in its help text, and
+     * --quiet / --progressInterval (ProgressScheduler::AddToCommandLine).
+     */
     void AddToCommandLine(CommandLine& cmd);
     /**
      * \return the level asked for. Throws std::invalid_argument for an unknown name or

@@ -4,6 +4,7 @@
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -59,6 +60,8 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
             ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
             : workload.EstimateIterationTime(n, [](uint64_t) { return Time(0); }).GetSeconds();
 
+    ProgressScheduler::SetExpectedEnd(Simulator::Now() +
+                                      Seconds(result.analyticalIterationS * iterations));
     result.iterations = RunGraph(transport, graph, iterations)->GetIterationRecords();
     if (result.iterations.size() != iterations)
     {

@@ -257,3 +257,36 @@ TEST_F(RunReportTest, PrintsAnAlignedTable)
     EXPECT_EQ(lines[4].rfind("wall ", 0), 0u) << lines[4];
     EXPECT_NE(lines[4].find(" events per wall second"), std::string::npos) << lines[4];
 }
+
+// Durations for people: three significant digits in the unit that keeps them >= 1.
+TEST(RunReportFormatTest, SecondsGetAUnitAndSignificantDigits)
+{
+    EXPECT_EQ(RunReport::FormatSeconds(0.028), "28.0 ms");
+    EXPECT_EQ(RunReport::FormatSeconds(1.234), "1.23 s");
+    EXPECT_EQ(RunReport::FormatSeconds(307), "307 s");
+    EXPECT_EQ(RunReport::FormatSeconds(4.5e-6), "4.50 us");
+    EXPECT_EQ(RunReport::FormatSeconds(0.0), "0 s");
+    EXPECT_EQ(RunReport::FormatSeconds(3e-13), "0.30 ps");
+    // The footer of a packet run says all of it; an analytic run only what applies.
+    EXPECT_EQ(RunReport::FormatCost(2.0, 0.028, 1000),
+              "wall 2.00 s, simulated 28.0 ms, 1000 events, 500 events per wall second");
+    EXPECT_EQ(RunReport::FormatCost(0.012, 0, 0), "wall 12.0 ms (analytic: nothing simulated)");
+}
+
+// A summary object prints as one aligned "key  value" line per entry, nested objects
+// indented under their key, booleans as yes/no and null as "-".
+TEST(RunReportFormatTest, KeyValuesAreAlignedLines)
+{
+    std::ostringstream os;
+    RunReport::PrintKeyValues(
+        os,
+        "summary",
+        {{"a", 1.5}, {"long_key", true}, {"none", nullptr}, {"sub", {{"x", "text"}}}});
+    EXPECT_EQ(os.str(),
+              "summary:\n"
+              "  a         1.5\n"
+              "  long_key  yes\n"
+              "  none      -\n"
+              "  sub:\n"
+              "    x  text\n");
+}

@@ -143,3 +143,17 @@ TEST_F(TraceOptionsTest, SeveralSimulationsGetNumberedPcapPrefixes)
     EXPECT_EQ(first, 4u);
     EXPECT_EQ(second, 4u);
 }
+
+// Two graph fabrics (Lab 1's placements) get different labels: the edge list's stem.
+TEST(FabricOptionsLabelTest, GraphFabricsAreLabelledByTheirFile)
+{
+    FabricOptions f;
+    f.fabric = "graph";
+    f.graphFile = "doc/labs/lab1/packed.json";
+    EXPECT_EQ(f.Label(), "graph(packed)");
+    f.graphFile = "scattered.json";
+    EXPECT_EQ(f.Label(), "graph(scattered)");
+    f.fabric = "torus";
+    f.torusDims = "4x4";
+    EXPECT_EQ(f.Label(), "torus(4x4)");
+}

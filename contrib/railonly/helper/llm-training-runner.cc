@@ -7,6 +7,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/log.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
@@ -279,6 +280,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         cluster->ResetCounters();
     }
 
+    ProgressScheduler::SetExpectedEnd(Simulator::Now() +
+                                      Seconds(result.twinIterationS * o.iterations));
     result.iterations =
         TrainingRunner::RunGraph(transport, graph, o.iterations)->GetIterationRecords();
     if (result.iterations.size() != o.iterations)

@@ -410,7 +410,7 @@ RailCostModel::RowsToJson(const std::vector<CostComparison>& rows)
                            {"switches", d->switches},
                            {"links", d->links},
                            {"transceivers", d->transceivers},
-                           {"cost", d->cost},
+                           {"cost_usd", d->cost},
                            {"power_w", d->powerW},
                            {"cost_reduction", ro ? c.costReduction : 0.0},
                            {"power_reduction", ro ? c.powerReduction : 0.0}});

@@ -7,6 +7,8 @@
 #include "ns3/core-module.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/hb-domain-helper.h"
+#include "ns3/names.h"
+#include "ns3/node-list.h"
 #include "ns3/rail-only-helper.h"
 #include "ns3/rail-optimized-helper.h"
 #include "ns3/route-planner.h"
@@ -527,4 +529,37 @@ TEST(RailFabricRegistryTest, RailFabricsAreBuiltByName)
     bad.ranks = 12;
     bad.domainSize = 8;
     EXPECT_THROW(FabricRegistry::Build(bad), std::invalid_argument);
+}
+
+namespace
+{
+std::map<std::string, uint32_t> g_calls; //!< trace calls per context
+
+template <typename... Args>
+void
+Count(std::string context, Args...)
+{
+    ++g_calls[context];
+}
+} // namespace
+
+// railonly.md's table: a rail fabric is an mlnet Cluster, so its cluster, transport and
+// every node's routing (GPUs relaying across rails included) have mlnet's paths.
+TEST_F(RailFabricTest, RailOnlyRunIsReachableByConfigPath)
+{
+    g_calls.clear();
+    RailOnlyHelper h(2, 2);
+    Ptr<Cluster> c = h.Install();
+    EXPECT_EQ(Names::Find<Cluster>("Cluster"), c);
+    for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
+    {
+        EXPECT_EQ(Config::LookupMatches("/Names/Routing-" + std::to_string(i)).GetN(), 1u) << i;
+    }
+    Simulator::ScheduleNow(
+        [] { Config::Connect("/Names/Transport/Deliver", MakeCallback(&Count<const Message&>)); });
+    Time twin;
+    RingAllReduce(c, {0, 1, 2, 3}, 4000, &twin);
+    // Ring all-reduce on 4 GPUs: 2(n-1) = 6 messages delivered to each member.
+    EXPECT_EQ(g_calls["/Names/Transport/Deliver"], 4u * 6u);
+    EXPECT_EQ(g_calls.size(), 1u);
 }

@@ -12,6 +12,7 @@
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/optical-circuit-switch.h"
+#include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/training-driver.h"
@@ -286,6 +287,7 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
     *analytical = graph.EstimateIterationTime(commTime).GetSeconds();
     model->Dispose();
 
+    ProgressScheduler::SetExpectedEnd(Simulator::Now() + Seconds(*analytical * iterations));
     const double twin = *analytical;
     Ptr<TrainingDriver> driver = TrainingRunner::RunGraph(transport, graph, iterations, [&]() {
         if (atStart)

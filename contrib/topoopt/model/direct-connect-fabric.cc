@@ -4,6 +4,7 @@
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/route-planner.h"
+#include "ns3/trace-names.h"
 
 #include <stdexcept>
 
@@ -52,6 +53,10 @@ DirectConnectFabric::Bind(const std::vector<Ptr<OpticalCircuitSwitch>>& planes,
 {
     NS_ASSERT_MSG(GetObject<Cluster>(), "aggregate the fabric to its cluster first");
     m_planes = planes;
+    for (const auto& plane : planes)
+    {
+        TraceNames::Register(plane, "OpticalCircuitSwitch");
+    }
     m_interfaces = interfaces;
     m_linkOfPort.assign(planes.size(), std::vector<int64_t>(interfaces.size(), -1));
     for (uint32_t p = 0; p < planes.size(); ++p)

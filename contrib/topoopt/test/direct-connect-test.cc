@@ -19,6 +19,7 @@
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -355,4 +356,62 @@ TEST(DirectConnectRegistryTest, DirectConnectFabricsAreBuiltByName)
     EXPECT_EQ(dc->GetPlan().GetDegree(), 2u);
     EXPECT_EQ(c->GetNRanks(), 8u);
     Simulator::Destroy();
+}
+
+namespace
+{
+std::map<std::string, uint32_t> g_calls; //!< trace calls per context
+
+template <typename... Args>
+void
+Count(std::string context, Args...)
+{
+    ++g_calls[context];
+}
+} // namespace
+
+// topoopt.md's table: OCS planes by name, the fabric aggregated to the named cluster,
+// each host's relaying routing protocol by node id.
+TEST_F(DirectConnectTest, TracesAreReachableByConfigPath)
+{
+    g_calls.clear();
+    DirectConnectHelper helper(Ring4());
+    helper.SetOcsAttribute("ReconfigurationDelay", TimeValue(MicroSeconds(5)));
+    Ptr<Cluster> cluster = helper.Install();
+    Ptr<DirectConnectFabric> fabric = cluster->GetObject<DirectConnectFabric>();
+    Config::Connect("/Names/OpticalCircuitSwitch/ReconfigurationStart",
+                    MakeCallback(&Count<uint32_t, const std::vector<uint32_t>&>));
+    Config::Connect("/Names/OpticalCircuitSwitch-2/ReconfigurationStart",
+                    MakeCallback(&Count<uint32_t, const std::vector<uint32_t>&>));
+    Config::Connect("/Names/Cluster/$ns3::DirectConnectFabric/RoutesInstalled",
+                    MakeCallback(&Count<uint32_t>));
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        Config::Connect("/Names/Routing-" + std::to_string(cluster->GetRankNode(r)->GetId()) +
+                            "/Relay",
+                        MakeCallback(&Count<Ptr<const Packet>, Time>));
+    }
+    // Rank 0 -> rank 2 is two hops: rank 1 or rank 3 relays the datagram once.
+    OneDatagram(cluster, 0, 2, 1000, MicroSeconds(1));
+    uint32_t relays = 0;
+    for (const auto& [context, n] : g_calls)
+    {
+        if (context.find("/Relay") != std::string::npos)
+        {
+            EXPECT_TRUE(context == "/Names/Routing-" +
+                                       std::to_string(cluster->GetRankNode(1)->GetId()) +
+                                       "/Relay" ||
+                        context == "/Names/Routing-" +
+                                       std::to_string(cluster->GetRankNode(3)->GetId()) + "/Relay")
+                << context;
+            relays += n;
+        }
+    }
+    EXPECT_EQ(relays, 1u);
+    // Reconfiguring plane 1 (the second OCS) starts it and reinstalls routes.
+    fabric->Reconfigure(1, {{0, 2}, {1, 3}});
+    Simulator::Run();
+    EXPECT_EQ(g_calls["/Names/OpticalCircuitSwitch-2/ReconfigurationStart"], 1u);
+    EXPECT_EQ(g_calls.count("/Names/OpticalCircuitSwitch/ReconfigurationStart"), 0u);
+    EXPECT_GE(g_calls["/Names/Cluster/$ns3::DirectConnectFabric/RoutesInstalled"], 1u);
 }

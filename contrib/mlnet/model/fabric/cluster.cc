@@ -6,6 +6,7 @@
 #include "ns3/node.h"
 #include "ns3/pointer.h"
 #include "ns3/route-preference.h"
+#include "ns3/trace-names.h"
 
 #include <limits>
 #include <stdexcept>
@@ -257,6 +258,8 @@ void
 Cluster::SetFabricSpec(const FabricSpec& spec)
 {
     m_spec = spec;
+    // The fabric is built: the cluster (and what is aggregated to it) gets its Config path.
+    TraceNames::Register(this, "Cluster");
 }
 
 const FabricSpec&

@@ -4,6 +4,7 @@
 #include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -97,6 +98,7 @@ DataParallelTrainer::Setup(Ptr<MessageTransport> transport,
         throw std::invalid_argument("the data set has fewer samples than workers; raise Samples");
     }
     m_transport = transport;
+    TraceNames::Register(this, "Trainer");
     m_workers = workers;
     m_model = model;
     m_data = data;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -534,9 +535,83 @@ RunReport::Print(std::ostream& os) const
         emit(cells[r], numeric[r]);
     }
     Cost c = MeasureCost();
-    os << "wall " << c.wallSeconds << " s, simulated " << c.simulatedSeconds << " s, " << c.events
-       << " events, " << (c.wallSeconds > 0 ? c.events / c.wallSeconds : 0.0)
-       << " events per wall second\n";
+    os << FormatCost(c.wallSeconds, c.simulatedSeconds, c.events) << "\n";
+}
+
+void
+RunReport::PrintKeyValues(std::ostream& os,
+                          const std::string& title,
+                          const nlohmann::json& object,
+                          const std::string& indent)
+{
+    os << indent << title << ":\n";
+    if (!object.is_object())
+    {
+        os << indent << "  " << CellText(object, true) << "\n";
+        return;
+    }
+    size_t width = 0;
+    for (const auto& [k, v] : object.items())
+    {
+        width = std::max(width, k.size());
+    }
+    for (const auto& [k, v] : object.items())
+    {
+        if (v.is_object())
+        {
+            PrintKeyValues(os, k, v, indent + "  ");
+            continue;
+        }
+        os << indent << "  " << std::setw(static_cast<int>(width)) << std::left << k << std::right
+           << "  "
+           << (v.is_null()      ? std::string("-")
+               : v.is_boolean() ? (v.get<bool>() ? "yes" : "no")
+                                : CellText(v, true))
+           << "\n";
+    }
+}
+
+std::string
+RunReport::FormatSeconds(double seconds)
+{
+    static const std::pair<double, const char*> units[] = {{1, "s"},
+                                                           {1e-3, "ms"},
+                                                           {1e-6, "us"},
+                                                           {1e-9, "ns"},
+                                                           {1e-12, "ps"}};
+    if (seconds == 0)
+    {
+        return "0 s";
+    }
+    const double magnitude = std::abs(seconds);
+    for (const auto& [scale, unit] : units)
+    {
+        if (magnitude >= scale || scale == 1e-12)
+        {
+            std::ostringstream ss;
+            const double v = seconds / scale;
+            const int digits = std::abs(v) >= 100 ? 0 : (std::abs(v) >= 10 ? 1 : 2);
+            ss << std::fixed << std::setprecision(digits) << v << " " << unit;
+            return ss.str();
+        }
+    }
+    return "0 s";
+}
+
+std::string
+RunReport::FormatCost(double wallSeconds, double simulatedSeconds, uint64_t events)
+{
+    std::ostringstream ss;
+    if (events == 0 && simulatedSeconds == 0)
+    {
+        ss << "wall " << FormatSeconds(wallSeconds) << " (analytic: nothing simulated)";
+        return ss.str();
+    }
+    ss << "wall " << FormatSeconds(wallSeconds) << ", simulated " << FormatSeconds(simulatedSeconds)
+       << ", " << events << " events, " << std::setprecision(3)
+       << (wallSeconds > 0 ? static_cast<double>(events) / wallSeconds : 0.0)
+       << " events per wall second";
+    return ss.str();
 }
 
 nlohmann::json

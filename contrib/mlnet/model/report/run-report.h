@@ -145,6 +145,28 @@ public:
     /// \return a FabricSpec as JSON
     static nlohmann::json ToJson(const FabricSpec& spec);
 
+    /**
+     * \brief Print a JSON object for people: "title:" then one "  key  value" line per
+     * entry, keys aligned, numbers with 6 significant digits; a nested object is
+     * printed the same way, indented under its key; arrays as JSON text.
+     */
+    static void PrintKeyValues(std::ostream& os,
+                               const std::string& title,
+                               const nlohmann::json& object,
+                               const std::string& indent = "");
+    /**
+     * \brief A duration for people: three significant digits in the largest unit that
+     * keeps the value at or above 1 (s, ms, us, ns, ps), e.g. "28.0 ms", "1.23 s";
+     * zero is "0 s".
+     */
+    static std::string FormatSeconds(double seconds);
+    /**
+     * \brief The cost footer Print ends with: "wall 1.20 s, simulated 28.0 ms, 51234
+     * events, 4.27e+04 events per wall second"; a run that simulated nothing (an
+     * analytic run) gets "wall 0.012 s (analytic: nothing simulated)".
+     */
+    static std::string FormatCost(double wallSeconds, double simulatedSeconds, uint64_t events);
+
     /// \return a JSON object flattened to one level: nested objects become "key.sub"
     static nlohmann::json Flatten(const nlohmann::json& row);
 

@@ -6,6 +6,7 @@
 #include "ns3/node.h"
 #include "ns3/output-stream-wrapper.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
 #include <cstring>
@@ -247,6 +248,13 @@ void
 FlowHashRouting::SetIpv4(Ptr<Ipv4> ipv4)
 {
     m_ipv4 = ipv4;
+    // A routing protocol is held by the node's Ipv4, not aggregated to the node (ns-3
+    // disposes it from Ipv4L3Protocol); it is reached by name: /Names/Routing-<node id>.
+    Ptr<Node> node = ipv4 ? ipv4->GetObject<Node>() : nullptr;
+    if (node)
+    {
+        TraceNames::Register(this, "Routing-" + std::to_string(node->GetId()));
+    }
 }
 
 void

@@ -3,6 +3,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 
 #include <stdexcept>
 #include <string>
@@ -152,6 +153,8 @@ MessageTransport::CheckInstall(const Ptr<Cluster>& cluster) const
     {
         throw std::invalid_argument(who + "already installed; create one transport per cluster");
     }
+    // Installed on a whole cluster: reachable as /Names/Transport[-k]/<trace>.
+    TraceNames::Register(const_cast<MessageTransport*>(this), "Transport");
 }
 
 void

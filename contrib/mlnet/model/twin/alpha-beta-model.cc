@@ -19,6 +19,7 @@
 #include "ns3/log.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/route-planner.h"
+#include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -109,6 +110,7 @@ AlphaBetaModel::DoDispose()
 void
 AlphaBetaModel::SetCluster(Ptr<Cluster> cluster)
 {
+    TraceNames::Register(this, "AlphaBetaModel");
     NS_LOG_FUNCTION(this << cluster);
     if (!cluster)
     {

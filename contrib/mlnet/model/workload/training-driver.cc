@@ -3,6 +3,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -229,6 +230,7 @@ TrainingDriver::Start()
         m_transport->GetCluster()->NotifyObjectBound(this);
     }
     m_started = true;
+    TraceNames::Register(this, "TrainingDriver");
     Simulator::ScheduleNow(&TrainingDriver::StartIteration, this);
 }
 
