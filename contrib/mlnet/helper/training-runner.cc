@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <memory>
 #include <stdexcept>
 
 namespace ns3
@@ -79,24 +80,52 @@ TrainingRunner::RunGraph(Ptr<MessageTransport> transport,
                          uint32_t iterations,
                          const std::function<void()>& atStart)
 {
-    Ptr<Cluster> cluster = transport->GetCluster();
-    Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
-    if (iterations > 0)
+    return RunJobs(transport, {std::cref(graph)}, iterations, atStart).front();
+}
+
+std::vector<Ptr<TrainingDriver>>
+TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
+                        const std::vector<std::reference_wrapper<const IterationGraph>>& jobs,
+                        uint32_t iterations,
+                        const std::function<void()>& atStart)
+{
+    if (jobs.empty())
     {
-        driver->SetAttribute("Iterations", UintegerValue(iterations));
+        throw std::invalid_argument("no job to run; give at least one iteration graph");
     }
-    driver->SetGraph(graph);
-    driver->SetTransport(transport);
-    driver->SetCollectiveCreator(&CollectiveFactory::Create);
-    driver->SetDoneCallback(Callback<void, Ptr<TrainingDriver>>(
-        [cluster](Ptr<TrainingDriver>) { cluster->NotifyWorkloadDone(); }));
-    driver->Start();
+    Ptr<Cluster> cluster = transport->GetCluster();
+    std::vector<Ptr<TrainingDriver>> drivers;
+    auto pending = std::make_shared<size_t>(jobs.size());
+    for (const IterationGraph& graph : jobs)
+    {
+        Ptr<TrainingDriver> driver = CreateObject<TrainingDriver>();
+        if (iterations > 0)
+        {
+            driver->SetAttribute("Iterations", UintegerValue(iterations));
+        }
+        driver->SetGraph(graph);
+        driver->SetTransport(transport);
+        driver->SetCollectiveCreator(&CollectiveFactory::Create);
+        // The workload is done when the last job is.
+        driver->SetDoneCallback(
+            Callback<void, Ptr<TrainingDriver>>([cluster, pending](Ptr<TrainingDriver>) {
+                if (--*pending == 0)
+                {
+                    cluster->NotifyWorkloadDone();
+                }
+            }));
+        drivers.push_back(driver);
+    }
+    for (Ptr<TrainingDriver> driver : drivers)
+    {
+        driver->Start();
+    }
     if (atStart)
     {
         atStart();
     }
     Simulator::Run();
-    return driver;
+    return drivers;
 }
 
 } // namespace ns3

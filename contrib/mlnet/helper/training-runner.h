@@ -68,6 +68,19 @@ public:
                                         const IterationGraph& graph,
                                         uint32_t iterations,
                                         const std::function<void()>& atStart = {});
+
+    /**
+     * \brief Run a set of jobs at once on one cluster: one TrainingDriver per graph
+     * (place each job on its ranks with IterationGraph::Placed), all started at the same
+     * time over the same transport, until every job is done. Jobs that share links or
+     * NICs slow each other down exactly as their packets contend.
+     * \return the drivers, in the order of `jobs`
+     */
+    static std::vector<Ptr<TrainingDriver>> RunJobs(
+        Ptr<MessageTransport> transport,
+        const std::vector<std::reference_wrapper<const IterationGraph>>& jobs,
+        uint32_t iterations,
+        const std::function<void()>& atStart = {});
 };
 
 } // namespace ns3

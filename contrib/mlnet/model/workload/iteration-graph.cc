@@ -253,6 +253,36 @@ IterationGraph::GetDependents() const
     return out;
 }
 
+IterationGraph
+IterationGraph::Placed(const std::vector<uint32_t>& placement) const
+{
+    const uint32_t maxRank = GetMaxRank();
+    if (maxRank != NO_RANK && placement.size() <= maxRank)
+    {
+        throw std::invalid_argument("the placement has " + std::to_string(placement.size()) +
+                                    " ranks but the graph uses ranks 0.." +
+                                    std::to_string(maxRank) + "; give one rank per graph rank");
+    }
+    std::vector<uint32_t> sorted(placement);
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    {
+        throw std::invalid_argument("the placement names a rank twice; give distinct ranks");
+    }
+    auto place = [&placement](uint32_t r) { return r == NO_RANK ? r : placement[r]; };
+    IterationGraph placed(*this);
+    for (auto& t : placed.m_tasks)
+    {
+        t.rank = place(t.rank);
+        t.dst = place(t.dst);
+        for (uint32_t& r : t.collective.ranks)
+        {
+            r = place(r);
+        }
+    }
+    return placed;
+}
+
 uint32_t
 IterationGraph::GetMaxRank() const
 {

@@ -175,6 +175,14 @@ public:
     std::vector<std::vector<TaskId>> GetDependents() const;
     /// \return the largest rank any task names, or NO_RANK for a graph without ranks
     uint32_t GetMaxRank() const;
+    /**
+     * \brief The same iteration placed on other ranks: every rank r of a task (compute
+     * rank, send source and destination, collective members) becomes placement[r], so a
+     * job built for ranks 0..n-1 can run beside other jobs on one cluster.
+     * Throws std::invalid_argument if the placement is shorter than GetMaxRank() + 1 or
+     * names a rank twice.
+     */
+    IterationGraph Placed(const std::vector<uint32_t>& placement) const;
 
     /**
      * \brief Check that the graph can run: at least one task, every dependency id
