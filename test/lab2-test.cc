@@ -90,6 +90,8 @@ TEST(Lab2, PartBLiveReconfiguration)
     std::vector<std::string> bufferLoss =
         LabMatch(lab, R"(`buffer` still loses ([0-9]+) frames at 100 µs)");
     ASSERT_EQ(bufferLoss.size(), 1u) << "the lab's question on buffer's losses is missing";
+    ASSERT_NE(lab.find("(at half the analytical iteration time)"), std::string::npos)
+        << "the lab no longer says when the plane is reconfigured";
 
     std::vector<double> tenMicroCosts;
     for (const OcsRun& run : runs)
@@ -109,6 +111,10 @@ TEST(Lab2, PartBLiveReconfiguration)
                    cells[3],
                    run.flags + " dropped");
         ExpectCell(ocs["frames_held_while_dark"].get<double>(), cells[4], run.flags + " held");
+        // The plane goes dark at half the analytical iteration time.
+        EXPECT_DOUBLE_EQ(ocs["reconfigure_at_s"].get<double>(),
+                         ocs["analytical_iteration_s"].get<double>() / 2)
+            << run.flags;
         // Question 7: eight ports dark for the row's dark time.
         EXPECT_NEAR(ocs["port_dark_s"].get<double>(), 8 * run.dark, 8 * run.dark * 1e-9)
             << run.flags;
