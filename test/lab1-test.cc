@@ -4,10 +4,9 @@
 // the digits the lab shows). A change to the simulator or to the lab that makes them
 // disagree fails here.
 #include "example-process.h"
+#include "lab-doc.h"
 
-#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <regex>
 #include <sstream>
 #include <vector>
@@ -26,16 +25,6 @@ struct LabRun
     int simulatedCell;    //!< index among the row's "X ms" cells
     int twinCell;         //!< index among the row's "X ms" cells, or -1
 };
-
-/// The lab's text.
-std::string
-Lab()
-{
-    std::ifstream in(std::string(MLNET_SOURCE_DIR) + "/doc/labs/lab1-collectives.md");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 /// The "X ms" cells of the table row that starts with `start` (empty if none).
 std::vector<std::string>
@@ -59,20 +48,10 @@ MsCells(const std::string& lab, const std::string& start)
     return {};
 }
 
-/// Does `seconds` print as `shown` ms at the precision shown (half a unit of its last digit)?
-void
-ExpectShownAs(double seconds, const std::string& shown, const std::string& what)
-{
-    size_t decimals = shown.size() - shown.find('.') - 1;
-    double half = 0.5 * std::pow(10.0, -static_cast<double>(decimals));
-    EXPECT_NEAR(seconds * 1e3, std::stod(shown), half * 1.0001)
-        << what << " (lab: " << shown << " ms)";
-}
-
 void
 RunAndCompare(const std::vector<LabRun>& runs)
 {
-    const std::string lab = Lab();
+    const std::string lab = LabText("lab1-collectives.md");
     ASSERT_FALSE(lab.empty()) << "doc/labs/lab1-collectives.md not found";
     const std::string json = ::testing::TempDir() + "/lab1-" + std::to_string(getpid()) + ".json";
     for (const LabRun& run : runs)
@@ -83,10 +62,10 @@ RunAndCompare(const std::vector<LabRun>& runs)
         ExampleRun r = RunExample("collective-validation", run.flags + " --quiet --json=" + json);
         ASSERT_EQ(r.status, 0) << run.flags << ": " << r.err;
         nlohmann::json row = ReadJson(json)["rows"][0];
-        ExpectShownAs(row["simulated_s"].get<double>(), cells[run.simulatedCell], run.flags);
+        ExpectShownAs(row["simulated_s"].get<double>() * 1e3, cells[run.simulatedCell], run.flags);
         if (run.twinCell >= 0)
         {
-            ExpectShownAs(row["analytical_s"].get<double>(), cells[run.twinCell], run.flags);
+            ExpectShownAs(row["analytical_s"].get<double>() * 1e3, cells[run.twinCell], run.flags);
         }
     }
     std::remove(json.c_str());
