@@ -73,19 +73,37 @@ Hider(const fs::path& work)
     return "";
 }
 
-/// The lines a script starts with to hide the build tree, then the source tree.
+/// The lines a script starts with to hide the build tree, then the source tree. The
+/// ns-3 the package was built against stays visible where it is, even when it lives
+/// inside the source tree (the optimized build in third_party/ns3-opt): it is bound to
+/// `work`/ns3 before the trees are hidden and bound back after.
 std::string
-HideTrees()
+HideTrees(const fs::path& work)
 {
     std::string source = fs::canonical(MLNET_SOURCE_DIR).string();
     std::string build = fs::canonical(MLNET_BUILD_DIR).string();
+    std::string ns3 = fs::canonical(MLNET_NS3_LOCATION).string();
+    auto inside = [](const std::string& path, const std::string& tree) {
+        return path.rfind(tree + "/", 0) == 0;
+    };
+    const bool keepNs3 = inside(ns3, source) || inside(ns3, build);
+    std::string kept = (work / "ns3").string();
     std::string s = "set -eu\n";
+    if (keepNs3)
+    {
+        s +=
+            "mkdir -p " + Quote(kept) + " && mount --bind " + Quote(ns3) + " " + Quote(kept) + "\n";
+    }
     // A build tree inside the source tree goes with it.
-    if (build.rfind(source + "/", 0) != 0)
+    if (!inside(build, source))
     {
         s += "mount -t tmpfs mlnet-hidden " + Quote(build) + "\n";
     }
     s += "mount -t tmpfs mlnet-hidden " + Quote(source) + "\n";
+    if (keepNs3)
+    {
+        s += "mkdir -p " + Quote(ns3) + " && mount --bind " + Quote(kept) + " " + Quote(ns3) + "\n";
+    }
     // The proof holds only if the trees are really out of reach.
     s += "test ! -e " + Quote(source + "/README.md") + "\n";
     s += "test ! -e " + Quote(build + "/CMakeCache.txt") + "\n";
@@ -148,7 +166,7 @@ protected:
     int RunHidden(const std::string& script, std::string* log)
     {
         fs::path file = m_work / "run.sh";
-        std::ofstream(file) << (m_hider.empty() ? "set -eu\n" : HideTrees()) << script;
+        std::ofstream(file) << (m_hider.empty() ? "set -eu\n" : HideTrees(m_work)) << script;
         return Shell((m_hider.empty() ? "" : m_hider + " ") + "sh " + file.string(), log);
     }
 
