@@ -52,7 +52,9 @@ SetRoutesIfAbsent(TopologyPlan& plan, uint32_t s, uint32_t t, const std::vector<
 }
 
 /// Places rings on the planes of a plan, in plane order: the planes taken so far
-/// and the shared spill planes that hold the closing hops of odd rings.
+/// and the shared spill planes that hold the closing hops of odd rings. While
+/// `reserved` > 0 a ring is placed only if it leaves that many fresh planes (the
+/// spanning group's guaranteed ring, placed later in group order).
 struct RingPlacer
 {
     RingPlacer(uint32_t servers, uint32_t degree, const TotientPerms& totientPerms)
@@ -126,6 +128,10 @@ struct RingPlacer
                 }
             }
         }
+        if (fresh + reserved > d)
+        {
+            return false; // it would take the planes kept for the spanning group's ring
+        }
         p = trial;
         nextFresh = fresh;
         spillPlanes = spill;
@@ -136,6 +142,7 @@ struct RingPlacer
     const uint32_t d;                  //!< planes
     const TotientPerms& perms;         //!< ring members of each (g, j)
     uint32_t nextFresh{0};             //!< first plane no ring has taken yet
+    uint32_t reserved{0};              //!< fresh planes other rings must leave free
     std::vector<uint32_t> spillPlanes; //!< planes holding closing hops of odd rings
 };
 
@@ -628,6 +635,17 @@ TopologyFinder::PlaceRings(TopologyPlan& plan,
     // ---- Place the rings on planes.
     const uint32_t n = plan.GetServers();
     RingPlacer placer(n, m_degree, perms);
+    // The spanning group's first ring (jump 1) keeps the plan connected, as the
+    // connectivity ring does: ShareRings counts its ports outside the budget, but
+    // an odd ring placed before it in group order takes a third (spill) plane the
+    // budget does not count, so its planes are kept free until it is placed.
+    auto spanning = std::find_if(active.begin(), active.end(), [n](const GroupWant* w) {
+        return w->size == n && w->rings > 0;
+    });
+    if (spanning != active.end())
+    {
+        placer.reserved = RingCost(n);
+    }
     if (m_report.connectivityRing)
     {
         bool ok = placer.Place(plan, n, 1);
@@ -644,6 +662,10 @@ TopologyFinder::PlaceRings(TopologyPlan& plan,
             continue;
         }
         std::vector<uint32_t> chosen = perms.SelectRings(w->size, w->rings, m_bidirectional);
+        if (w->size == n)
+        {
+            placer.reserved = 0; // its first ring takes the kept planes
+        }
         PlanRing ring{w->size, {}, m_bidirectional, true};
         for (uint32_t j : chosen)
         {

@@ -26,9 +26,11 @@
  * degree exactly d. A ring over an even group takes two planes (alternate
  * hops), a ring over a pair takes one, a ring over an odd group takes two planes
  * and puts its closing hops on a third plane shared with other closing hops and
- * MP circuits. Ports no ring takes (rounding, groups with fewer candidate jumps
- * than ports) become matchings on the decayed MP demand; with no MP demand those
- * are random perfect matchings (expander-like, they shorten the diameter).
+ * MP circuits. Until the spanning group's first ring is placed, other rings
+ * leave the two planes it needs free (it keeps the plan connected, and an odd
+ * ring's third plane is not counted in the port budget). Ports no ring takes (rounding, groups with
+ * fewer candidate jumps than ports) become matchings on the decayed MP demand; with no MP demand
+ * those are random perfect matchings (expander-like, they shorten the diameter).
  *
  * What it leaves out: the parallelization-strategy search (MCMC) and any timing;
  * the flags ReleasedDegreeSplit / ReleasedGroupShare reproduce the released
