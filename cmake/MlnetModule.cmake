@@ -57,6 +57,8 @@ function(mlnet_module)
   if(MLNET_BUILD_TESTS AND tests)
     add_executable(${target}-test ${tests} ${PROJECT_SOURCE_DIR}/cmake/gtest-ns3-main.cc)
     target_link_libraries(${target}-test PRIVATE ${target} GTest::gtest)
+    # Helpers every test binary shares (test/support/mlnet-test-support.h).
+    target_include_directories(${target}-test PRIVATE ${PROJECT_SOURCE_DIR}/test/support)
     gtest_discover_tests(${target}-test DISCOVERY_TIMEOUT 60
                          PROPERTIES LABELS ${M_NAME})
   endif()

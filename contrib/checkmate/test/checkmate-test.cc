@@ -5,6 +5,8 @@
 // not change worker timing, a lost clone is repaired before the commit, recovery
 // resumes from the last committed iteration and reproduces the uninterrupted
 // model, and the CheckFreq / Gemini interval rules on given timings.
+#include "mlnet-test-support.h"
+
 #include "ns3/check-freq-policy.h"
 #include "ns3/checkmate-helper.h"
 #include "ns3/checkmate-runner.h"
@@ -20,6 +22,7 @@
 #include <map>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -193,23 +196,11 @@ TEST_F(CheckmateTest, RandomFailureIsDrawnOnceAndRecovered)
     EXPECT_THROW(Run(c), std::invalid_argument);
 }
 
-namespace
-{
-std::map<std::string, uint32_t> g_calls; //!< trace calls per context
-
-template <typename... Args>
-void
-Count(std::string context, Args...)
-{
-    ++g_calls[context];
-}
-} // namespace
-
 // The paths of checkmate.md's table: the shadow cluster by name, each switch's mirror
 // aggregated to its node, each shadow node an application of its node.
 TEST_F(CheckmateTest, TracesAreReachableByConfigPath)
 {
-    g_calls.clear();
+    g_traceCalls.clear();
     // The runner runs a baseline simulation first; wire one job by hand so the paths
     // are connected in the simulation that has Checkmate.
     FabricRequest fabric;
@@ -231,18 +222,18 @@ TEST_F(CheckmateTest, TracesAreReachableByConfigPath)
                    ObjectFactory("ns3::SgdMomentum"));
     CheckmateHelper helper;
     helper.Install(trainer, transport, {4, 5});
-    Config::Connect("/Names/ShadowCluster/Commit", MakeCallback(&Count<uint32_t, Time>));
+    Config::Connect("/Names/ShadowCluster/Commit", MakeCallback(&CountTraceCall<uint32_t, Time>));
     Config::Connect("/NodeList/*/$ns3::GradientMirror/Mirrored",
-                    MakeCallback(&Count<const GradientTag&, Ipv4Address>));
+                    MakeCallback(&CountTraceCall<const GradientTag&, Ipv4Address>));
     Config::Connect("/NodeList/*/ApplicationList/*/$ns3::ShadowNode/Committed",
-                    MakeCallback(&Count<uint32_t>));
+                    MakeCallback(&CountTraceCall<uint32_t>));
     trainer->Run(0, 8);
     Simulator::Run();
     // One commit of the cluster per iteration; each of the 2 shadows commits each one.
-    EXPECT_EQ(g_calls["/Names/ShadowCluster/Commit"], 8u);
+    EXPECT_EQ(g_traceCalls["/Names/ShadowCluster/Commit"], 8u);
     uint32_t mirrored = 0;
     uint32_t shadowCommits = 0;
-    for (const auto& [context, n] : g_calls)
+    for (const auto& [context, n] : g_traceCalls)
     {
         if (context.find("$ns3::GradientMirror/Mirrored") != std::string::npos)
         {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Gradient compression (issue 7): codecs, compressed exchanges over the packet
 // network with real encoded values, the analytical twin and the compressed trainer.
+#include "mlnet-test-support.h"
+
 #include "ns3/bf16-codec.h"
 #include "ns3/compressed-exchange.h"
 #include "ns3/compressed-trainer.h"
@@ -20,6 +22,7 @@
 #include <numeric>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -475,23 +478,11 @@ TEST(GradientCodecTest, TopKUsesThirtyTwoBitIndicesAboveSixtyFiveThousandCoordin
     EXPECT_LE((x - y).cwiseAbs().maxCoeff(), t->GetRoundTripBound(x));
 }
 
-namespace
-{
-std::map<std::string, uint32_t> g_calls; //!< trace calls per context
-
-template <typename... Args>
-void
-Count(std::string context, Args...)
-{
-    ++g_calls[context];
-}
-} // namespace
-
 // compression.md's table: a compressed trainer is the job's Trainer; its Exchange
 // re-exposes each iteration's CompressedExchange (created per iteration).
 TEST_F(CompressionTest, TrainerExchangeIsReachableByConfigPath)
 {
-    g_calls.clear();
+    g_traceCalls.clear();
     IdealSwitchHelper fabric(4);
     Ptr<Cluster> cluster = fabric.Install();
     Ptr<UdpMessageTransport> t = CreateObject<UdpMessageTransport>();
@@ -507,12 +498,12 @@ TEST_F(CompressionTest, TrainerExchangeIsReachableByConfigPath)
                    ObjectFactory("ns3::SgdMomentum"));
     trainer->SetCodec(CreateObject<QuantizationCodec>());
     Config::Connect("/Names/Trainer/Exchange",
-                    MakeCallback(&Count<const CompressedExchangeRecord&>));
+                    MakeCallback(&CountTraceCall<const CompressedExchangeRecord&>));
     Config::Connect("/Names/Trainer/IterationDone",
-                    MakeCallback(&Count<uint32_t, double, double, Time>));
+                    MakeCallback(&CountTraceCall<uint32_t, double, double, Time>));
     trainer->Run(0, 3);
     Simulator::Run();
-    EXPECT_EQ(g_calls["/Names/Trainer/Exchange"], 3u);
-    EXPECT_EQ(g_calls["/Names/Trainer/IterationDone"], 3u);
-    EXPECT_EQ(g_calls.size(), 2u);
+    EXPECT_EQ(g_traceCalls["/Names/Trainer/Exchange"], 3u);
+    EXPECT_EQ(g_traceCalls["/Names/Trainer/IterationDone"], 3u);
+    EXPECT_EQ(g_traceCalls.size(), 2u);
 }

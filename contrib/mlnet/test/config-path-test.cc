@@ -2,6 +2,8 @@
 // Every mlnet model with trace sources is reachable by an ns-3 Config path (the table
 // in doc/mlnet.md): one trace of each is connected by path and must fire with the
 // path as its context. Names are per simulation: cleared at Simulator::Destroy.
+#include "mlnet-test-support.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
 #include "ns3/collective-factory.h"
@@ -28,20 +30,10 @@
 #include <numeric>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
-
-/// Calls per context of every trace connected by Count.
-std::map<std::string, uint32_t> g_calls;
-
-/// A trace sink of any signature that counts its calls per context.
-template <typename... Args>
-void
-Count(std::string context, Args...)
-{
-    ++g_calls[context];
-}
 
 class ConfigPathTest : public ::testing::Test
 {
@@ -53,7 +45,7 @@ protected:
 
     void SetUp() override
     {
-        g_calls.clear();
+        g_traceCalls.clear();
     }
 };
 
@@ -75,34 +67,35 @@ TEST_F(ConfigPathTest, CollectiveRunReachesClusterTransportCollectiveAndRouting)
     // Connect at time 0, after the runner has set everything up (the ns-3 idiom for
     // objects a helper creates and runs in one call).
     Simulator::ScheduleNow([] {
-        Config::Connect("/Names/Cluster/WorkloadDone", MakeCallback(&Count<>));
+        Config::Connect("/Names/Cluster/WorkloadDone", MakeCallback(&CountTraceCall<>));
         Config::Connect("/Names/Transport/PacketSent",
-                        MakeCallback(&Count<uint32_t, uint32_t, uint32_t, uint32_t>));
-        Config::Connect("/Names/Transport/Deliver", MakeCallback(&Count<const Message&>));
-        Config::Connect("/Names/Collective/Done", MakeCallback(&Count<Ptr<const Collective>>));
+                        MakeCallback(&CountTraceCall<uint32_t, uint32_t, uint32_t, uint32_t>));
+        Config::Connect("/Names/Transport/Deliver", MakeCallback(&CountTraceCall<const Message&>));
+        Config::Connect("/Names/Collective/Done",
+                        MakeCallback(&CountTraceCall<Ptr<const Collective>>));
         Config::Connect("/Names/Collective/MemberStep",
-                        MakeCallback(&Count<uint32_t, uint32_t, uint32_t>));
+                        MakeCallback(&CountTraceCall<uint32_t, uint32_t, uint32_t>));
     });
     CollectiveRunOptions o;
     o.bytes = "64KiB";
     CollectiveRunner::Run(cluster, o);
 
-    EXPECT_EQ(g_calls["/Names/Cluster/WorkloadDone"], 1u);
-    EXPECT_EQ(g_calls["/Names/Collective/Done"], 1u);
+    EXPECT_EQ(g_traceCalls["/Names/Cluster/WorkloadDone"], 1u);
+    EXPECT_EQ(g_traceCalls["/Names/Collective/Done"], 1u);
     // Ring all-reduce on 4 ranks: 2(n-1) = 6 steps per member, one message per step.
-    EXPECT_EQ(g_calls["/Names/Collective/MemberStep"], 4u * 6u);
-    EXPECT_EQ(g_calls["/Names/Transport/Deliver"], 4u * 6u);
-    EXPECT_GE(g_calls["/Names/Transport/PacketSent"], 4u * 6u);
-    EXPECT_EQ(g_calls.size(), 5u) << "no other context may appear";
+    EXPECT_EQ(g_traceCalls["/Names/Collective/MemberStep"], 4u * 6u);
+    EXPECT_EQ(g_traceCalls["/Names/Transport/Deliver"], 4u * 6u);
+    EXPECT_GE(g_traceCalls["/Names/Transport/PacketSent"], 4u * 6u);
+    EXPECT_EQ(g_traceCalls.size(), 5u) << "no other context may appear";
 
     // Every node's routing protocol has a name; a trace of it connects by path.
     for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
     {
         std::string path = "/Names/Routing-" + std::to_string(i);
         EXPECT_EQ(Config::LookupMatches(path).GetN(), 1u) << path;
-        EXPECT_TRUE(
-            Config::ConnectFailSafe(path + "/NoRoute",
-                                    MakeCallback(&Count<Ptr<const Packet>, const Ipv4Header&>)));
+        EXPECT_TRUE(Config::ConnectFailSafe(
+            path + "/NoRoute",
+            MakeCallback(&CountTraceCall<Ptr<const Packet>, const Ipv4Header&>)));
     }
 }
 
@@ -112,8 +105,9 @@ TEST_F(ConfigPathTest, FastPathForwardingIsAggregatedToEveryNode)
     Config::MatchContainer m = Config::LookupMatches("/NodeList/*/$ns3::FastForwarding");
     EXPECT_EQ(m.GetN(), NodeList::GetNNodes());
     EXPECT_EQ(m.GetMatchedPath(2), "/NodeList/2/$ns3::FastForwarding/");
-    EXPECT_TRUE(Config::ConnectFailSafe("/NodeList/*/$ns3::FastForwarding/Drop",
-                                        MakeCallback(&Count<Ptr<const Packet>, uint32_t>)));
+    EXPECT_TRUE(
+        Config::ConnectFailSafe("/NodeList/*/$ns3::FastForwarding/Drop",
+                                MakeCallback(&CountTraceCall<Ptr<const Packet>, uint32_t>)));
 }
 
 TEST_F(ConfigPathTest, TwinDriverAndTrainerByName)
@@ -124,20 +118,20 @@ TEST_F(ConfigPathTest, TwinDriverAndTrainerByName)
     Ptr<AlphaBetaModel> twin = CreateObject<AlphaBetaModel>();
     twin->SetCluster(cluster);
     Config::Connect("/Names/AlphaBetaModel/MessagePredicted",
-                    MakeCallback(&Count<const MessageTiming&>));
+                    MakeCallback(&CountTraceCall<const MessageTiming&>));
     Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
     ring->Setup(transport, {0, 1, 2, 3}, 4096);
     twin->Predict(ring);
-    EXPECT_EQ(g_calls["/Names/AlphaBetaModel/MessagePredicted"], 4u * 6u);
+    EXPECT_EQ(g_traceCalls["/Names/AlphaBetaModel/MessagePredicted"], 4u * 6u);
 
     IterationGraph graph;
     auto c = graph.AddCompute("fwd", 0, MicroSeconds(10));
     graph.AddCollective("ar", "allreduce", "ring", {0, 1, 2, 3}, 4096, {c});
     TrainingRunner::RunGraph(transport, graph, 2, [] {
         Config::Connect("/Names/TrainingDriver/IterationFinished",
-                        MakeCallback(&Count<uint32_t, Time>));
+                        MakeCallback(&CountTraceCall<uint32_t, Time>));
     });
-    EXPECT_EQ(g_calls["/Names/TrainingDriver/IterationFinished"], 2u);
+    EXPECT_EQ(g_traceCalls["/Names/TrainingDriver/IterationFinished"], 2u);
 
     // A trainer on the same transport is reachable by its own name.
     Ptr<RealModel> model = CreateObject<RealModel>();
@@ -151,10 +145,10 @@ TEST_F(ConfigPathTest, TwinDriverAndTrainerByName)
                    CreateObject<SyntheticDataset>(),
                    ObjectFactory("ns3::SgdMomentum"));
     Config::Connect("/Names/Trainer/IterationDone",
-                    MakeCallback(&Count<uint32_t, double, double, Time>));
+                    MakeCallback(&CountTraceCall<uint32_t, double, double, Time>));
     trainer->Run(0, 3);
     Simulator::Run();
-    EXPECT_EQ(g_calls["/Names/Trainer/IterationDone"], 3u);
+    EXPECT_EQ(g_traceCalls["/Names/Trainer/IterationDone"], 3u);
 }
 
 TEST_F(ConfigPathTest, NamesAreUniqueWithinASimulationAndClearedAtDestroy)

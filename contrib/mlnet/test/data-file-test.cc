@@ -3,6 +3,8 @@
 // for a library in its build folder, else share/mlnet beside the library -- so an
 // installed program never reads the source tree (the install test proves it with the
 // source tree hidden).
+#include "mlnet-test-support.h"
+
 #include "ns3/data-file.h"
 
 #include <cstdlib>
@@ -12,23 +14,10 @@
 #include <stdexcept>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
-
-std::string
-Message(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "no exception";
-}
 
 /// Sets MLNET_DATA_DIR for one test and restores its absence afterwards.
 class DataFileTest : public ::testing::Test
@@ -86,7 +75,7 @@ TEST_F(DataFileTest, TheEnvironmentOverridesEveryLocation)
     // Also for the build tree: the override is the only place looked at.
     EXPECT_EQ(DataFile::Candidates("workloads/models"),
               std::vector<std::string>{"/elsewhere/data/workloads/models"});
-    std::string m = Message([] { DataFile::Find("workloads/models"); });
+    std::string m = InvalidArgumentMessage([] { DataFile::Find("workloads/models"); });
     EXPECT_NE(m.find("shipped data file 'workloads/models' not found (looked at "
                      "/elsewhere/data/workloads/models); "),
               std::string::npos)
@@ -101,7 +90,7 @@ TEST_F(DataFileTest, TheEnvironmentOverridesEveryLocation)
 
 TEST_F(DataFileTest, AMissingFileSaysWhereItLooked)
 {
-    std::string m = Message([] { DataFile::Find("workloads/none.json"); });
+    std::string m = InvalidArgumentMessage([] { DataFile::Find("workloads/none.json"); });
     EXPECT_NE(m.find("'workloads/none.json' not found (looked at "), std::string::npos) << m;
     EXPECT_NE(m.find("/workloads/none.json)"), std::string::npos) << m;
 }

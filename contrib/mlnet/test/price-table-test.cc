@@ -4,6 +4,8 @@
  * replacement file by attribute and environment, errors naming file, field and fix);
  * DataFile (where shipped data is looked for) has data-file-test.cc.
  */
+#include "mlnet-test-support.h"
+
 #include "ns3/config.h"
 #include "ns3/data-file.h"
 #include "ns3/price-table.h"
@@ -19,23 +21,10 @@
 #include <unistd.h>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
-
-std::string
-Message(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "no exception";
-}
 
 /// Write `text` to a fresh file in the test's temporary folder; return its path.
 std::string
@@ -98,7 +87,7 @@ TEST(PriceTableTest, LookupBySpeedThenSpeedFreeEntryAndByPorts)
     EXPECT_DOUBLE_EQ(t->Get("switch", 400, 32).powerW, 5);
     EXPECT_DOUBLE_EQ(t->Get("switch", 400, 64).priceUsd, 30);
     EXPECT_FALSE(t->Has("switch", 400)); // two radices: ask for one
-    EXPECT_NE(Message([&] { t->Get("switch", 400); }).find("ask for one port count"),
+    EXPECT_NE(InvalidArgumentMessage([&] { t->Get("switch", 400); }).find("ask for one port count"),
               std::string::npos);
     EXPECT_EQ(t->Speeds("switch"), (std::vector<uint32_t>{400}));
 }
@@ -122,14 +111,15 @@ TEST(PriceTableTest, BadInputNamesTheFileTheFieldAndTheFix)
 {
     Ptr<PriceTable> t = CreateObject<PriceTable>();
     auto load = [&](const std::string& parts) {
-        return Message([&] { t->LoadJson(R"({"parts": [)" + parts + "]}", "mine.json"); });
+        return InvalidArgumentMessage(
+            [&] { t->LoadJson(R"({"parts": [)" + parts + "]}", "mine.json"); });
     };
     auto has = [](const std::string& message, const std::string& part) {
         return message.find(part) != std::string::npos;
     };
-    std::string m = Message([&] { t->LoadJson("{", "mine.json"); });
+    std::string m = InvalidArgumentMessage([&] { t->LoadJson("{", "mine.json"); });
     EXPECT_TRUE(has(m, "'mine.json' is not valid JSON")) << m;
-    m = Message([&] { t->LoadJson(R"({"prices": {}})", "mine.json"); });
+    m = InvalidArgumentMessage([&] { t->LoadJson(R"({"prices": {}})", "mine.json"); });
     EXPECT_TRUE(has(m, "\"parts\" array")) << m;
     m = load(R"({"part": "fiber", "price_usd": -50, "source": "x"})");
     EXPECT_TRUE(has(m, "mine.json', parts[0] (\"fiber\"): price_usd is -50; give a number >= 0"))
@@ -147,12 +137,12 @@ TEST(PriceTableTest, BadInputNamesTheFileTheFieldAndTheFix)
     m = load(R"({"part": "fiber", "price_usd": 5, "source": "x"},
                 {"part": "fiber", "price_usd": 6, "source": "y"})");
     EXPECT_TRUE(has(m, "parts[1] (\"fiber\"): \"fiber\" is listed twice")) << m;
-    m = Message([&] { t->Load("/nonexistent/prices.json"); });
+    m = InvalidArgumentMessage([&] { t->Load("/nonexistent/prices.json"); });
     EXPECT_TRUE(has(m, "cannot read price table '/nonexistent/prices.json'")) << m;
     // A failed load keeps the table it had; a missing part says what to add.
     EXPECT_EQ(t->GetOrigin(), PriceTable::DefaultPath());
     t->LoadJson(kSmall, "small.json");
-    m = Message([&] { t->Get("nic", 800); });
+    m = InvalidArgumentMessage([&] { t->Get("nic", 800); });
     EXPECT_TRUE(has(m, "price table 'small.json' has no \"nic\" at 800 Gbps")) << m;
     EXPECT_TRUE(has(m, "add {\"part\": \"nic\", \"gbps\": 800, \"price_usd\"")) << m;
 }

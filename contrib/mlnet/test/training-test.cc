@@ -7,6 +7,7 @@
 // `bytes` to the next member once; a member is done when its message arrived, so
 // with distinct senders the collective takes exactly b*8/R + L.
 #include "fixed-rate-test-transport.h"
+#include "mlnet-test-support.h"
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
@@ -30,6 +31,7 @@
 #include <stdexcept>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -150,20 +152,6 @@ const char* kFourLayers = R"({
   "bucket_bytes": 500000,
   "optimizer_us": 50
 })";
-
-std::string
-ThrowMessage(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "(no std::invalid_argument thrown)";
-}
 
 class TrainingDriverTest : public ::testing::Test
 {
@@ -326,24 +314,27 @@ TEST_F(TrainingDriverTest, RejectsMissingPiecesBeforeScheduling)
     g.AddCollective("ar", "allreduce", "ring", {0, 1}, 1000);
     Ptr<TrainingDriver> noTransport = CreateObject<TrainingDriver>();
     noTransport->SetGraph(g);
-    EXPECT_NE(ThrowMessage([&] { noTransport->Start(); }).find("SetTransport"), std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] { noTransport->Start(); }).find("SetTransport"),
+              std::string::npos);
 
     Ptr<TrainingDriver> noCreator = CreateObject<TrainingDriver>();
     noCreator->SetGraph(g);
     noCreator->SetTransport(MakeTransport(2));
-    EXPECT_NE(ThrowMessage([&] { noCreator->Start(); }).find("SetCollectiveCreator"),
+    EXPECT_NE(InvalidArgumentMessage([&] { noCreator->Start(); }).find("SetCollectiveCreator"),
               std::string::npos);
 
     IterationGraph unknown;
     unknown.AddCollective("ar", "allreduce", "unknown", {0, 1}, 1000);
     Ptr<TrainingDriver> badName = MakeDriver(unknown, 2);
-    EXPECT_NE(ThrowMessage([&] { badName->Start(); }).find("'unknown'"), std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] { badName->Start(); }).find("'unknown'"),
+              std::string::npos);
 
     IterationGraph tooWide;
     tooWide.AddCompute("c", 5, MicroSeconds(1));
     tooWide.AddSend("s", 0, 1, 10);
     Ptr<TrainingDriver> wide = MakeDriver(tooWide, 2);
-    EXPECT_NE(ThrowMessage([&] { wide->Start(); }).find("only 2 ranks"), std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] { wide->Start(); }).find("only 2 ranks"),
+              std::string::npos);
     EXPECT_EQ(Simulator::GetEventCount(), 0u);
 }
 
@@ -351,13 +342,15 @@ TEST_F(IterationGraphTest, RejectsUnknownIdsCyclesAndEmptyGraphs)
 {
     IterationGraph g;
     auto a = g.AddCompute("a", 0, MicroSeconds(1));
-    EXPECT_NE(ThrowMessage([&] { g.AddCompute("b", 0, MicroSeconds(1), {7}); }).find("task id 7"),
+    EXPECT_NE(InvalidArgumentMessage([&] {
+                  g.AddCompute("b", 0, MicroSeconds(1), {7});
+              }).find("task id 7"),
               std::string::npos);
     auto b = g.AddCompute("b", 0, MicroSeconds(1), {a});
     auto c = g.AddCompute("c", 0, MicroSeconds(1), {b});
     EXPECT_NO_THROW(g.Validate());
     g.AddDependency(a, c); // a -> b -> c -> a
-    std::string msg = ThrowMessage([&] { g.Validate(); });
+    std::string msg = InvalidArgumentMessage([&] { g.Validate(); });
     EXPECT_NE(msg.find("cycle"), std::string::npos) << msg;
     Ptr<TrainingDriver> drv = CreateObject<TrainingDriver>();
     EXPECT_THROW(drv->SetGraph(g), std::invalid_argument);
@@ -453,7 +446,7 @@ TEST_F(TrainingWorkloadTest, DataDegreeSplitsRanksIntoConsecutiveGroups)
     EXPECT_EQ(collectives, 4u); // 2 groups x 2 buckets
     // Both groups run side by side: same iteration time as one group of 4.
     EXPECT_EQ(w.EstimateIterationTime(8, &CommTime), MicroSeconds(1852));
-    std::string msg = ThrowMessage([&] { w.BuildGraph(6); });
+    std::string msg = InvalidArgumentMessage([&] { w.BuildGraph(6); });
     EXPECT_NE(msg.find("parallelism.data = 4 does not divide the 6 ranks"), std::string::npos)
         << msg;
 }
@@ -510,12 +503,13 @@ TEST_F(TrainingWorkloadTest, BadInputsNameTheField)
     };
     for (const auto& c : cases)
     {
-        std::string msg = ThrowMessage([&] { TrainingWorkload::FromString(c.text); });
+        std::string msg = InvalidArgumentMessage([&] { TrainingWorkload::FromString(c.text); });
         EXPECT_NE(msg.find(c.expected), std::string::npos)
             << "input: " << c.text << "\nmessage: " << msg;
         EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
     }
-    std::string missing = ThrowMessage([] { TrainingWorkload::FromFile("/nonexistent/w.json"); });
+    std::string missing =
+        InvalidArgumentMessage([] { TrainingWorkload::FromFile("/nonexistent/w.json"); });
     EXPECT_NE(missing.find("cannot read '/nonexistent/w.json'"), std::string::npos) << missing;
     // Comments are allowed in hand-written files.
     EXPECT_NO_THROW(TrainingWorkload::FromString(with("// a comment\n", layer)));
@@ -534,7 +528,7 @@ TEST_F(TrainingWorkloadTest, ShippedExampleWorkloadsParse)
     // A file with an error names itself.
     std::string path = ::testing::TempDir() + "mlnet-bad-workload.json";
     std::ofstream(path) << "{\"name\": \"x\", \"layers\": [1]}";
-    std::string msg = ThrowMessage([&] { TrainingWorkload::FromFile(path); });
+    std::string msg = InvalidArgumentMessage([&] { TrainingWorkload::FromFile(path); });
     EXPECT_NE(msg.find("workload '" + path + "': layers[0] must be an object"), std::string::npos)
         << msg;
     std::remove(path.c_str());

@@ -2,6 +2,8 @@
 // RailCostModel: Clos switch counts (1, 2, 3 tiers), the DGX SuperPOD B300 table,
 // cost and power of rail-only vs rail-optimized against hand calculations, the
 // reduction range over cluster and HB-domain sizes, the JSON table, and bad input.
+#include "mlnet-test-support.h"
+
 #include "ns3/core-module.h"
 #include "ns3/rail-cost-model.h"
 
@@ -9,23 +11,10 @@
 #include <nlohmann/json.hpp>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
-
-std::string
-Message(const std::function<void()>& f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "no exception";
-}
 
 TEST(RailCostModelTest, ClosCountsMatchTheFormulas)
 {
@@ -203,29 +192,43 @@ TEST(RailCostModelTest, PricesComeFromTheSharedTable)
         {"part": "nic_transceiver", "gbps": 400, "price_usd": 20, "source": "test"},
         {"part": "nic", "gbps": 400, "price_usd": 100, "source": "test"}]})",
                 "mine.json");
-    EXPECT_NE(Message([&] { m->SetPriceTable(t); }).find("'mine.json' has no \"fiber\""),
-              std::string::npos);
+    EXPECT_NE(
+        InvalidArgumentMessage([&] { m->SetPriceTable(t); }).find("'mine.json' has no \"fiber\""),
+        std::string::npos);
 }
 
 TEST(RailCostModelTest, BadInputThrowsWithAClearMessage)
 {
     auto m = CreateObject<RailCostModel>();
-    EXPECT_NE(Message([&] { m->RailOnly(100, 8); }).find("do not split into HB domains of 8"),
+    EXPECT_NE(InvalidArgumentMessage([&] {
+                  m->RailOnly(100, 8);
+              }).find("do not split into HB domains of 8"),
               std::string::npos);
-    EXPECT_NE(Message([&] { m->RailOnly(512, 0); }).find("HB domain size is 0"), std::string::npos);
-    EXPECT_NE(Message([] { RailCostModel::Clos(0, 64); }).find("at least 1 endpoint"),
-              std::string::npos);
-    EXPECT_NE(Message([] { RailCostModel::Clos(65537, 64); }).find("more than 3 tiers"),
-              std::string::npos);
-    EXPECT_NE(Message([] { RailCostModel::Clos(16, 1); }).find("too small"), std::string::npos);
-    EXPECT_NE(Message([] { RailCostModel::Clos(16, 7); }).find("odd"), std::string::npos);
-    EXPECT_NE(Message([&] { m->LoadJson(R"({"router": {}})"); }).find("unknown price-table item"),
+    EXPECT_NE(InvalidArgumentMessage([&] { m->RailOnly(512, 0); }).find("HB domain size is 0"),
               std::string::npos);
     EXPECT_NE(
-        Message([&] { m->LoadJson(R"({"switch": {"price_usd": "cheap"}})"); }).find("wrong type"),
+        InvalidArgumentMessage([] { RailCostModel::Clos(0, 64); }).find("at least 1 endpoint"),
         std::string::npos);
-    EXPECT_NE(Message([&] { m->LoadJson("{"); }).find("not valid JSON"), std::string::npos);
-    EXPECT_NE(Message([&] { m->LoadJsonFile("/nonexistent/table.json"); }).find("cannot read"),
+    EXPECT_NE(
+        InvalidArgumentMessage([] { RailCostModel::Clos(65537, 64); }).find("more than 3 tiers"),
+        std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([] { RailCostModel::Clos(16, 1); }).find("too small"),
+              std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([] { RailCostModel::Clos(16, 7); }).find("odd"),
+              std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] {
+                  m->LoadJson(R"({"router": {}})");
+              }).find("unknown price-table item"),
+              std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] {
+                  m->LoadJson(R"({"switch": {"price_usd": "cheap"}})");
+              }).find("wrong type"),
+              std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] { m->LoadJson("{"); }).find("not valid JSON"),
+              std::string::npos);
+    EXPECT_NE(InvalidArgumentMessage([&] {
+                  m->LoadJsonFile("/nonexistent/table.json");
+              }).find("cannot read"),
               std::string::npos);
 }
 

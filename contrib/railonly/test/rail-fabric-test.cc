@@ -2,6 +2,8 @@
 // Rail fabrics: structure (HB domains, rails, tiers), cross-rail forwarding policies
 // (every route walked in the RoutePlanner tables), collectives at packet level, and
 // bad input.
+#include "mlnet-test-support.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
@@ -20,6 +22,7 @@
 #include <set>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -531,23 +534,11 @@ TEST(RailFabricRegistryTest, RailFabricsAreBuiltByName)
     EXPECT_THROW(FabricRegistry::Build(bad), std::invalid_argument);
 }
 
-namespace
-{
-std::map<std::string, uint32_t> g_calls; //!< trace calls per context
-
-template <typename... Args>
-void
-Count(std::string context, Args...)
-{
-    ++g_calls[context];
-}
-} // namespace
-
 // railonly.md's table: a rail fabric is an mlnet Cluster, so its cluster, transport and
 // every node's routing (GPUs relaying across rails included) have mlnet's paths.
 TEST_F(RailFabricTest, RailOnlyRunIsReachableByConfigPath)
 {
-    g_calls.clear();
+    g_traceCalls.clear();
     RailOnlyHelper h(2, 2);
     Ptr<Cluster> c = h.Install();
     EXPECT_EQ(Names::Find<Cluster>("Cluster"), c);
@@ -555,11 +546,12 @@ TEST_F(RailFabricTest, RailOnlyRunIsReachableByConfigPath)
     {
         EXPECT_EQ(Config::LookupMatches("/Names/Routing-" + std::to_string(i)).GetN(), 1u) << i;
     }
-    Simulator::ScheduleNow(
-        [] { Config::Connect("/Names/Transport/Deliver", MakeCallback(&Count<const Message&>)); });
+    Simulator::ScheduleNow([] {
+        Config::Connect("/Names/Transport/Deliver", MakeCallback(&CountTraceCall<const Message&>));
+    });
     Time twin;
     RingAllReduce(c, {0, 1, 2, 3}, 4000, &twin);
     // Ring all-reduce on 4 GPUs: 2(n-1) = 6 messages delivered to each member.
-    EXPECT_EQ(g_calls["/Names/Transport/Deliver"], 4u * 6u);
-    EXPECT_EQ(g_calls.size(), 1u);
+    EXPECT_EQ(g_traceCalls["/Names/Transport/Deliver"], 4u * 6u);
+    EXPECT_EQ(g_traceCalls.size(), 1u);
 }

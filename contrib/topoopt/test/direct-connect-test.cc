@@ -5,6 +5,8 @@
  * exactly their latency and cap; parallel circuits stay separate links; the link
  * registry and routes follow a reconfiguration; bad input throws.
  */
+#include "mlnet-test-support.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/core-module.h"
 #include "ns3/direct-connect-fabric.h"
@@ -24,6 +26,7 @@
 #include <set>
 
 using namespace ns3;
+using namespace mlnettest;
 
 namespace
 {
@@ -358,43 +361,31 @@ TEST(DirectConnectRegistryTest, DirectConnectFabricsAreBuiltByName)
     Simulator::Destroy();
 }
 
-namespace
-{
-std::map<std::string, uint32_t> g_calls; //!< trace calls per context
-
-template <typename... Args>
-void
-Count(std::string context, Args...)
-{
-    ++g_calls[context];
-}
-} // namespace
-
 // topoopt.md's table: OCS planes by name, the fabric aggregated to the named cluster,
 // each host's relaying routing protocol by node id.
 TEST_F(DirectConnectTest, TracesAreReachableByConfigPath)
 {
-    g_calls.clear();
+    g_traceCalls.clear();
     DirectConnectHelper helper(Ring4());
     helper.SetOcsAttribute("ReconfigurationDelay", TimeValue(MicroSeconds(5)));
     Ptr<Cluster> cluster = helper.Install();
     Ptr<DirectConnectFabric> fabric = cluster->GetObject<DirectConnectFabric>();
     Config::Connect("/Names/OpticalCircuitSwitch/ReconfigurationStart",
-                    MakeCallback(&Count<uint32_t, const std::vector<uint32_t>&>));
+                    MakeCallback(&CountTraceCall<uint32_t, const std::vector<uint32_t>&>));
     Config::Connect("/Names/OpticalCircuitSwitch-2/ReconfigurationStart",
-                    MakeCallback(&Count<uint32_t, const std::vector<uint32_t>&>));
+                    MakeCallback(&CountTraceCall<uint32_t, const std::vector<uint32_t>&>));
     Config::Connect("/Names/Cluster/$ns3::DirectConnectFabric/RoutesInstalled",
-                    MakeCallback(&Count<uint32_t>));
+                    MakeCallback(&CountTraceCall<uint32_t>));
     for (uint32_t r = 0; r < 4; ++r)
     {
         Config::Connect("/Names/Routing-" + std::to_string(cluster->GetRankNode(r)->GetId()) +
                             "/Relay",
-                        MakeCallback(&Count<Ptr<const Packet>, Time>));
+                        MakeCallback(&CountTraceCall<Ptr<const Packet>, Time>));
     }
     // Rank 0 -> rank 2 is two hops: rank 1 or rank 3 relays the datagram once.
     OneDatagram(cluster, 0, 2, 1000, MicroSeconds(1));
     uint32_t relays = 0;
-    for (const auto& [context, n] : g_calls)
+    for (const auto& [context, n] : g_traceCalls)
     {
         if (context.find("/Relay") != std::string::npos)
         {
@@ -411,7 +402,7 @@ TEST_F(DirectConnectTest, TracesAreReachableByConfigPath)
     // Reconfiguring plane 1 (the second OCS) starts it and reinstalls routes.
     fabric->Reconfigure(1, {{0, 2}, {1, 3}});
     Simulator::Run();
-    EXPECT_EQ(g_calls["/Names/OpticalCircuitSwitch-2/ReconfigurationStart"], 1u);
-    EXPECT_EQ(g_calls.count("/Names/OpticalCircuitSwitch/ReconfigurationStart"), 0u);
-    EXPECT_GE(g_calls["/Names/Cluster/$ns3::DirectConnectFabric/RoutesInstalled"], 1u);
+    EXPECT_EQ(g_traceCalls["/Names/OpticalCircuitSwitch-2/ReconfigurationStart"], 1u);
+    EXPECT_EQ(g_traceCalls.count("/Names/OpticalCircuitSwitch/ReconfigurationStart"), 0u);
+    EXPECT_GE(g_traceCalls["/Names/Cluster/$ns3::DirectConnectFabric/RoutesInstalled"], 1u);
 }
