@@ -3,21 +3,27 @@
 
 #include "ns3/fabric-registry.h"
 
-#include <algorithm>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
+#include <cctype>
+#include <cstdlib>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
 
 namespace
 {
-/// Index of a node named r<i> or s<j>; throws for anything else.
+/// Most links a graph may have.
+constexpr size_t kMaxLinks = 1ULL << 22;
+/// Largest link rate (bit/s) and delay (s) accepted.
+constexpr double kMaxRateBps = 1e14;
+constexpr double kMaxDelaySeconds = 1.0;
+
+/// Index of a node named r<i> or s<j>; throws naming the field for anything else.
 std::pair<bool, uint32_t>
-ParseName(const std::string& name, uint32_t ranks, uint32_t switches)
+ParseName(const JsonField& f, uint32_t ranks, uint32_t switches)
 {
+    const std::string name = f.AsString(16);
     if (name.size() >= 2 && (name[0] == 'r' || name[0] == 's') &&
         name.find_first_not_of("0123456789", 1) == std::string::npos && name.size() < 9)
     {
@@ -28,139 +34,203 @@ ParseName(const std::string& name, uint32_t ranks, uint32_t switches)
             return {rank, i};
         }
     }
-    std::ostringstream os;
-    os << "graph: unknown node '" << name << "'; valid names are r0..r" << ranks - 1;
+    std::string valid = "r0..r" + std::to_string(ranks - 1);
     if (switches > 0)
     {
-        os << " and s0..s" << switches - 1;
+        valid += " or s0..s" + std::to_string(switches - 1);
     }
-    throw std::invalid_argument(os.str());
+    f.Expected("a node name " + valid);
+}
+
+/// The number in front of a unit ("2.5" of "2.5us"), or -1 if the text is not
+/// <digits>[.<digits>]<letters>; `unit` receives the rest.
+double
+SplitNumber(const std::string& text, std::string& unit)
+{
+    size_t i = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+    {
+        ++i;
+    }
+    if (i == 0)
+    {
+        return -1;
+    }
+    if (i < text.size() && text[i] == '.')
+    {
+        size_t j = ++i;
+        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
+        {
+            ++i;
+        }
+        if (i == j)
+        {
+            return -1;
+        }
+    }
+    unit = text.substr(i);
+    return std::strtod(text.substr(0, i).c_str(), nullptr);
+}
+
+DataRate
+ReadRate(const JsonField& f)
+{
+    const std::string expected = "a rate like \"100Gbps\" in (0, 100Tbps]";
+    if (!f.IsString() || f.Raw().get_ref<const std::string&>().size() > 32)
+    {
+        f.Expected(expected);
+    }
+    const std::string& text = f.Raw().get_ref<const std::string&>();
+    std::string unit;
+    double x = SplitNumber(text, unit);
+    DataRateValue v;
+    // The number is bounded before ns-3 parses it, so that no unit overflows.
+    if (x < 0 || x > 1e15 || unit.empty() ||
+        !v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0 ||
+        static_cast<double>(v.Get().GetBitRate()) > kMaxRateBps)
+    {
+        f.Expected(expected);
+    }
+    return v.Get();
+}
+
+Time
+ReadDelay(const JsonField& f)
+{
+    const std::string expected = "a delay like \"1us\" (unit s, ms, us, ns or ps) in [0, 1s]";
+    if (!f.IsString() || f.Raw().get_ref<const std::string&>().size() > 32)
+    {
+        f.Expected(expected);
+    }
+    const std::string& text = f.Raw().get_ref<const std::string&>();
+    static const std::pair<const char*, double> units[] = {{"s", 1},
+                                                           {"ms", 1e-3},
+                                                           {"us", 1e-6},
+                                                           {"ns", 1e-9},
+                                                           {"ps", 1e-12}};
+    std::string unit;
+    double x = SplitNumber(text, unit);
+    for (const auto& [name, scale] : units)
+    {
+        // Time's parser aborts on unknown units: check the form and the size first.
+        if (x >= 0 && unit == name && x * scale <= kMaxDelaySeconds)
+        {
+            return Time(text);
+        }
+    }
+    f.Expected(expected);
 }
 } // namespace
 
 GraphFabricHelper::GraphFabricHelper() = default;
 
 void
-GraphFabricHelper::SetJson(const std::string& text)
+GraphFabricHelper::SetJson(const std::string& text, const std::string& name)
 {
     m_text = text;
+    m_name = name;
+    m_file.reset();
 }
 
 void
 GraphFabricHelper::ReadFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    m_file = JsonReader::FromFile(path);
+}
+
+GraphDescription
+GraphFabricHelper::Parse(const std::string& text, const std::string& name)
+{
+    return Read(JsonReader::FromText(text, name).Root());
+}
+
+GraphDescription
+GraphFabricHelper::Read(const JsonField& doc)
+{
+    if (!doc.IsObject())
     {
-        throw std::invalid_argument("graph: cannot read '" + path + "'");
+        doc.Expected("a graph object {\"ranks\": N, \"switches\": M, \"links\": [[\"r0\",\"s0\"], "
+                     "...]}");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    m_text = ss.str();
+    doc.CheckKeys({"ranks", "switches", "links", "description"});
+    if (auto d = doc.Optional("description"))
+    {
+        d->AsString(JsonReader::kMaxFileBytes, true);
+    }
+    GraphDescription g;
+    g.ranks = doc.At("ranks").AsUint32(2, JsonReader::kMaxCount, "ranks");
+    if (auto s = doc.Optional("switches"))
+    {
+        g.switches = s->AsUint32(0, JsonReader::kMaxCount, "switches");
+    }
+    for (const JsonField& link : doc.At("links").AsArray(kMaxLinks, 0, "links"))
+    {
+        GraphLink l;
+        l.linkClass = "graph";
+        JsonField a = link;
+        JsonField b = link;
+        if (link.IsArray())
+        {
+            link.AsArray(2, 2, "node names [\"a\", \"b\"]");
+            a = link.At(size_t(0));
+            b = link.At(size_t(1));
+        }
+        else if (link.IsObject())
+        {
+            link.CheckKeys({"a", "b", "class", "rate", "delay"});
+            a = link.At("a");
+            b = link.At("b");
+            if (auto c = link.Optional("class"))
+            {
+                l.linkClass = c->AsString(64);
+            }
+            if (auto r = link.Optional("rate"))
+            {
+                l.rate = ReadRate(*r);
+            }
+            if (auto d = link.Optional("delay"))
+            {
+                l.delay = ReadDelay(*d);
+            }
+        }
+        else
+        {
+            link.Expected("a link [\"a\", \"b\"] or {\"a\": .., \"b\": ..}");
+        }
+        std::tie(l.aIsRank, l.a) = ParseName(a, g.ranks, g.switches);
+        std::tie(l.bIsRank, l.b) = ParseName(b, g.ranks, g.switches);
+        if (l.aIsRank == l.bIsRank && l.a == l.b)
+        {
+            link.Fail("joins '" + a.AsString(16) + "' to itself; a link needs two nodes");
+        }
+        g.links.push_back(l);
+    }
+    return g;
 }
 
 Ptr<Cluster>
 GraphFabricHelper::Install()
 {
     ValidateCommon();
-    nlohmann::json doc;
-    try
-    {
-        doc = nlohmann::json::parse(m_text);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        throw std::invalid_argument(std::string("graph: malformed JSON (") + e.what() + ")");
-    }
-    if (!doc.is_object() || !doc.contains("ranks") || !doc["ranks"].is_number_unsigned() ||
-        !doc.contains("links") || !doc["links"].is_array())
-    {
-        throw std::invalid_argument(
-            "graph: expected {\"ranks\": N, \"switches\": M, \"links\": [[\"r0\",\"s0\"], ...]}");
-    }
-    uint32_t ranks = doc["ranks"].get<uint32_t>();
-    uint32_t switches = doc.value("switches", 0u);
-    if (ranks < 2)
-    {
-        throw std::invalid_argument("graph: needs at least 2 ranks");
-    }
+    const GraphDescription g =
+        m_file ? Read(m_file->Root()) : Read(JsonReader::FromText(m_text, m_name).Root());
     Ptr<Cluster> cluster = CreateObject<Cluster>();
-    NodeContainer rankNodes = CreateNodes(ranks);
-    NodeContainer switchNodes = switches ? CreateNodes(switches) : NodeContainer();
-    for (uint32_t r = 0; r < ranks; ++r)
+    NodeContainer rankNodes = CreateNodes(g.ranks);
+    NodeContainer switchNodes = g.switches ? CreateNodes(g.switches) : NodeContainer();
+    for (uint32_t r = 0; r < g.ranks; ++r)
     {
         cluster->AddRankNode(rankNodes.Get(r));
     }
-    for (uint32_t s = 0; s < switches; ++s)
+    for (uint32_t s = 0; s < g.switches; ++s)
     {
         cluster->AddSwitchNode(switchNodes.Get(s));
     }
-    auto node = [&](const std::string& name) {
-        auto [isRank, i] = ParseName(name, ranks, switches);
+    auto node = [&](bool isRank, uint32_t i) {
         return isRank ? rankNodes.Get(i) : switchNodes.Get(i);
     };
-    uint32_t index = 0;
-    for (const auto& link : doc["links"])
+    for (const GraphLink& l : g.links)
     {
-        std::string a;
-        std::string b;
-        std::string cls = "graph";
-        DataRate rate(0);
-        Time delay(-1);
-        if (link.is_array() && link.size() == 2 && link[0].is_string() && link[1].is_string())
-        {
-            a = link[0];
-            b = link[1];
-        }
-        else if (link.is_object() && link.contains("a") && link.contains("b") &&
-                 link["a"].is_string() && link["b"].is_string())
-        {
-            a = link["a"];
-            b = link["b"];
-            cls = link.value("class", cls);
-            if (link.contains("rate"))
-            {
-                DataRateValue v;
-                if (!link["rate"].is_string() ||
-                    !v.DeserializeFromString(link["rate"].get<std::string>(),
-                                             MakeDataRateChecker()) ||
-                    v.Get().GetBitRate() == 0)
-                {
-                    throw std::invalid_argument("graph: link " + std::to_string(index) +
-                                                " has a bad rate; write e.g. \"100Gbps\"");
-                }
-                rate = v.Get();
-            }
-            if (link.contains("delay"))
-            {
-                std::string text =
-                    link["delay"].is_string() ? link["delay"].get<std::string>() : "";
-                // Time's parser aborts on unknown units: check the form first.
-                size_t unit = text.find_first_not_of("0123456789.");
-                static const char* units[] = {"s", "ms", "us", "ns", "ps"};
-                bool ok = unit != std::string::npos && unit > 0 &&
-                          std::find(std::begin(units), std::end(units), text.substr(unit)) !=
-                              std::end(units);
-                if (!ok)
-                {
-                    throw std::invalid_argument("graph: link " + std::to_string(index) +
-                                                " has a bad delay; write e.g. \"1us\"");
-                }
-                delay = Time(text);
-            }
-        }
-        else
-        {
-            throw std::invalid_argument("graph: link " + std::to_string(index) +
-                                        " must be [\"a\",\"b\"] or {\"a\":..,\"b\":..}");
-        }
-        if (a == b)
-        {
-            throw std::invalid_argument("graph: link " + std::to_string(index) + " joins '" + a +
-                                        "' to itself");
-        }
-        Connect(cluster, node(a), node(b), cls, rate, delay);
-        ++index;
+        Connect(cluster, node(l.aIsRank, l.a), node(l.bIsRank, l.b), l.linkClass, l.rate, l.delay);
     }
     FabricSpec spec;
     spec.kind = "graph";

@@ -470,36 +470,47 @@ TEST_F(TrainingWorkloadTest, BadInputsNameTheField)
         {R"({"name": "w",
             "layers": [})",
          "line 2"},
-        {R"([1, 2])", "must be a JSON object"},
-        {R"({"layers": [)" + layer + "]}", "name is missing"},
-        {R"({"name": "w"})", "layers is missing"},
-        {R"({"name": "w", "layers": []})", "layers must be a non-empty array"},
+        {R"([1, 2])", "workload text: top level: expected a workload object"},
+        {R"({"layers": [)" + layer + "]}",
+         "workload text: name: expected a non-empty string of at most 256 characters, got nothing "
+         "(the field is missing)"},
+        {R"({"name": "w"})", "layers: expected an array of 1 to 65536 layer objects"},
+        {R"({"name": "w", "layers": []})",
+         "layers: expected an array of 1 to 65536 layer objects {name, forward_us, backward_us, "
+         "param_bytes}, got an array of 0 elements"},
         {with("", R"({"name": "l0", "backward_us": 2, "param_bytes": 1})"),
-         "layers[0].forward_us is missing"},
+         "layers[0].forward_us: expected a number of microseconds in (0, 1e+09], got nothing"},
         {with("", R"({"name": "l0", "forward_us": 0, "backward_us": 2, "param_bytes": 1})"),
-         "layers[0].forward_us is 0"},
+         "layers[0].forward_us: expected a number of microseconds in (0, 1e+09], got number 0"},
         {with("",
               layer + R"(, {"name": "l1", "forward_us": 1, "backward_us": -2, "param_bytes": 1})"),
-         "layers[1].backward_us is -2"},
+         "layers[1].backward_us: expected a number of microseconds in (0, 1e+09], got number -2"},
         {with("", R"({"name": "l0", "forward_us": 1, "backward_us": "2", "param_bytes": 1})"),
-         "layers[0].backward_us must be a number"},
+         "layers[0].backward_us: expected a number of microseconds in (0, 1e+09], got string "
+         "\"2\""},
         {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": 1.5})"),
-         "layers[0].param_bytes must be a whole number of bytes"},
+         "layers[0].param_bytes: expected a whole number of bytes in [0, 2^50], got number 1.5"},
         {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2, "param_bytes": -4})"),
-         "layers[0].param_bytes is -4"},
+         "layers[0].param_bytes: expected a whole number of bytes in [0, 2^50], got number -4"},
         {with("", R"({"name": "l0", "forward_us": 1, "backward_us": 2})"),
-         "layers[0].param_bytes is missing"},
+         "layers[0].param_bytes: expected a whole number of bytes in [0, 2^50], got nothing"},
         {with(
              "",
              R"({"name": "l0", "fwd_us": 1, "forward_us": 1, "backward_us": 2, "param_bytes": 1})"),
-         "unknown key 'fwd_us' in layers[0]"},
-        {with("", layer + "," + layer), "layers[1].name 'l0' is used twice"},
-        {with(R"("bucket_size": 5, )", layer), "unknown key 'bucket_size' in the workload"},
-        {with(R"("bucket_bytes": 0, )", layer), "bucket_bytes is 0"},
-        {with(R"("optimizer_us": -1, )", layer), "optimizer_us is -1"},
-        {with(R"("parallelism": {"data": 0}, )", layer), "parallelism.data is 0"},
-        {with(R"("parallelism": {"tensor": 2}, )", layer), "unknown key 'tensor' in parallelism"},
-        {with(R"("collective": {"algorithm": ""}, )", layer), "collective.algorithm must be"},
+         "layers[0]: unknown key \"fwd_us\"; known keys are backward_us, forward_us, name, "
+         "param_bytes"},
+        {with("", layer + "," + layer), "layers[1].name: 'l0' is used twice"},
+        {with(R"("bucket_size": 5, )", layer), "top level: unknown key \"bucket_size\""},
+        {with(R"("bucket_bytes": 0, )", layer),
+         "bucket_bytes: expected a whole number of bytes in [1, 2^50], got number 0"},
+        {with(R"("optimizer_us": -1, )", layer),
+         "optimizer_us: expected a number of microseconds in [0, 1e+09], got number -1"},
+        {with(R"("parallelism": {"data": 0}, )", layer),
+         "parallelism.data: expected a whole number of ranks in [1, 2^20], got number 0"},
+        {with(R"("parallelism": {"tensor": 2}, )", layer), "parallelism: unknown key \"tensor\""},
+        {with(R"("collective": {"algorithm": ""}, )", layer),
+         "collective.algorithm: expected a non-empty string of at most 256 characters, got string "
+         "\"\""},
     };
     for (const auto& c : cases)
     {
@@ -510,7 +521,7 @@ TEST_F(TrainingWorkloadTest, BadInputsNameTheField)
     }
     std::string missing =
         InvalidArgumentMessage([] { TrainingWorkload::FromFile("/nonexistent/w.json"); });
-    EXPECT_NE(missing.find("cannot read '/nonexistent/w.json'"), std::string::npos) << missing;
+    EXPECT_EQ(missing, "/nonexistent/w.json: no such file; check the path");
     // Comments are allowed in hand-written files.
     EXPECT_NO_THROW(TrainingWorkload::FromString(with("// a comment\n", layer)));
 }
@@ -529,8 +540,7 @@ TEST_F(TrainingWorkloadTest, ShippedExampleWorkloadsParse)
     std::string path = ::testing::TempDir() + "mlnet-bad-workload.json";
     std::ofstream(path) << "{\"name\": \"x\", \"layers\": [1]}";
     std::string msg = InvalidArgumentMessage([&] { TrainingWorkload::FromFile(path); });
-    EXPECT_NE(msg.find("workload '" + path + "': layers[0] must be an object"), std::string::npos)
-        << msg;
+    EXPECT_EQ(msg.rfind(path + ": layers[0]: expected a layer object", 0), 0u) << msg;
     std::remove(path.c_str());
 }
 

@@ -2,6 +2,7 @@
 #include "rail-cost-model.h"
 
 #include "ns3/boolean.h"
+#include "ns3/json-reader.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -273,108 +274,84 @@ RailCostModel::SetItem(const std::string& name, const PriceItem& item)
 }
 
 void
-RailCostModel::LoadJson(const std::string& text)
+RailCostModel::LoadJson(const std::string& text, const std::string& name)
 {
-    nlohmann::json j;
-    try
-    {
-        j = nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::exception& e)
-    {
-        throw std::invalid_argument(std::string("price table is not valid JSON: ") + e.what());
-    }
-    if (!j.is_object())
-    {
-        throw std::invalid_argument("price table must be a JSON object of items");
-    }
-    if (j.contains("parts"))
-    {
-        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
-        Ptr<PriceTable> table = CreateObject<PriceTable>();
-        table->LoadJson(text);
-        SetPriceTable(table);
-        return;
-    }
-    try
-    {
-        for (auto it = j.begin(); it != j.end(); ++it)
-        {
-            if (it.key() == "include_nics")
-            {
-                m_includeNics = it.value().get<bool>();
-                continue;
-            }
-            if (it.key() == "radix")
-            {
-                SetRadix(it.value().get<uint32_t>());
-                continue;
-            }
-            auto found = m_table.find(it.key());
-            if (found == m_table.end())
-            {
-                throw std::invalid_argument(
-                    "unknown price-table item '" + it.key() +
-                    "'; use switch, switch_transceiver, nic_transceiver, fiber, nic, radix or "
-                    "include_nics");
-            }
-            PriceItem& item = found->second;
-            for (auto f = it.value().begin(); f != it.value().end(); ++f)
-            {
-                if (f.key() == "price_usd")
-                {
-                    item.priceUsd = f.value().get<double>();
-                }
-                else if (f.key() == "power_w")
-                {
-                    item.powerW = f.value().get<double>();
-                }
-                else if (f.key() == "verified")
-                {
-                    item.verified = f.value().get<bool>();
-                }
-                else if (f.key() == "source")
-                {
-                    item.source = f.value().get<std::string>();
-                }
-                else if (f.key() == "ports" && it.key() == "switch")
-                {
-                    SetRadix(f.value().get<uint32_t>());
-                }
-                else
-                {
-                    throw std::invalid_argument("unknown field '" + f.key() + "' of item '" +
-                                                it.key() +
-                                                "'; use price_usd, power_w, verified, source "
-                                                "(and ports for switch)");
-                }
-                if ((f.key() == "price_usd" && item.priceUsd < 0) ||
-                    (f.key() == "power_w" && item.powerW < 0))
-                {
-                    throw std::invalid_argument("negative " + f.key() + " for item '" + it.key() +
-                                                "'");
-                }
-            }
-        }
-    }
-    catch (const nlohmann::json::exception& e)
-    {
-        throw std::invalid_argument(std::string("price table has a field of the wrong type: ") +
-                                    e.what());
-    }
+    Read(JsonReader::FromText(text, name).Root());
 }
 
 void
 RailCostModel::LoadJsonFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    Read(JsonReader::FromFile(path).Root());
+}
+
+void
+RailCostModel::Read(const JsonField& j)
+{
+    if (!j.IsObject())
     {
-        throw std::invalid_argument("cannot read price table '" + path + "'");
+        j.Expected("a price table object of items {\"switch\": {\"price_usd\": ..}, ...}");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    LoadJson(ss.str());
+    if (j.Has("parts"))
+    {
+        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
+        Ptr<PriceTable> table = CreateObject<PriceTable>();
+        table->Read(j);
+        SetPriceTable(table);
+        return;
+    }
+    // Checked completely before anything changes: a bad file leaves the model as it was.
+    std::map<std::string, PriceItem> items = m_table;
+    bool includeNics = m_includeNics;
+    uint32_t radix = m_radix;
+    for (const std::string& key : j.Keys())
+    {
+        const JsonField v = j.At(key);
+        if (key == "include_nics")
+        {
+            includeNics = v.AsBool();
+            continue;
+        }
+        if (key == "radix")
+        {
+            radix = v.AsUint32(2, 1000000, "ports");
+            continue;
+        }
+        auto found = items.find(key);
+        if (found == items.end())
+        {
+            v.Fail("unknown price-table item; use switch, switch_transceiver, nic_transceiver, "
+                   "fiber, nic, radix or include_nics");
+        }
+        v.CheckKeys(
+            key == "switch"
+                ? std::set<std::string>{"price_usd", "power_w", "verified", "source", "ports"}
+                : std::set<std::string>{"price_usd", "power_w", "verified", "source"});
+        PriceItem& item = found->second;
+        if (auto f = v.Optional("price_usd"))
+        {
+            item.priceUsd = f->AsDouble(0, 1e9, "USD per unit");
+        }
+        if (auto f = v.Optional("power_w"))
+        {
+            item.powerW = f->AsDouble(0, 1e7, "W per unit");
+        }
+        if (auto f = v.Optional("verified"))
+        {
+            item.verified = f->AsBool();
+        }
+        if (auto f = v.Optional("source"))
+        {
+            item.source = f->AsString(4096, true);
+        }
+        if (auto f = v.Optional("ports"))
+        {
+            radix = f->AsUint32(2, 1000000, "ports");
+        }
+    }
+    m_table = items;
+    m_includeNics = includeNics;
+    m_radix = radix;
 }
 
 std::string

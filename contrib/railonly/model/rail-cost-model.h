@@ -147,11 +147,16 @@ public:
      *  "source": ".."}, "nic_transceiver": {...}, ..., "include_nics": false}.
      * Keys not given keep their values; unknown keys throw std::invalid_argument.
      * A whole PriceTable document ({"parts": [...]}) replaces the table instead
-     * (SetPriceTable).
+     * (SetPriceTable). Errors read "<name>: <field>: expected ..., got ...".
      */
-    void LoadJson(const std::string& text);
-    /// \brief LoadJson from a file (throws if it cannot be read).
+    void LoadJson(const std::string& text, const std::string& name = "price table text");
+    /// \brief LoadJson from a file (every message names the file).
     void LoadJsonFile(const std::string& path);
+    /**
+     * \brief LoadJson from a parsed document (its root field). Either form is checked
+     * completely before anything changes. LoadJson is the entry point for fuzzing.
+     */
+    void Read(const JsonField& doc);
     /// \return the table (and radix, include_nics) as JSON text
     std::string GetTableJson() const;
     /**

@@ -218,17 +218,18 @@ TEST(RailCostModelTest, BadInputThrowsWithAClearMessage)
               std::string::npos);
     EXPECT_NE(InvalidArgumentMessage([&] {
                   m->LoadJson(R"({"router": {}})");
-              }).find("unknown price-table item"),
+              }).find("price table text: router: unknown price-table item"),
               std::string::npos);
-    EXPECT_NE(InvalidArgumentMessage([&] {
-                  m->LoadJson(R"({"switch": {"price_usd": "cheap"}})");
-              }).find("wrong type"),
+    EXPECT_NE(InvalidArgumentMessage([&] { m->LoadJson(R"({"switch": {"price_usd": "cheap"}})"); })
+                  .find("price table text: switch.price_usd: expected a number of USD per unit in "
+                        "[0, 1e+09], got string \"cheap\""),
               std::string::npos);
-    EXPECT_NE(InvalidArgumentMessage([&] { m->LoadJson("{"); }).find("not valid JSON"),
-              std::string::npos);
+    EXPECT_NE(
+        InvalidArgumentMessage([&] { m->LoadJson("{"); }).find("price table text: malformed JSON"),
+        std::string::npos);
     EXPECT_NE(InvalidArgumentMessage([&] {
                   m->LoadJsonFile("/nonexistent/table.json");
-              }).find("cannot read"),
+              }).find("/nonexistent/table.json: no such file"),
               std::string::npos);
 }
 

@@ -9,6 +9,7 @@
 #include "ns3/direct-connect-helper.h"
 #include "ns3/enum.h"
 #include "ns3/fabric-registry.h"
+#include "ns3/json-reader.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
 #include "ns3/optical-circuit-switch.h"
@@ -47,34 +48,9 @@ BucketKey(const std::string& name)
 TopologyPlan
 ReadPlan(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        throw std::invalid_argument("cannot open plan file '" + path + "' (check --plan)");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    nlohmann::json doc;
-    try
-    {
-        doc = nlohmann::json::parse(ss.str());
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        throw std::invalid_argument("plan file '" + path + "': malformed JSON (" + e.what() + ")");
-    }
-    if (doc.is_object() && doc.contains("plan"))
-    {
-        doc = doc["plan"];
-    }
-    try
-    {
-        return TopologyPlan::FromJson(doc.dump());
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw std::invalid_argument("plan file '" + path + "': " + e.what());
-    }
+    const JsonReader file = JsonReader::FromFile(path);
+    const JsonField root = file.Root();
+    return TopologyPlan::Read(root.IsObject() && root.Has("plan") ? root.At("plan") : root);
 }
 
 /// Depth-first search for a Hamiltonian cycle over the circuits, from server 0,

@@ -2,6 +2,7 @@
 #include "cost-model.h"
 
 #include "ns3/double.h"
+#include "ns3/json-reader.h"
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -105,114 +106,71 @@ CostModel::SetPriceTable(Ptr<const PriceTable> table)
 }
 
 void
-CostModel::LoadJson(const std::string& text)
+CostModel::LoadJson(const std::string& text, const std::string& name)
 {
-    Json j;
-    try
-    {
-        j = Json::parse(text);
-    }
-    catch (const Json::exception& e)
-    {
-        std::string msg = e.what();
-        Fail("malformed price JSON (" + msg.substr(0, msg.find('\n')) + ")");
-    }
-    if (j.is_object() && j.contains("parts"))
-    {
-        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
-        Ptr<PriceTable> table = CreateObject<PriceTable>();
-        table->LoadJson(text);
-        SetPriceTable(table);
-        return;
-    }
-    if (j.is_object() && j.contains("prices"))
-    {
-        j = j["prices"];
-    }
-    if (!j.is_object())
-    {
-        Fail("the price table must be an object {\"<Gbps>\": {\"transceiver\": ..., ...}}");
-    }
-    std::map<uint32_t, PriceEntry> table = m_prices;
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        uint32_t speed = 0;
-        try
-        {
-            size_t used = 0;
-            unsigned long v = std::stoul(it.key(), &used);
-            if (used != it.key().size() || v == 0 || v > 100000)
-            {
-                throw std::invalid_argument("range");
-            }
-            speed = static_cast<uint32_t>(v);
-        }
-        catch (const std::exception&)
-        {
-            Fail("price table key \"" + it.key() + "\" is not a speed in Gbps (e.g. \"100\")");
-        }
-        if (!it.value().is_object())
-        {
-            Fail("prices at " + it.key() + " Gbps must be an object");
-        }
-        bool isNew = table.count(speed) == 0;
-        PriceEntry e = isNew ? PriceEntry() : table[speed];
-        const std::vector<std::pair<std::string, double PriceEntry::*>> fields = {
-            {"transceiver", &PriceEntry::transceiver},
-            {"nic_port", &PriceEntry::nicPort},
-            {"switch_port", &PriceEntry::switchPort},
-            {"panel_port", &PriceEntry::panelPort},
-            {"ocs_port", &PriceEntry::ocsPort},
-        };
-        for (auto f = it.value().begin(); f != it.value().end(); ++f)
-        {
-            bool known = false;
-            for (const auto& [name, member] : fields)
-            {
-                if (f.key() == name)
-                {
-                    known = true;
-                    if (!f.value().is_number() || f.value().get<double>() < 0 ||
-                        !std::isfinite(f.value().get<double>()))
-                    {
-                        Fail("price " + it.key() + "/" + name + " must be a number >= 0");
-                    }
-                    e.*member = f.value().get<double>();
-                }
-            }
-            if (!known)
-            {
-                Fail("unknown price field \"" + f.key() +
-                     "\" (use transceiver, nic_port, switch_port, panel_port, ocs_port)");
-            }
-        }
-        if (isNew)
-        {
-            for (const auto& [name, member] : fields)
-            {
-                if (!it.value().contains(name))
-                {
-                    Fail("new speed " + it.key() + " Gbps must list every price; \"" + name +
-                         "\" is missing");
-                }
-            }
-        }
-        table[speed] = e;
-    }
-    m_prices = table;
+    Read(JsonReader::FromText(text, name).Root());
 }
 
 void
 CostModel::LoadFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    Read(JsonReader::FromFile(path).Root());
+}
+
+void
+CostModel::Read(const JsonField& doc)
+{
+    if (doc.Has("parts"))
     {
-        Fail("cannot read price file \"" + path + "\"");
+        // A whole PriceTable document (the format of contrib/mlnet/data/prices.json).
+        Ptr<PriceTable> table = CreateObject<PriceTable>();
+        table->Read(doc);
+        SetPriceTable(table);
+        return;
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    LoadJson(ss.str());
+    const JsonField j = doc.Has("prices") ? doc.At("prices") : doc;
+    if (!j.IsObject())
+    {
+        j.Expected("a price table object {\"<Gbps>\": {\"transceiver\": ..., ...}}");
+    }
+    std::map<uint32_t, PriceEntry> table = m_prices;
+    const std::vector<std::pair<std::string, double PriceEntry::*>> fields = {
+        {"transceiver", &PriceEntry::transceiver},
+        {"nic_port", &PriceEntry::nicPort},
+        {"switch_port", &PriceEntry::switchPort},
+        {"panel_port", &PriceEntry::panelPort},
+        {"ocs_port", &PriceEntry::ocsPort},
+    };
+    for (const std::string& key : j.Keys())
+    {
+        const JsonField v = j.At(key);
+        uint32_t speed = 0;
+        if (!key.empty() && key.size() <= 6 &&
+            key.find_first_not_of("0123456789") == std::string::npos)
+        {
+            speed = static_cast<uint32_t>(std::stoul(key));
+        }
+        if (speed == 0 || speed > 100000)
+        {
+            v.Fail("the key is not a speed in Gbps in [1, 100000] (e.g. \"100\")");
+        }
+        v.CheckKeys({"transceiver", "nic_port", "switch_port", "panel_port", "ocs_port"});
+        bool isNew = table.count(speed) == 0;
+        PriceEntry e = isNew ? PriceEntry() : table[speed];
+        for (const auto& [name, member] : fields)
+        {
+            if (auto f = v.Optional(name))
+            {
+                e.*member = f->AsDouble(0, 1e9, "USD");
+            }
+            else if (isNew)
+            {
+                v.At(name).Fail("is missing; a new speed must list every price");
+            }
+        }
+        table[speed] = e;
+    }
+    m_prices = table;
 }
 
 std::string

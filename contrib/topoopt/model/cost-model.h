@@ -30,6 +30,7 @@
 #ifndef TOPOOPT_COST_MODEL_H
 #define TOPOOPT_COST_MODEL_H
 
+#include "ns3/json-reader.h"
 #include "ns3/object.h"
 #include "ns3/price-table.h"
 
@@ -108,9 +109,11 @@ public:
      * A whole PriceTable document ({"parts": [...]}) replaces every price instead
      * (SetPriceTable).
      */
-    void LoadJson(const std::string& text);
+    void LoadJson(const std::string& text, const std::string& name = "price text");
     /// \brief LoadJson() from a file.
     void LoadFile(const std::string& path);
+    /// \brief LoadJson() from a parsed document (its root field).
+    void Read(const JsonField& doc);
     /// \brief The current table as JSON ({"prices": {...}}).
     std::string ToJson(int indent = 2) const;
 

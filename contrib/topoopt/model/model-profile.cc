@@ -2,13 +2,12 @@
 #include "model-profile.h"
 
 #include "ns3/data-file.h"
+#include "ns3/json-reader.h"
 #include "ns3/log.h"
 
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -37,182 +36,130 @@ const std::set<std::string> kTopKeys = {"format",
 const std::set<std::string> kLayerKeys =
     {"name", "forward_us", "backward_us", "param_bytes", "embedding", "activation_bytes"};
 
-uint64_t
-ReadCount(const nlohmann::json& obj, const std::string& key, const std::string& where)
-{
-    const auto& v = obj.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() < 0)
-    {
-        Fail(where + "." + key + " must be an integer >= 0 (got " + v.dump() + ")");
-    }
-    return v.get<uint64_t>();
-}
-
 } // namespace
 
 ModelProfile::ModelProfile() = default;
 
 ModelProfile
-ModelProfile::FromJson(const nlohmann::json& doc)
+ModelProfile::FromJson(const nlohmann::json& doc, const std::string& name)
 {
-    if (!doc.is_object())
-    {
-        Fail("the document must be a JSON object with \"format\": \"topoopt-profile\"");
-    }
-    for (const auto& [key, value] : doc.items())
-    {
-        if (kTopKeys.count(key) == 0)
-        {
-            Fail("unknown key '" + key + "' (check the spelling; see doc/profiles.md)");
-        }
-    }
-    if (doc.value("format", std::string()) != "topoopt-profile")
-    {
-        Fail("\"format\" must be \"topoopt-profile\"");
-    }
-    if (doc.contains("version") && doc["version"] != 1)
-    {
-        Fail("unsupported \"version\" " + doc["version"].dump() + " (this reader knows 1)");
-    }
-    if (!doc.contains("layers") || !doc["layers"].is_array() || doc["layers"].empty())
-    {
-        Fail("\"layers\" must be a non-empty array of layer objects");
-    }
-    ModelProfile p;
-    p.m_description = doc.value("description", std::string());
-    if (doc.contains("batch_per_gpu"))
-    {
-        p.m_batchPerGpu = ReadCount(doc, "batch_per_gpu", "profile");
-    }
-    if (doc.contains("gpus_per_server"))
-    {
-        p.m_gpusPerServer = ReadCount(doc, "gpus_per_server", "profile");
-    }
-    // The fields shared with mlnet's workload format are validated by its parser.
-    nlohmann::json workload = {{"layers", nlohmann::json::array()}};
-    workload["name"] = doc.contains("name") ? doc["name"] : nlohmann::json();
-    if (doc.contains("bucket_bytes"))
-    {
-        workload["bucket_bytes"] = doc["bucket_bytes"];
-    }
-    std::vector<std::pair<bool, uint64_t>> extra;
-    for (size_t i = 0; i < doc["layers"].size(); ++i)
-    {
-        const auto& l = doc["layers"][i];
-        std::string where = "layers[" + std::to_string(i) + "]";
-        if (!l.is_object())
-        {
-            Fail(where + " must be an object");
-        }
-        nlohmann::json shared = nlohmann::json::object();
-        for (const auto& [key, value] : l.items())
-        {
-            if (kLayerKeys.count(key) == 0)
-            {
-                Fail("unknown key '" + key + "' in " + where +
-                     "; known keys are name, forward_us, backward_us, param_bytes, embedding, "
-                     "activation_bytes");
-            }
-            if (key != "embedding" && key != "activation_bytes")
-            {
-                shared[key] = value;
-            }
-        }
-        bool emb = false;
-        if (l.contains("embedding"))
-        {
-            if (!l["embedding"].is_boolean())
-            {
-                Fail(where + ".embedding must be true or false");
-            }
-            emb = l["embedding"].get<bool>();
-        }
-        uint64_t act = 0;
-        if (emb)
-        {
-            if (!l.contains("activation_bytes"))
-            {
-                Fail(where + " is an embedding and needs \"activation_bytes\" (its output "
-                             "bytes for one server's batch)");
-            }
-            act = ReadCount(l, "activation_bytes", where);
-            if (act == 0)
-            {
-                Fail(where + ".activation_bytes must be > 0");
-            }
-        }
-        else if (l.contains("activation_bytes"))
-        {
-            Fail(where + ".activation_bytes is only meaningful with \"embedding\": true");
-        }
-        workload["layers"].push_back(shared);
-        extra.emplace_back(emb, act);
-    }
-    TrainingWorkload w;
-    try
-    {
-        w = TrainingWorkload::FromJson(workload);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::string msg = e.what();
-        const std::string prefix = "workload: ";
-        if (msg.rfind(prefix, 0) == 0)
-        {
-            msg = msg.substr(prefix.size());
-        }
-        Fail(msg);
-    }
-    p.m_name = w.GetName();
-    p.m_bucketBytes = w.GetBucketBytes();
-    const auto& layers = w.GetLayers();
-    for (size_t i = 0; i < layers.size(); ++i)
-    {
-        ProfileLayer pl;
-        pl.name = layers[i].name;
-        pl.forward = layers[i].forward;
-        pl.backward = layers[i].backward;
-        pl.paramBytes = layers[i].paramBytes;
-        pl.embedding = extra[i].first;
-        pl.activationBytes = extra[i].second;
-        p.m_layers.push_back(pl);
-    }
-    return p;
+    return Read(JsonReader::FromDocument(doc, name).Root());
 }
 
 ModelProfile
-ModelProfile::FromString(const std::string& text)
+ModelProfile::FromString(const std::string& text, const std::string& name)
 {
-    nlohmann::json doc;
-    try
-    {
-        doc = nlohmann::json::parse(text);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        Fail(std::string("malformed JSON: ") + e.what());
-    }
-    return FromJson(doc);
+    return Read(JsonReader::FromText(text, name).Root());
 }
 
 ModelProfile
 ModelProfile::FromFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    return Read(JsonReader::FromFile(path).Root());
+}
+
+ModelProfile
+ModelProfile::Read(const JsonField& doc)
+{
+    if (!doc.IsObject())
     {
-        Fail("cannot open '" + path + "' (check the path)");
+        doc.Expected("a profile object with \"format\": \"topoopt-profile\"");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try
+    doc.CheckKeys(kTopKeys);
+    const JsonField format = doc.At("format");
+    if (!format.IsString() || format.AsString(64) != "topoopt-profile")
     {
-        return FromString(ss.str());
+        format.Expected("\"topoopt-profile\"");
     }
-    catch (const std::invalid_argument& e)
+    if (auto v = doc.Optional("version"))
     {
-        throw std::invalid_argument(std::string(e.what()) + " [" + path + "]");
+        if (!v->IsNumber() || v->Raw() != 1)
+        {
+            v->Expected("1 (the only version this reader knows)");
+        }
     }
+    const std::vector<JsonField> layers = doc.At("layers").AsArray(65536, 1, "layer objects");
+    ModelProfile p;
+    if (auto d = doc.Optional("description"))
+    {
+        p.m_description = d->AsString(JsonReader::kMaxFileBytes, true);
+    }
+    if (auto a = doc.Optional("assumptions"))
+    {
+        if (!a->IsObject() && !a->IsString() && !a->IsArray())
+        {
+            a->Expected("notes: a string, an array or an object");
+        }
+    }
+    if (auto b = doc.Optional("batch_per_gpu"))
+    {
+        p.m_batchPerGpu = b->AsUint32(0, JsonReader::kMaxCount, "samples");
+    }
+    if (auto g = doc.Optional("gpus_per_server"))
+    {
+        p.m_gpusPerServer = g->AsUint32(0, 1024, "GPUs");
+    }
+    // The fields shared with mlnet's workload format are read by its parser, from a
+    // document of the same shape, so that its messages carry the same paths.
+    nlohmann::json workload = {{"layers", nlohmann::json::array()}};
+    if (doc.Has("name"))
+    {
+        workload["name"] = doc.At("name").Raw();
+    }
+    if (doc.Has("bucket_bytes"))
+    {
+        workload["bucket_bytes"] = doc.At("bucket_bytes").Raw();
+    }
+    std::vector<std::pair<bool, uint64_t>> extra;
+    for (const JsonField& l : layers)
+    {
+        if (!l.IsObject())
+        {
+            l.Expected("a layer object {name, forward_us, backward_us, param_bytes, ...}");
+        }
+        l.CheckKeys(kLayerKeys);
+        nlohmann::json shared = nlohmann::json::object();
+        for (const std::string& key : l.Keys())
+        {
+            if (key != "embedding" && key != "activation_bytes")
+            {
+                shared[key] = l.At(key).Raw();
+            }
+        }
+        bool emb = false;
+        if (auto e = l.Optional("embedding"))
+        {
+            emb = e->AsBool();
+        }
+        uint64_t act = 0;
+        if (emb)
+        {
+            // Its output bytes for one server's batch.
+            act = l.At("activation_bytes").AsUint64(1, JsonReader::kMaxBytes, "bytes");
+        }
+        else if (l.Has("activation_bytes"))
+        {
+            l.At("activation_bytes").Fail("is only meaningful with \"embedding\": true");
+        }
+        workload["layers"].push_back(shared);
+        extra.emplace_back(emb, act);
+    }
+    TrainingWorkload w = TrainingWorkload::FromJson(workload, doc.GetSource());
+    p.m_name = w.GetName();
+    p.m_bucketBytes = w.GetBucketBytes();
+    const auto& wl = w.GetLayers();
+    for (size_t i = 0; i < wl.size(); ++i)
+    {
+        ProfileLayer pl;
+        pl.name = wl[i].name;
+        pl.forward = wl[i].forward;
+        pl.backward = wl[i].backward;
+        pl.paramBytes = wl[i].paramBytes;
+        pl.embedding = extra[i].first;
+        pl.activationBytes = extra[i].second;
+        p.m_layers.push_back(pl);
+    }
+    return p;
 }
 
 std::string

@@ -24,6 +24,7 @@
 #ifndef TOPOOPT_MODEL_PROFILE_H
 #define TOPOOPT_MODEL_PROFILE_H
 
+#include "ns3/json-reader.h"
 #include "ns3/nstime.h"
 #include "ns3/training-workload.h"
 
@@ -57,14 +58,21 @@ public:
     ModelProfile();
 
     /**
-     * \brief Parse a profile document. Throws std::invalid_argument naming the bad
-     * field and how to fix it.
+     * \brief Parse a profile document built in C++. Throws std::invalid_argument
+     * "<name>: <field path>: expected ..., got ..." naming the bad field.
      */
-    static ModelProfile FromJson(const nlohmann::json& doc);
-    /// \brief Parse JSON text (throws std::invalid_argument on malformed JSON).
-    static ModelProfile FromString(const std::string& text);
-    /// \brief Read a profile file (a missing file is reported with its path).
+    static ModelProfile FromJson(const nlohmann::json& doc,
+                                 const std::string& name = "model profile");
+    /**
+     * \brief Parse JSON text (the entry point for fuzzing); `name` stands for the file
+     * in messages. Size and nesting are bounded (JsonReader).
+     */
+    static ModelProfile FromString(const std::string& text,
+                                   const std::string& name = "model profile text");
+    /// \brief Read a profile file (every message starts with its path).
     static ModelProfile FromFile(const std::string& path);
+    /// \brief Read a profile from a field of a parsed document.
+    static ModelProfile Read(const JsonField& doc);
     /**
      * \brief Load a shipped profile by name (dlrm, bert, candle-uno, vgg16, resnet50,
      * ncf) from the profile folder (environment TOPOOPT_PROFILE_DIR, else the

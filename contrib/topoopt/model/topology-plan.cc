@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "topology-plan.h"
 
+#include "ns3/json-reader.h"
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -9,7 +11,6 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -25,36 +26,6 @@ using BglGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirect
 Fail(const std::string& what)
 {
     throw std::invalid_argument("topology plan: " + what);
-}
-
-uint32_t
-GetIndex(const Json& j, const std::string& where)
-{
-    if (!j.is_number_unsigned())
-    {
-        if (j.is_number_integer() && j.get<int64_t>() < 0)
-        {
-            Fail(where + " is negative (" + j.dump() + "); use an index >= 0");
-        }
-        Fail(where + " must be a non-negative integer, got " + j.dump());
-    }
-    uint64_t v = j.get<uint64_t>();
-    if (v > std::numeric_limits<uint32_t>::max())
-    {
-        Fail(where + " is too large (" + j.dump() + ")");
-    }
-    return static_cast<uint32_t>(v);
-}
-
-const Json&
-Field(const Json& obj, const std::string& key, const std::string& where)
-{
-    auto it = obj.find(key);
-    if (it == obj.end())
-    {
-        Fail(where + " lacks the field \"" + key + "\"");
-    }
-    return *it;
 }
 
 uint32_t
@@ -499,194 +470,139 @@ TopologyPlan::ToJson(int indent) const
 namespace
 {
 
-/// The parsed document, checked to be a plan object of a known format and version.
-Json
-ParsePlanDocument(const std::string& text)
+/// Largest plan read: Validate and "conn" hold an n x n matrix (4096^2 ints = 64 MiB).
+constexpr uint32_t kMaxPlanServers = 4096;
+/// Most ports per server (planes) a plan may have.
+constexpr uint32_t kMaxPlanDegree = 256;
+
+/// A server index (range against the plan's size is checked where it is used).
+uint32_t
+Index(const JsonField& f)
 {
-    Json j;
+    return f.AsUint32(0, kMaxPlanServers, "servers");
+}
+
+/// Run a plan operation that may throw "topology plan: ...", naming the field instead.
+template <typename F>
+void
+At(const JsonField& f, F op)
+{
     try
     {
-        j = Json::parse(text);
+        op();
     }
-    catch (const Json::exception& e)
+    catch (const std::invalid_argument& e)
     {
+        const std::string prefix = "topology plan: ";
         std::string msg = e.what();
-        Fail("malformed JSON (" + msg.substr(0, msg.find('\n')) + ")");
+        f.Fail(msg.rfind(prefix, 0) == 0 ? msg.substr(prefix.size()) : msg);
     }
-    if (!j.is_object())
-    {
-        Fail("the document must be a JSON object");
-    }
-    if (j.contains("format") && j["format"] != "topoopt-plan")
-    {
-        Fail("\"format\" is " + j["format"].dump() + ", expected \"topoopt-plan\"");
-    }
-    if (j.contains("version") && j["version"] != 1)
-    {
-        Fail("unsupported \"version\" " + j["version"].dump() + " (this reader knows 1)");
-    }
-    return j;
 }
 
 /// The circuits of "planes" (at most d planes of [a, b] pairs) into the plan.
 void
-ReadPlanes(const Json& j, uint32_t d, TopologyPlan& plan)
+ReadPlanes(const JsonField& j, uint32_t d, TopologyPlan& plan)
 {
-    const Json& planes = Field(j, "planes", "the plan");
-    if (!planes.is_array())
+    const JsonField planes = j.At("planes");
+    if (planes.IsArray() && planes.Raw().size() > d)
     {
-        Fail("\"planes\" must be an array of planes");
+        planes.Fail("has " + std::to_string(planes.Raw().size()) + " planes but the degree is " +
+                    std::to_string(d) + " (degree exceeded)");
     }
-    if (planes.size() > d)
+    const std::vector<JsonField> list = planes.AsArray(d, 0, "planes");
+    for (size_t p = 0; p < list.size(); ++p)
     {
-        Fail("\"planes\" has " + std::to_string(planes.size()) + " planes but the degree is " +
-             std::to_string(d) + " (degree exceeded)");
-    }
-    for (size_t p = 0; p < planes.size(); ++p)
-    {
-        std::string where = "plane " + std::to_string(p);
-        if (!planes[p].is_array())
+        for (const JsonField& c : list[p].AsArray(kMaxPlanServers, 0, "circuits [a, b]"))
         {
-            Fail(where + " must be an array of [a, b] pairs");
-        }
-        for (const Json& c : planes[p])
-        {
-            if (!c.is_array() || c.size() != 2)
-            {
-                Fail(where + ": a circuit must be a pair [a, b], got " + c.dump());
-            }
-            plan.AddCircuit(p,
-                            GetIndex(c[0], where + " circuit"),
-                            GetIndex(c[1], where + " circuit"));
+            c.AsArray(2, 2, "server indices (a circuit is a pair [a, b])");
+            uint32_t a = Index(c.At(size_t(0)));
+            uint32_t b = Index(c.At(size_t(1)));
+            At(c, [&] { plan.AddCircuit(p, a, b); });
         }
     }
 }
 
 /// "conn" is derived from "planes": it must declare exactly the plan's circuits.
 void
-CheckConn(const Json& j, uint32_t n, const TopologyPlan& plan)
+CheckConn(const JsonField& conn, uint32_t n, const TopologyPlan& plan)
 {
-    const Json& conn = j["conn"];
-    if (!conn.is_array())
-    {
-        Fail("\"conn\" must be an array");
-    }
     Eigen::MatrixXi counts = plan.CircuitCounts();
     Eigen::MatrixXi declared = Eigen::MatrixXi::Zero(n, n);
-    for (const Json& c : conn)
+    const uint64_t maxEntries = uint64_t(n) * n;
+    for (const JsonField& c : conn.AsArray(maxEntries, 0, "entries {from, to, nconn}"))
     {
-        if (!c.is_object())
+        c.CheckKeys({"from", "to", "nconn"});
+        uint32_t a = c.At("from").AsUint32(0, n - 1, "servers");
+        uint32_t b = c.At("to").AsUint32(0, n - 1, "servers");
+        uint32_t k = c.At("nconn").AsUint32(0, kMaxPlanDegree, "circuits");
+        if (a == b)
         {
-            Fail("\"conn\" entries must be objects {from, to, nconn}");
-        }
-        uint32_t a = GetIndex(Field(c, "from", "a conn entry"), "conn \"from\"");
-        uint32_t b = GetIndex(Field(c, "to", "a conn entry"), "conn \"to\"");
-        uint32_t k = GetIndex(Field(c, "nconn", "a conn entry"), "conn \"nconn\"");
-        if (a >= n || b >= n || a == b)
-        {
-            Fail("conn " + std::to_string(a) + "-" + std::to_string(b) +
-                 ": server index out of range or a self-loop");
+            c.Fail("conn " + std::to_string(a) + "-" + std::to_string(b) + " is a self-loop");
         }
         declared(a, b) += k;
         declared(b, a) += k;
     }
     if (declared != counts)
     {
-        Fail("\"conn\" does not match the circuits of \"planes\" (it is derived; drop it "
-             "or fix it)");
+        conn.Fail("does not match the circuits of \"planes\" (it is derived; drop it or fix it)");
     }
 }
 
 /// One entry of "rings".
 PlanRing
-ReadRing(const Json& r)
+ReadRing(const JsonField& r)
 {
-    if (!r.is_object())
-    {
-        Fail("a ring must be an object {size, jumps, bidirectional, direct}");
-    }
+    r.CheckKeys({"size", "jumps", "bidirectional", "direct"});
     PlanRing ring;
-    ring.size = GetIndex(Field(r, "size", "a ring"), "ring \"size\"");
-    const Json& jumps = Field(r, "jumps", "a ring");
-    if (!jumps.is_array())
+    ring.size = Index(r.At("size"));
+    for (const JsonField& x : r.At("jumps").AsArray(kMaxPlanServers, 0, "jumps"))
     {
-        Fail("ring \"jumps\" must be an array");
+        ring.jumps.push_back(Index(x));
     }
-    for (const Json& x : jumps)
+    if (auto b = r.Optional("bidirectional"))
     {
-        ring.jumps.push_back(GetIndex(x, "ring jump"));
+        ring.bidirectional = b->AsBool();
     }
-    if (r.contains("bidirectional"))
+    if (auto d = r.Optional("direct"))
     {
-        if (!r["bidirectional"].is_boolean())
-        {
-            Fail("ring \"bidirectional\" must be true or false");
-        }
-        ring.bidirectional = r["bidirectional"].get<bool>();
-    }
-    if (r.contains("direct"))
-    {
-        if (!r["direct"].is_boolean())
-        {
-            Fail("ring \"direct\" must be true or false");
-        }
-        ring.direct = r["direct"].get<bool>();
+        ring.direct = d->AsBool();
     }
     return ring;
 }
 
 /// One path of a route's "paths".
 PlanPath
-ReadPath(const Json& p)
+ReadPath(const JsonField& p)
 {
-    if (!p.is_object())
-    {
-        Fail("a path must be an object {hops, chance}");
-    }
+    p.CheckKeys({"hops", "chance"});
     PlanPath path;
-    const Json& hops = Field(p, "hops", "a path");
-    if (!hops.is_array())
+    for (const JsonField& h : p.At("hops").AsArray(kMaxPlanServers + 1, 0, "server indices"))
     {
-        Fail("path \"hops\" must be an array of server indices");
+        path.hops.push_back(Index(h));
     }
-    for (const Json& h : hops)
+    if (auto c = p.Optional("chance"))
     {
-        path.hops.push_back(GetIndex(h, "path hop"));
-    }
-    if (p.contains("chance"))
-    {
-        if (!p["chance"].is_number())
-        {
-            Fail("path \"chance\" must be a number");
-        }
-        path.chance = p["chance"].get<double>();
+        path.chance = c->AsDouble(0, 1, "", true);
     }
     return path;
 }
 
 /// The entries of "routes" into the plan (each source-destination pair once).
 void
-ReadRoutes(const Json& routes, TopologyPlan& plan)
+ReadRoutes(const JsonField& routes, TopologyPlan& plan)
 {
-    for (const Json& r : routes)
+    const uint64_t n = plan.GetServers();
+    for (const JsonField& r : routes.AsArray(n * n, 0, "routes {src, dst, paths}"))
     {
-        if (!r.is_object())
-        {
-            Fail("a route must be an object {src, dst, paths}");
-        }
-        uint32_t s = GetIndex(Field(r, "src", "a route"), "route \"src\"");
-        uint32_t t = GetIndex(Field(r, "dst", "a route"), "route \"dst\"");
+        r.CheckKeys({"src", "dst", "paths"});
+        uint32_t s = Index(r.At("src"));
+        uint32_t t = Index(r.At("dst"));
         if (plan.HasRoutes(s, t))
         {
-            Fail("route " + std::to_string(s) + "->" + std::to_string(t) + " is listed twice");
-        }
-        const Json& paths = Field(r, "paths", "a route");
-        if (!paths.is_array())
-        {
-            Fail("route \"paths\" must be an array");
+            r.Fail("route " + std::to_string(s) + "->" + std::to_string(t) + " is listed twice");
         }
         std::vector<PlanPath> ps;
-        for (const Json& p : paths)
+        for (const JsonField& p : r.At("paths").AsArray(65536, 0, "paths {hops, chance}"))
         {
             ps.push_back(ReadPath(p));
         }
@@ -697,41 +613,54 @@ ReadRoutes(const Json& routes, TopologyPlan& plan)
 } // namespace
 
 TopologyPlan
-TopologyPlan::FromJson(const std::string& text)
+TopologyPlan::FromJson(const std::string& text, const std::string& name)
 {
-    const Json j = ParsePlanDocument(text);
-    uint32_t n = GetIndex(Field(j, "servers", "the plan"), "\"servers\"");
-    uint32_t d = GetIndex(Field(j, "degree", "the plan"), "\"degree\"");
-    if (n == 0)
+    return Read(JsonReader::FromText(text, name).Root());
+}
+
+TopologyPlan
+TopologyPlan::Read(const JsonField& j)
+{
+    if (!j.IsObject())
     {
-        Fail("\"servers\" is 0; a plan needs at least 1 server");
+        j.Expected("a JSON object {\"format\": \"topoopt-plan\", \"servers\": n, \"degree\": d, "
+                   "\"planes\": [...]}");
     }
+    j.CheckKeys({"format", "version", "servers", "degree", "planes", "conn", "rings", "routes"});
+    if (auto f = j.Optional("format"))
+    {
+        if (!f->IsString() || f->Raw() != "topoopt-plan")
+        {
+            f->Expected("\"topoopt-plan\"");
+        }
+    }
+    if (auto v = j.Optional("version"))
+    {
+        if (!v->IsNumber() || v->Raw() != 1)
+        {
+            v->Expected("1 (the only version this reader knows)");
+        }
+    }
+    uint32_t n = j.At("servers").AsUint32(1, kMaxPlanServers, "servers");
+    uint32_t d = j.At("degree").AsUint32(0, kMaxPlanDegree, "ports per server");
     TopologyPlan plan(n, d);
     ReadPlanes(j, d, plan);
-    if (j.contains("conn"))
+    if (auto conn = j.Optional("conn"))
     {
-        CheckConn(j, n, plan);
+        CheckConn(*conn, n, plan);
     }
-    if (j.contains("rings"))
+    if (auto rings = j.Optional("rings"))
     {
-        if (!j["rings"].is_array())
-        {
-            Fail("\"rings\" must be an array");
-        }
-        for (const Json& r : j["rings"])
+        for (const JsonField& r : rings->AsArray(kMaxPlanServers, 0, "rings"))
         {
             plan.AddRing(ReadRing(r));
         }
     }
-    if (j.contains("routes"))
+    if (auto routes = j.Optional("routes"))
     {
-        if (!j["routes"].is_array())
-        {
-            Fail("\"routes\" must be an array");
-        }
-        ReadRoutes(j["routes"], plan);
+        ReadRoutes(*routes, plan);
     }
-    plan.Validate();
+    At(j, [&] { plan.Validate(); });
     return plan;
 }
 
@@ -753,14 +682,7 @@ TopologyPlan::WriteFile(const std::string& path) const
 TopologyPlan
 TopologyPlan::ReadFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-    {
-        Fail("cannot read \"" + path + "\"");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return FromJson(ss.str());
+    return Read(JsonReader::FromFile(path).Root());
 }
 
 bool

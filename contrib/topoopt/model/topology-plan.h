@@ -28,6 +28,7 @@
 #ifndef TOPOOPT_TOPOLOGY_PLAN_H
 #define TOPOOPT_TOPOLOGY_PLAN_H
 
+#include "ns3/json-reader.h"
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
 
@@ -159,11 +160,16 @@ public:
 
     /// \brief The plan as JSON text (schema in the file comment).
     std::string ToJson(int indent = 2) const;
-    /// \brief Parse and validate a plan (throws std::invalid_argument).
-    static TopologyPlan FromJson(const std::string& text);
+    /**
+     * \brief Parse and validate a plan (the entry point for fuzzing); `name` stands
+     * for the file in messages. Throws std::invalid_argument "<name>: <field>: ...".
+     */
+    static TopologyPlan FromJson(const std::string& text, const std::string& name = "plan text");
+    /// \brief Read and validate a plan from a field of a parsed document.
+    static TopologyPlan Read(const JsonField& doc);
     /// \brief Write ToJson() to a file (throws std::invalid_argument on I/O failure).
     void WriteFile(const std::string& path) const;
-    /// \brief Read and validate a plan from a file (throws std::invalid_argument).
+    /// \brief Read and validate a plan from a file (every message names the file).
     static TopologyPlan ReadFile(const std::string& path);
 
     bool operator==(const TopologyPlan& o) const;

@@ -81,13 +81,19 @@ TEST(TopologyPlanTest, MalformedJsonThrows)
     EXPECT_EQ(good.Diameter(), 2u);
     const std::vector<std::pair<std::string, std::string>> bad = {
         {"{", "malformed JSON"},
-        {"[1, 2]", "JSON object"},
+        {"[1, 2]", "plan text: top level: expected a JSON object"},
         {R"({"degree": 2, "planes": []})", "servers"},
-        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[1,2]]]})", "used twice in plane 0"},
-        {R"({"servers": 4, "degree": 1, "planes": [[[0,1]], [[2,3]]]})", "degree exceeded"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1],[1,2]]]})",
+         "plan text: planes[0][1]: server 1 used twice in plane 0"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1]], [[2,3]]]})",
+         "plan text: planes: has 2 planes but the degree is 1 (degree exceeded)"},
         {R"({"servers": 4, "degree": 1, "planes": [[[0,4]]]})", "out of range"},
-        {R"({"servers": 4, "degree": 1, "planes": [[[0,-1]]]})", "negative"},
-        {R"({"servers": 4, "degree": 1, "planes": [[[0,1,2]]]})", "pair"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,-1]]]})",
+         "plan text: planes[0][0][1]: expected a whole number of servers in [0, 4096], got number "
+         "-1"},
+        {R"({"servers": 4, "degree": 1, "planes": [[[0,1,2]]]})",
+         "plan text: planes[0][0]: expected an array of exactly 2 server indices (a circuit is a "
+         "pair"},
         {R"({"servers": 4, "degree": 1, "planes": [[[0,0]]]})", "itself"},
         {R"({"servers": 4, "degree": 1, "planes": [[[0,1]]],
              "conn": [{"from": 0, "to": 1, "nconn": 2}]})",

@@ -100,7 +100,7 @@ TEST(ModelProfileTest, BadProfilesAreRejected)
     ExpectThrowsWith(R"({"name": "x", "layers": []})", "format");
     ExpectThrowsWith(R"({"format": "topoopt-profile", "name": "x", "layers": []})", "layers");
     ExpectThrowsWith(R"({"format": "topoopt-profile", "name": "x", "layerz": []})",
-                     "unknown key 'layerz'");
+                     "model profile text: top level: unknown key \"layerz\"");
     ExpectThrowsWith(R"({"format": "topoopt-profile", "name": "x", "layers": [
         {"name": "e", "forward_us": 1, "backward_us": 1, "param_bytes": 4, "embedding": true}]})",
                      "activation_bytes");

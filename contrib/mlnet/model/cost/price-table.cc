@@ -9,9 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -40,30 +39,16 @@ Describe(const std::string& part, uint32_t gbps, uint32_t ports)
     return s;
 }
 
-/// \return a number field >= 0 (throws naming the entry and the field)
-double
-NonNegative(const Json& v, const std::string& where, const std::string& field, const char* unit)
-{
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
-    {
-        throw std::invalid_argument(where + ": " + field + " is " + v.dump() +
-                                    "; give a number >= 0 (" + unit + ")");
-    }
-    return v.get<double>();
-}
+/// Largest price (USD) and power (W) of one part, and most parts in a table.
+constexpr double kMaxPriceUsd = 1e9;
+constexpr double kMaxPowerW = 1e7;
+constexpr size_t kMaxParts = 65536;
 
-/// \return a count field > 0 (throws naming the entry and the field)
+/// A speed or port count > 0.
 uint32_t
-Positive(const Json& v, const std::string& where, const std::string& field)
+Positive(const JsonField& f, const std::string& unit)
 {
-    if (!v.is_number_unsigned() || v.get<uint64_t>() == 0 || v.get<uint64_t>() > 1000000)
-    {
-        throw std::invalid_argument(where + ": " + field + " is " + v.dump() +
-                                    "; give a whole number > 0 (leave it out for a part priced "
-                                    "the same at every " +
-                                    (field == "gbps" ? "speed" : "port count") + ")");
-    }
-    return static_cast<uint32_t>(v.get<uint64_t>());
+    return f.AsUint32(1, 1000000, unit);
 }
 } // namespace
 
@@ -121,141 +106,82 @@ PriceTable::GetPath() const
 void
 PriceTable::Load(const std::string& path)
 {
-    std::string file = path.empty() ? DefaultPath() : path;
-    std::ifstream in(file);
-    if (!in)
+    const std::string file = path.empty() ? DefaultPath() : path;
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec))
     {
-        throw std::invalid_argument("cannot read price table '" + file +
-                                    "'; check the path (Path attribute or " + kEnvironment + ")");
+        throw std::invalid_argument(file +
+                                    ": no such file; check the path (the price table's Path "
+                                    "attribute or " +
+                                    kEnvironment + ")");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    LoadJson(ss.str(), file);
+    Read(JsonReader::FromFile(file).Root());
 }
 
 void
 PriceTable::LoadJson(const std::string& text, const std::string& origin)
 {
-    const std::string where = "price table '" + origin + "'";
-    Json j;
-    try
+    Read(JsonReader::FromText(text, origin).Root());
+}
+
+void
+PriceTable::Read(const JsonField& j)
+{
+    if (!j.Has("parts"))
     {
-        j = Json::parse(text);
+        j.Expected("an object with a \"parts\" array: {\"parts\": [{\"part\": \"fiber\", "
+                   "\"price_usd\": 50, \"source\": \"...\"}, ...]}");
     }
-    catch (const Json::exception& e)
+    j.CheckKeys({"format", "version", "about", "parts"});
+    if (auto f = j.Optional("format"))
     {
-        std::string msg = e.what();
-        throw std::invalid_argument(where + " is not valid JSON (" + msg.substr(0, msg.find('\n')) +
-                                    "); fix the syntax");
-    }
-    if (!j.is_object() || !j.contains("parts") || !j["parts"].is_array())
-    {
-        throw std::invalid_argument(where +
-                                    " must be an object with a \"parts\" array: {\"parts\": "
-                                    "[{\"part\": \"fiber\", \"price_usd\": 50, \"source\": "
-                                    "\"...\"}, ...]}");
-    }
-    for (auto it = j.begin(); it != j.end(); ++it)
-    {
-        if (it.key() != "format" && it.key() != "version" && it.key() != "about" &&
-            it.key() != "parts")
+        if (!f->IsString() || f->Raw() != "mlnet-prices")
         {
-            throw std::invalid_argument(where + ": unknown key \"" + it.key() +
-                                        "\"; use format, version, about and parts");
+            f->Expected("\"mlnet-prices\"");
         }
-    }
-    if (j.contains("format") && j["format"] != "mlnet-prices")
-    {
-        throw std::invalid_argument(where + ": format is " + j["format"].dump() +
-                                    "; a price table has \"format\": \"mlnet-prices\"");
     }
     std::vector<PricedPart> parts;
-    const Json& list = j["parts"];
-    for (size_t i = 0; i < list.size(); ++i)
+    for (const JsonField& e : j.At("parts").AsArray(kMaxParts, 0, "part objects"))
     {
-        const Json& e = list[i];
-        std::string at = where + ", parts[" + std::to_string(i) + "]";
-        if (!e.is_object() || !e.contains("part") || !e["part"].is_string() ||
-            e["part"].get<std::string>().empty())
+        if (!e.IsObject())
         {
-            throw std::invalid_argument(at + ": an entry is an object with a \"part\" name, e.g. "
-                                             "{\"part\": \"fiber\", \"price_usd\": 50, "
-                                             "\"source\": \"...\"}");
+            e.Expected("an entry {\"part\": \"fiber\", \"price_usd\": 50, \"source\": \"...\"}");
         }
+        e.CheckKeys({"part", "gbps", "ports", "price_usd", "power_w", "verified", "source"});
         PricedPart p;
-        p.part = e["part"].get<std::string>();
-        at += " (\"" + p.part + "\")";
-        for (const char* required : {"price_usd", "source"})
+        p.part = e.At("part").AsString(64);
+        if (auto g = e.Optional("gbps"))
         {
-            if (!e.contains(required))
-            {
-                throw std::invalid_argument(at + ": \"" + required +
-                                            "\" is missing; every part needs a price in USD and "
-                                            "a source (\"unverified estimate\" if it is one)");
-            }
+            p.gbps = Positive(*g, "Gbps (leave it out for a part priced the same at every speed)");
         }
-        for (auto f = e.begin(); f != e.end(); ++f)
+        if (auto n = e.Optional("ports"))
         {
-            const std::string& k = f.key();
-            if (k == "part")
-            {
-                continue;
-            }
-            else if (k == "gbps")
-            {
-                p.gbps = Positive(f.value(), at, k);
-            }
-            else if (k == "ports")
-            {
-                p.ports = Positive(f.value(), at, k);
-            }
-            else if (k == "price_usd")
-            {
-                p.item.priceUsd = NonNegative(f.value(), at, k, "USD per unit");
-            }
-            else if (k == "power_w")
-            {
-                p.item.powerW = NonNegative(f.value(), at, k, "W per unit");
-            }
-            else if (k == "verified")
-            {
-                if (!f.value().is_boolean())
-                {
-                    throw std::invalid_argument(at + ": verified is " + f.value().dump() +
-                                                "; give true or false");
-                }
-                p.item.verified = f.value().get<bool>();
-            }
-            else if (k == "source")
-            {
-                if (!f.value().is_string() || f.value().get<std::string>().empty())
-                {
-                    throw std::invalid_argument(at + ": source is " + f.value().dump() +
-                                                "; say where the numbers come from (or "
-                                                "\"unverified estimate\")");
-                }
-                p.item.source = f.value().get<std::string>();
-            }
-            else
-            {
-                throw std::invalid_argument(at + ": unknown field \"" + k +
-                                            "\"; use part, gbps, ports, price_usd, power_w, "
-                                            "verified, source");
-            }
+            p.ports =
+                Positive(*n, "ports (leave it out for a part priced the same at every port count)");
         }
+        // Every part needs a price in USD and a source ("unverified estimate" if it is one).
+        p.item.priceUsd = e.At("price_usd").AsDouble(0, kMaxPriceUsd, "USD per unit");
+        if (auto w = e.Optional("power_w"))
+        {
+            p.item.powerW = w->AsDouble(0, kMaxPowerW, "W per unit");
+        }
+        if (auto v = e.Optional("verified"))
+        {
+            p.item.verified = v->AsBool();
+        }
+        p.item.source = e.At("source").AsString(4096);
         for (const auto& q : parts)
         {
             if (q.part == p.part && q.gbps == p.gbps && q.ports == p.ports)
             {
-                throw std::invalid_argument(at + ": " + Describe(p.part, p.gbps, p.ports) +
-                                            " is listed twice; keep one entry");
+                e.Fail(Describe(p.part, p.gbps, p.ports) + " is listed twice; keep one entry");
             }
         }
         parts.push_back(p);
     }
     m_parts = std::move(parts);
-    m_origin = origin;
-    NS_LOG_INFO("read " << m_parts.size() << " parts from " << origin);
+    m_origin = j.GetSource();
+    NS_LOG_INFO("read " << m_parts.size() << " parts from " << m_origin);
 }
 
 const std::string&

@@ -21,6 +21,7 @@
 #ifndef MLNET_PRICE_TABLE_H
 #define MLNET_PRICE_TABLE_H
 
+#include "ns3/json-reader.h"
 #include "ns3/object.h"
 
 #include <cstdint>
@@ -100,6 +101,11 @@ public:
      * \param origin what to call it in error messages (a file name)
      */
     void LoadJson(const std::string& text, const std::string& origin = "price table text");
+    /**
+     * \brief Replace the whole table by a parsed document (its root field); the
+     * document's name becomes the origin. LoadJson is the entry point for fuzzing.
+     */
+    void Read(const JsonField& doc);
     /// \return the file (or origin) the table was read from
     const std::string& GetOrigin() const;
 

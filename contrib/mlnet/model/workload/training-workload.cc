@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-workload.h"
 
+#include "ns3/json-reader.h"
 #include "ns3/log.h"
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -16,108 +15,23 @@ NS_LOG_COMPONENT_DEFINE("MlnetTrainingWorkload");
 namespace
 {
 
-/// Every message starts with this, so that a user knows which input is wrong.
-const std::string kPrefix = "workload: ";
+/// Longest name (workload, layer, algorithm) accepted.
+constexpr size_t kMaxNameLength = 256;
+/// Most layers a workload may have (the graph has ranks x layers x 2 tasks).
+constexpr size_t kMaxLayers = 65536;
 
 [[noreturn]] void
 Fail(const std::string& what)
 {
-    throw std::invalid_argument(kPrefix + what);
+    throw std::invalid_argument("workload: " + what);
 }
 
-std::string
-Join(const std::set<std::string>& names)
-{
-    std::string out;
-    for (const auto& n : names)
-    {
-        out += (out.empty() ? "" : ", ") + n;
-    }
-    return out;
-}
-
-void
-CheckKeys(const nlohmann::json& obj, const std::set<std::string>& allowed, const std::string& where)
-{
-    for (const auto& [key, value] : obj.items())
-    {
-        if (allowed.count(key) == 0)
-        {
-            Fail("unknown key '" + key + "' in " + where + "; known keys are " + Join(allowed) +
-                 " (check the spelling)");
-        }
-    }
-}
-
-/// A number of microseconds; required unless a default is given; > 0 or >= 0.
+/// A time in microseconds, finite, > 0 (or >= 0), at most kMaxMicroseconds.
 Time
-ReadMicroseconds(const nlohmann::json& obj,
-                 const std::string& key,
-                 const std::string& field,
-                 bool allowZero)
+ReadMicroseconds(const JsonField& f, bool allowZero)
 {
-    const std::string bound = allowZero ? ">= 0" : "> 0";
-    if (!obj.contains(key))
-    {
-        Fail(field + " is missing; give a time in microseconds " + bound);
-    }
-    const auto& v = obj.at(key);
-    if (!v.is_number())
-    {
-        Fail(field + " must be a number of microseconds " + bound + ", got " + v.dump());
-    }
-    double us = v.get<double>();
-    if (us < 0 || (!allowZero && us == 0))
-    {
-        Fail(field + " is " + v.dump() + "; it must be a time in microseconds " + bound);
-    }
-    return Time::FromDouble(us, Time::US);
-}
-
-/// A whole number of bytes (or ranks); > 0 or >= 0.
-uint64_t
-ReadCount(const nlohmann::json& obj,
-          const std::string& key,
-          const std::string& field,
-          const std::string& unit,
-          bool allowZero)
-{
-    const std::string bound = allowZero ? ">= 0" : "> 0";
-    if (!obj.contains(key))
-    {
-        Fail(field + " is missing; give a whole number of " + unit + " " + bound);
-    }
-    const auto& v = obj.at(key);
-    // Parsed text gives unsigned numbers; documents built in C++ give signed ones.
-    if (v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0))
-    {
-        uint64_t x = v.get<uint64_t>();
-        if (x == 0 && !allowZero)
-        {
-            Fail(field + " is 0; it must be a whole number of " + unit + " " + bound);
-        }
-        return x;
-    }
-    if (v.is_number_integer())
-    {
-        Fail(field + " is " + v.dump() + "; it must be a whole number of " + unit + " " + bound);
-    }
-    Fail(field + " must be a whole number of " + unit + " " + bound + ", got " + v.dump());
-}
-
-std::string
-ReadString(const nlohmann::json& obj, const std::string& key, const std::string& field)
-{
-    if (!obj.contains(key))
-    {
-        Fail(field + " is missing; give a non-empty string");
-    }
-    const auto& v = obj.at(key);
-    if (!v.is_string() || v.get<std::string>().empty())
-    {
-        Fail(field + " must be a non-empty string, got " + v.dump());
-    }
-    return v.get<std::string>();
+    return Time::FromDouble(f.AsDouble(0, JsonReader::kMaxMicroseconds, "microseconds", !allowZero),
+                            Time::US);
 }
 
 } // namespace
@@ -125,145 +39,103 @@ ReadString(const nlohmann::json& obj, const std::string& key, const std::string&
 TrainingWorkload::TrainingWorkload() = default;
 
 TrainingWorkload
-TrainingWorkload::FromJson(const nlohmann::json& doc)
+TrainingWorkload::FromJson(const nlohmann::json& doc, const std::string& name)
 {
-    if (!doc.is_object())
-    {
-        Fail("the document must be a JSON object ({ \"name\": ..., \"layers\": [...] }), got " +
-             std::string(doc.type_name()));
-    }
-    CheckKeys(doc,
-              {"name",
-               "description",
-               "layers",
-               "bucket_bytes",
-               "optimizer_us",
-               "parallelism",
-               "collective"},
-              "the workload");
-    TrainingWorkload w;
-    w.m_name = ReadString(doc, "name", "name");
-    if (doc.contains("description") && !doc.at("description").is_string())
-    {
-        Fail("description must be a string");
-    }
-
-    if (!doc.contains("layers"))
-    {
-        Fail("layers is missing; give a non-empty array of {name, forward_us, backward_us, "
-             "param_bytes}");
-    }
-    const auto& layers = doc.at("layers");
-    if (!layers.is_array() || layers.empty())
-    {
-        Fail("layers must be a non-empty array of {name, forward_us, backward_us, param_bytes}");
-    }
-    std::set<std::string> names;
-    for (size_t i = 0; i < layers.size(); ++i)
-    {
-        const std::string where = "layers[" + std::to_string(i) + "]";
-        const auto& l = layers[i];
-        if (!l.is_object())
-        {
-            Fail(where + " must be an object {name, forward_us, backward_us, param_bytes}");
-        }
-        CheckKeys(l, {"name", "forward_us", "backward_us", "param_bytes"}, where);
-        WorkloadLayer layer;
-        layer.name = ReadString(l, "name", where + ".name");
-        if (!names.insert(layer.name).second)
-        {
-            Fail(where + ".name '" + layer.name + "' is used twice; give each layer its own name");
-        }
-        layer.forward = ReadMicroseconds(l, "forward_us", where + ".forward_us", false);
-        layer.backward = ReadMicroseconds(l, "backward_us", where + ".backward_us", false);
-        layer.paramBytes = ReadCount(l, "param_bytes", where + ".param_bytes", "bytes", true);
-        w.m_layers.push_back(layer);
-    }
-
-    if (doc.contains("bucket_bytes"))
-    {
-        w.m_bucketBytes = ReadCount(doc, "bucket_bytes", "bucket_bytes", "bytes", false);
-    }
-    if (doc.contains("optimizer_us"))
-    {
-        w.m_optimizer = ReadMicroseconds(doc, "optimizer_us", "optimizer_us", true);
-    }
-    if (doc.contains("parallelism"))
-    {
-        const auto& p = doc.at("parallelism");
-        if (!p.is_object())
-        {
-            Fail("parallelism must be an object like {\"data\": 8}");
-        }
-        CheckKeys(p, {"data"}, "parallelism");
-        if (p.contains("data"))
-        {
-            uint64_t data = ReadCount(p, "data", "parallelism.data", "ranks", false);
-            if (data > UINT32_MAX)
-            {
-                Fail("parallelism.data is too large");
-            }
-            w.m_data = static_cast<uint32_t>(data);
-        }
-    }
-    if (doc.contains("collective"))
-    {
-        const auto& c = doc.at("collective");
-        if (!c.is_object())
-        {
-            Fail("collective must be an object like {\"algorithm\": \"ring\"}");
-        }
-        CheckKeys(c, {"algorithm"}, "collective");
-        if (c.contains("algorithm"))
-        {
-            w.m_algorithm = ReadString(c, "algorithm", "collective.algorithm");
-        }
-    }
-    NS_LOG_INFO("workload '" << w.m_name << "': " << w.m_layers.size() << " layers, "
-                             << w.GetTotalParamBytes() << " param bytes");
-    return w;
+    return Read(JsonReader::FromDocument(doc, name).Root());
 }
 
 TrainingWorkload
-TrainingWorkload::FromString(const std::string& text)
+TrainingWorkload::FromString(const std::string& text, const std::string& name)
 {
-    nlohmann::json doc;
-    try
-    {
-        // Comments (// and /* */) are allowed: workload files are written by hand.
-        doc = nlohmann::json::parse(text, nullptr, true, true);
-    }
-    catch (const nlohmann::json::parse_error& e)
-    {
-        // e.what() reads "[json.exception.parse_error.101] parse error at line L, column C: ..."
-        std::string what = e.what();
-        auto pos = what.find("] ");
-        Fail("malformed JSON (byte " + std::to_string(e.byte) +
-             "): " + (pos == std::string::npos ? what : what.substr(pos + 2)));
-    }
-    return FromJson(doc);
+    // Comments (// and /* */) are allowed: workload files are written by hand.
+    return Read(JsonReader::FromText(text, name, true).Root());
 }
 
 TrainingWorkload
 TrainingWorkload::FromFile(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    return Read(JsonReader::FromFile(path, true).Root());
+}
+
+TrainingWorkload
+TrainingWorkload::Read(const JsonField& doc)
+{
+    if (!doc.IsObject())
     {
-        Fail("cannot read '" + path + "'; check the path");
+        doc.Expected("a workload object { \"name\": ..., \"layers\": [...] }");
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    try
+    doc.CheckKeys({"name",
+                   "description",
+                   "layers",
+                   "bucket_bytes",
+                   "optimizer_us",
+                   "parallelism",
+                   "collective"});
+    TrainingWorkload w;
+    w.m_name = doc.At("name").AsString(kMaxNameLength);
+    if (auto d = doc.Optional("description"))
     {
-        return FromString(ss.str());
+        d->AsString(JsonReader::kMaxFileBytes, true);
     }
-    catch (const std::invalid_argument& e)
+    std::set<std::string> names;
+    uint64_t total = 0;
+    for (const JsonField& l :
+         doc.At("layers").AsArray(kMaxLayers,
+                                  1,
+                                  "layer objects {name, forward_us, backward_us, param_bytes}"))
     {
-        // Name the file: "workload: x" becomes "workload 'path': x".
-        std::string what = e.what();
-        throw std::invalid_argument("workload '" + path + "': " + what.substr(kPrefix.size()));
+        if (!l.IsObject())
+        {
+            l.Expected("a layer object {name, forward_us, backward_us, param_bytes}");
+        }
+        l.CheckKeys({"name", "forward_us", "backward_us", "param_bytes"});
+        WorkloadLayer layer;
+        layer.name = l.At("name").AsString(kMaxNameLength);
+        if (!names.insert(layer.name).second)
+        {
+            l.At("name").Fail("'" + layer.name + "' is used twice; give each layer its own name");
+        }
+        layer.forward = ReadMicroseconds(l.At("forward_us"), false);
+        layer.backward = ReadMicroseconds(l.At("backward_us"), false);
+        const JsonField bytes = l.At("param_bytes");
+        layer.paramBytes = bytes.AsUint64(0, JsonReader::kMaxBytes, "bytes");
+        if (layer.paramBytes > JsonReader::kMaxBytes - total)
+        {
+            bytes.Fail("the layers' param_bytes sum to more than " +
+                       JsonReader::FormatBound(JsonReader::kMaxBytes) +
+                       " bytes (the sanity bound of a model's size)");
+        }
+        total += layer.paramBytes;
+        w.m_layers.push_back(layer);
     }
+
+    if (auto b = doc.Optional("bucket_bytes"))
+    {
+        w.m_bucketBytes = b->AsUint64(1, JsonReader::kMaxBytes, "bytes");
+    }
+    if (auto o = doc.Optional("optimizer_us"))
+    {
+        w.m_optimizer = ReadMicroseconds(*o, true);
+    }
+    if (auto p = doc.Optional("parallelism"))
+    {
+        p->CheckKeys({"data"});
+        if (auto data = p->Optional("data"))
+        {
+            w.m_data = data->AsUint32(1, JsonReader::kMaxCount, "ranks");
+        }
+    }
+    if (auto c = doc.Optional("collective"))
+    {
+        c->CheckKeys({"algorithm"});
+        if (auto a = c->Optional("algorithm"))
+        {
+            w.m_algorithm = a->AsString(kMaxNameLength);
+        }
+    }
+    NS_LOG_INFO("workload '" << w.m_name << "': " << w.m_layers.size() << " layers, "
+                             << w.GetTotalParamBytes() << " param bytes");
+    return w;
 }
 
 const std::string&

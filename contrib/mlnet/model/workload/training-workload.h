@@ -22,6 +22,7 @@
 #define MLNET_TRAINING_WORKLOAD_H
 
 #include "ns3/iteration-graph.h"
+#include "ns3/json-reader.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -66,14 +67,22 @@ public:
     TrainingWorkload();
 
     /**
-     * \brief Parse a workload document. Throws std::invalid_argument with a one-line
-     * message naming the bad field and how to fix it.
+     * \brief Parse a workload document built in C++ (or taken from a larger document).
+     * Throws std::invalid_argument with a one-line message
+     * "<name>: <field path>: expected ..., got ..." naming the bad field.
      */
-    static TrainingWorkload FromJson(const nlohmann::json& doc);
-    /// \brief Parse JSON text (parse errors name the byte position).
-    static TrainingWorkload FromString(const std::string& text);
-    /// \brief Read and parse a file (a missing file is reported with its path).
+    static TrainingWorkload FromJson(const nlohmann::json& doc,
+                                     const std::string& name = "workload");
+    /**
+     * \brief Parse JSON text (the entry point for fuzzing); `name` stands for the file
+     * in messages. Size and nesting are bounded (JsonReader).
+     */
+    static TrainingWorkload FromString(const std::string& text,
+                                       const std::string& name = "workload text");
+    /// \brief Read and parse a file (every message starts with its path).
     static TrainingWorkload FromFile(const std::string& path);
+    /// \brief Read a workload from a field of a parsed document (its root or a member).
+    static TrainingWorkload Read(const JsonField& doc);
 
     /// \return the workload's name
     const std::string& GetName() const;
