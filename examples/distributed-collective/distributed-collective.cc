@@ -47,12 +47,16 @@ main(int argc, char* argv[])
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
-    cmd.AddValue("domains", "railonly: HB domains (at most 4096)", domains, 0, 4096);
+    cmd.AddValue("domains",
+                 "railonly: HB domains (domains x domainSize at most 1024)",
+                 domains,
+                 0,
+                 FabricOptions::MAX_RANKS);
     cmd.AddValue("domainSize",
-                 "railonly: GPUs per HB domain (= rails; at most 4096)",
+                 "railonly: GPUs per HB domain (= rails)",
                  domainSize,
                  0,
-                 4096);
+                 FabricOptions::MAX_RANKS);
     cmd.AddChoice("communicators",
                   "all (one collective over every rank) | rails (railonly: one per rail, "
                   "concurrently)",
@@ -86,6 +90,8 @@ main(int argc, char* argv[])
         {
             FabricRequest request = fabric.Request();
             request.fabric = "rail-only";
+            FabricOptions::CheckRankCount("--domains x --domainSize",
+                                          uint64_t(domains) * domainSize);
             request.ranks = domains * domainSize;
             request.domainSize = domainSize;
             std::shared_ptr<FabricHelper> helper;

@@ -8,6 +8,7 @@
 //   railonly-llm --fabric=all --moe --json=llm-moe.json
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
 #include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
 #include "ns3/llm-training-runner.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
@@ -34,8 +35,16 @@ main(int argc, char* argv[])
     RunLevelOption level("railonly-llm", {RunLevel::PACKET});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("domains", "HB domains D (1..1024)", o.domains, 1, 1024);
-    cmd.AddValue("domainSize", "GPUs per HB domain K (= rails, 1..1024)", o.domainSize, 1, 1024);
+    cmd.AddValue("domains",
+                 "HB domains D (D x K at most 1024)",
+                 o.domains,
+                 1,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddValue("domainSize",
+                 "GPUs per HB domain K (= rails)",
+                 o.domainSize,
+                 1,
+                 FabricOptions::MAX_RANKS);
     cmd.AddValue("radix", "switch radix (ports, 2..4096)", o.radix, 2, 4096);
     cmd.AddValue("fabric", "rail-only | rail-optimized | fat-tree | all", fabric);
     cmd.AddValue("policy",
@@ -100,6 +109,8 @@ main(int argc, char* argv[])
                        "moe_alltoall_overhead"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        FabricOptions::CheckRankCount("--domains x --domainSize",
+                                      uint64_t(o.domains) * o.domainSize);
         o.model.name = moe ? "gpt-moe" : "gpt";
         if (moe && o.model.experts == 0)
         {

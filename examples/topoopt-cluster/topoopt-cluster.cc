@@ -33,7 +33,11 @@ main(int argc, char* argv[])
     RunLevelOption level("topoopt-cluster", {RunLevel::PACKET});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("servers", "servers n (even, 2..4096)", config.servers, 2, 4096);
+    cmd.AddValue("servers",
+                 "servers n (even, 2..1024)",
+                 config.servers,
+                 2,
+                 FabricOptions::MAX_RANKS);
     cmd.AddValue("degree", "optical ports used per server d (1..64)", config.degree, 1, 64);
     cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", config.ports, 0, 64);
     cmd.AddRate("bandwidth", "bandwidth per port B", bandwidth);

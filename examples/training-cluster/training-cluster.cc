@@ -42,14 +42,18 @@ main(int argc, char* argv[])
                  0,
                  100,
                  true);
-    cmd.AddValue("gpus", "GPUs (= servers), even, 2..4096", config.gpus, 2, 4096);
+    cmd.AddValue("gpus",
+                 "GPUs (= servers), even, 2..1024",
+                 config.gpus,
+                 2,
+                 FabricOptions::MAX_RANKS);
     cmd.AddRate("bandwidth", "network bandwidth per GPU (TopoOpt: split over --degree)", bandwidth);
     cmd.AddValue("degree", "TopoOpt optical ports per server (1..64)", config.degree, 1, 64);
     cmd.AddValue("hbDomain",
-                 "rail-only GPUs per HB (NVLink) domain (1..4096)",
+                 "rail-only GPUs per HB (NVLink) domain (1..1024)",
                  config.hbDomain,
                  1,
-                 4096);
+                 FabricOptions::MAX_RANKS);
     cmd.AddRate("hbRate", "rail-only NVLink rate per GPU", hbRate);
     cmd.AddValue("iterations",
                  "training iterations per fabric (1..10000)",

@@ -25,8 +25,8 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
     // The bracket CommandLine prints is the real default; say what 0 means.
     cmd.AddValue("ranks",
                  ranks == 0 ? "number of ranks (0 = 8, or the product of --torusDims for "
-                              "torus/mesh; at most 4096)"
-                            : "number of ranks (torus/mesh: must match --torusDims; at most 4096)",
+                              "torus/mesh; at most 1024)"
+                            : "number of ranks (torus/mesh: must match --torusDims; at most 1024)",
                  ranks,
                  0,
                  MAX_RANKS);
@@ -66,6 +66,16 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                   dataPath,
                   {"ipv4", "fast"});
     traces.AddToCommandLine(cmd);
+}
+
+void
+FabricOptions::CheckRankCount(const std::string& flags, uint64_t ranks)
+{
+    if (ranks > MAX_RANKS)
+    {
+        throw std::invalid_argument(flags + " = " + std::to_string(ranks) + " ranks; at most " +
+                                    std::to_string(MAX_RANKS) + " fit a run here");
+    }
 }
 
 FabricRequest

@@ -25,8 +25,17 @@ namespace ns3
  */
 struct FabricOptions
 {
-    /// Most ranks a flag may ask for (a packet-level run of more would not finish here).
-    static constexpr uint32_t MAX_RANKS = 4096;
+    /**
+     * Most ranks (GPUs, servers) a flag may ask for: more would not finish on a small
+     * machine (the flow level of a 1024-rank ring all-reduce of 4 KiB took 118 s wall).
+     */
+    static constexpr uint32_t MAX_RANKS = 1024;
+
+    /**
+     * \brief Throw std::invalid_argument unless ranks (the product the flags in `flags`
+     * make, e.g. "--domains x --domainSize") is at most MAX_RANKS.
+     */
+    static void CheckRankCount(const std::string& flags, uint64_t ranks);
 
     std::string fabric{
         "ideal"};           //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...

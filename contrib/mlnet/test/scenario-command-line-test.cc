@@ -6,6 +6,7 @@
 #include "mlnet-test-support.h"
 
 #include "ns3/config.h"
+#include "ns3/fabric-options.h"
 #include "ns3/global-value.h"
 #include "ns3/progress-scheduler.h"
 #include "ns3/run-level.h"
@@ -235,4 +236,14 @@ TEST(ScenarioCommandLineTest, RunLevelOptionPushesQuietAndProgressIntervalAfterP
     ProgressScheduler::SetQuiet(quiet);
     ProgressScheduler::SetInterval(interval);
     EXPECT_EQ(ScenarioCommandLine(__FILE__).GetNames().size(), 0u);
+}
+
+TEST(ScenarioCommandLineTest, RankProductsAreBoundedLikeRanks)
+{
+    // 1024 = FabricOptions::MAX_RANKS is the largest run; a product of two flags that
+    // are each in range may still exceed it (64 domains x 32 GPUs = 2048).
+    FabricOptions::CheckRankCount("--domains x --domainSize", 1024);
+    EXPECT_EQ(InvalidArgumentMessage(
+                  [] { FabricOptions::CheckRankCount("--domains x --domainSize", 64 * 32); }),
+              "--domains x --domainSize = 2048 ranks; at most 1024 fit a run here");
 }
