@@ -9,7 +9,6 @@
 #include "ns3/torus-helper.h"
 
 #include <algorithm>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
