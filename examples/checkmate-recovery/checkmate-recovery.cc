@@ -11,6 +11,7 @@
 #include "ns3/core-module.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 
@@ -22,41 +23,53 @@ main(int argc, char* argv[])
     CheckmateRunConfig c;
     std::string json;
     RunLevelOption level("checkmate-recovery", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("workers", "data-parallel workers (N)", c.workers);
-    cmd.AddValue("shadows", "shadow CPU nodes (must divide --workers)", c.shadows);
-    cmd.AddValue("fabric", "ideal | fattree", c.fabric);
-    cmd.AddValue("rate", "link rate", c.rate);
-    cmd.AddValue("delay", "link propagation delay", c.delay);
-    cmd.AddValue("inputs", "model inputs per sample", c.inputs);
-    cmd.AddValue("hidden", "hidden width (model size; 0 = logistic regression)", c.hidden);
-    cmd.AddValue("classes", "classes", c.classes);
-    cmd.AddValue("batch", "samples per worker per iteration", c.batch);
-    cmd.AddValue("iterations", "iterations to train", c.iterations);
-    cmd.AddValue("mode", "checkmate | checkfreq | gemini | none | all", c.mode);
+    cmd.AddValue("workers", "data-parallel workers (N, 2..256)", c.workers, 2, 256);
+    cmd.AddValue("shadows", "shadow CPU nodes (must divide --workers; 1..256)", c.shadows, 1, 256);
+    cmd.AddChoice("fabric", "ideal | fattree", c.fabric, {"ideal", "fattree"});
+    cmd.AddRate("rate", "link rate", c.rate);
+    cmd.AddTime("delay", "link propagation delay (at most 1s)", c.delay, Time(0), Seconds(1));
+    cmd.AddValue("inputs", "model inputs per sample (1..65536)", c.inputs, 1, 65536);
+    cmd.AddValue("hidden",
+                 "hidden width (model size; 0 = logistic regression; at most 65536)",
+                 c.hidden,
+                 0,
+                 65536);
+    cmd.AddValue("classes", "classes (2..65536)", c.classes, 2, 65536);
+    cmd.AddValue("batch", "samples per worker per iteration (1..65536)", c.batch, 1, 65536);
+    cmd.AddValue("iterations", "iterations to train (1..100000)", c.iterations, 1, 100000);
+    cmd.AddChoice("mode",
+                  "checkmate | checkfreq | gemini | none | all",
+                  c.mode,
+                  {"checkmate", "checkfreq", "gemini", "none", "all"});
     cmd.AddValue("failAt",
                  "a worker fails when this iteration's compute ends (-1: never)",
-                 c.failAt);
+                 c.failAt,
+                 -1,
+                 100000);
     cmd.AddValue("failRandom",
                  "a worker fails at a random iteration (ns-3 RNG, see --RngRun)",
                  c.failRandom);
-    cmd.AddValue("replicate", "once | all (Checkmate mirroring)", c.replicate);
-    cmd.AddValue("optimizer", "adamw | sgd", c.optimizer);
-    cmd.AddValue("lr", "peak learning rate", c.learningRate);
-    cmd.AddValue("compute", "GPU compute time per iteration", c.compute);
+    cmd.AddChoice("replicate", "once | all (Checkmate mirroring)", c.replicate, {"once", "all"});
+    cmd.AddChoice("optimizer", "adamw | sgd", c.optimizer, {"adamw", "sgd"});
+    cmd.AddValue("lr", "peak learning rate, in (0, 10]", c.learningRate, 0, 10, true);
+    cmd.AddTime("compute", "GPU compute time per iteration", c.compute);
     cmd.AddValue("shadowMemoryBandwidth",
-                 "shadow CPU memory bandwidth (bytes/s)",
-                 c.shadowMemoryBandwidth);
-    cmd.AddValue("restart", "fixed restart time of a recovery", c.restart);
+                 "shadow CPU memory bandwidth (bytes/s), in (0, 1e15]",
+                 c.shadowMemoryBandwidth,
+                 0,
+                 1e15,
+                 true);
+    cmd.AddTime("restart", "fixed restart time of a recovery", c.restart);
     cmd.AddValue("json", "write the results document to this file", json);
     c.traces.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
 
     RunReport report("checkmate-recovery");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);
         report.Finish(std::cout, json);

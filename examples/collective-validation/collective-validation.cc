@@ -15,6 +15,7 @@
 #include "ns3/plot-script.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 
@@ -29,48 +30,13 @@ main(int argc, char* argv[])
     std::string json;
     std::string csv;
     RunLevelOption level("collective-validation", {RunLevel::PACKET, RunLevel::FLOW});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
     cmd.AddValue("sweep", "run the documented grid of sizes x fabrics", sweep);
     cmd.AddValue("json", "write the results document to this file", json);
     cmd.AddValue("csv", "write the rows as CSV to this file", csv);
-    cmd.Parse(argc, argv);
-
-    // The grid: (fabric options, run options) per point.
-    std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
-    if (sweep)
-    {
-        const char* sizes[] =
-            {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB"};
-        FabricOptions ideal = fabric;
-        ideal.fabric = "ideal";
-        ideal.ranks = 16;
-        FabricOptions fatTree = ideal;
-        fatTree.fabric = "fattree";
-        FabricOptions torus = fabric;
-        torus.fabric = "torus";
-        torus.torusDims = "4x4";
-        for (const char* size : sizes)
-        {
-            for (auto [f, algorithm] : {std::pair{ideal, "ring"},
-                                        std::pair{fatTree, "ring"},
-                                        std::pair{torus, "ring"},
-                                        std::pair{torus, "torus"}})
-            {
-                CollectiveRunOptions r = run;
-                r.collective = "allreduce";
-                r.algorithm = algorithm;
-                r.bytes = size;
-                points.emplace_back(f, r);
-            }
-        }
-    }
-    else
-    {
-        points.emplace_back(fabric, run);
-    }
 
     RunReport report("collective-validation");
     report.SetCommandLine(argc, argv);
@@ -84,6 +50,40 @@ main(int argc, char* argv[])
                        "error",
                        "busbw_gbps"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
+        // The grid: (fabric options, run options) per point.
+        std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
+        if (sweep)
+        {
+            const char* sizes[] =
+                {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB"};
+            FabricOptions ideal = fabric;
+            ideal.fabric = "ideal";
+            ideal.ranks = 16;
+            FabricOptions fatTree = ideal;
+            fatTree.fabric = "fattree";
+            FabricOptions torus = fabric;
+            torus.fabric = "torus";
+            torus.torusDims = "4x4";
+            for (const char* size : sizes)
+            {
+                for (auto [f, algorithm] : {std::pair{ideal, "ring"},
+                                            std::pair{fatTree, "ring"},
+                                            std::pair{torus, "ring"},
+                                            std::pair{torus, "torus"}})
+                {
+                    CollectiveRunOptions r = run;
+                    r.collective = "allreduce";
+                    r.algorithm = algorithm;
+                    r.bytes = size;
+                    points.emplace_back(f, r);
+                }
+            }
+        }
+        else
+        {
+            points.emplace_back(fabric, run);
+        }
         const RunLevel runLevel = level.Get();
         report.SetMeta("level", ToString(runLevel));
         for (const std::string& path : {json, csv})

@@ -10,10 +10,23 @@
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 
 using namespace ns3;
+
+namespace
+{
+
+/// The schemes CompressionRunner::MakeCodec knows.
+std::vector<std::string>
+Schemes()
+{
+    return {"bf16", "fp16", "fp32", "topk", "quant", "powersgd"};
+}
+
+} // namespace
 
 int
 main(int argc, char* argv[])
@@ -26,25 +39,43 @@ main(int argc, char* argv[])
     std::string schemes = "fp32,bf16,topk,quant,powersgd";
     std::string json;
     RunLevelOption level("compression-utility", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("workers", "data-parallel workers", c.workers);
-    cmd.AddValue("bandwidth", "link rate of the ideal switch", bandwidth);
-    cmd.AddValue("inputs", "model inputs (model size)", c.inputs);
-    cmd.AddValue("hidden", "model hidden units (model size)", c.hidden);
-    cmd.AddValue("scheme", "bf16 | fp16 | fp32 | topk | quant | powersgd", c.scheme);
-    cmd.AddValue("density", "TopK density, in (0, 1]", c.density);
-    cmd.AddValue("bits", "quantization bits: 2, 4 or 8", c.bits);
-    cmd.AddValue("rank", "PowerSGD rank", c.rank);
-    cmd.AddValue("targetAccuracy", "held-out accuracy that ends time-to-target", c.targetAccuracy);
-    cmd.AddValue("iterations", "training iterations", c.iterations);
-    cmd.AddValue("computeTime", "forward + backward time per iteration", computeTime);
-    cmd.AddValue("memoryBandwidth", "codec device memory bandwidth (bytes/s)", c.memoryBandwidth);
+    cmd.AddValue("workers", "data-parallel workers (2..256)", c.workers, 2, 256);
+    cmd.AddRate("bandwidth", "link rate of the ideal switch", bandwidth);
+    cmd.AddValue("inputs", "model inputs (model size, 1..65536)", c.inputs, 1, 65536);
+    cmd.AddValue("hidden", "model hidden units (model size, 1..65536)", c.hidden, 1, 65536);
+    cmd.AddChoice("scheme", "bf16 | fp16 | fp32 | topk | quant | powersgd", c.scheme, Schemes());
+    cmd.AddValue("density", "TopK density, in (0, 1]", c.density, 0, 1, true);
+    cmd.AddValue("bits", "quantization bits: 2, 4 or 8", c.bits, 2, 8);
+    cmd.AddValue("rank", "PowerSGD rank (1..1024)", c.rank, 1, 1024);
+    cmd.AddValue("targetAccuracy",
+                 "held-out accuracy that ends time-to-target, in (0, 1]",
+                 c.targetAccuracy,
+                 0,
+                 1,
+                 true);
+    cmd.AddValue("iterations", "training iterations (1..100000)", c.iterations, 1, 100000);
+    cmd.AddTime("computeTime", "forward + backward time per iteration", computeTime);
+    cmd.AddValue("memoryBandwidth",
+                 "codec device memory bandwidth (bytes/s), in (0, 1e15]",
+                 c.memoryBandwidth,
+                 0,
+                 1e15,
+                 true);
     cmd.AddValue("sweep", "run --bandwidths x --schemes instead of one run", sweep);
-    cmd.AddValue("bandwidths", "sweep: comma-separated link rates", bandwidths);
-    cmd.AddValue("schemes", "sweep: comma-separated schemes", schemes);
+    cmd.AddList(
+        "bandwidths",
+        "sweep: comma-separated link rates",
+        bandwidths,
+        [](const std::string& flag, const std::string& item) { ValueParser::Rate(flag, item); });
+    cmd.AddList("schemes",
+                "sweep: comma-separated schemes",
+                schemes,
+                [](const std::string& flag, const std::string& item) {
+                    ValueParser::Choice(flag, item, Schemes());
+                });
     cmd.AddValue("json", "write the results document to this file", json);
-    cmd.Parse(argc, argv);
 
     RunReport report("compression-utility");
     report.SetCommandLine(argc, argv);
@@ -57,6 +88,7 @@ main(int argc, char* argv[])
                        "time_to_target_s",
                        "final_accuracy"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);

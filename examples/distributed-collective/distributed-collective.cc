@@ -21,6 +21,7 @@
 #include "ns3/rail-fabric-helper.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 
@@ -42,25 +43,34 @@ main(int argc, char* argv[])
     std::string json;
     std::string csv;
     RunLevelOption level("distributed-collective", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
-    cmd.AddValue("domains", "railonly: HB domains", domains);
-    cmd.AddValue("domainSize", "railonly: GPUs per HB domain (= rails)", domainSize);
-    cmd.AddValue("communicators",
-                 "all (one collective over every rank) | rails (railonly: one per rail, "
-                 "concurrently)",
-                 communicators);
+    cmd.AddValue("domains",
+                 "railonly: HB domains (domains x domainSize at most 1024)",
+                 domains,
+                 0,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddValue("domainSize",
+                 "railonly: GPUs per HB domain (= rails)",
+                 domainSize,
+                 0,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddChoice("communicators",
+                  "all (one collective over every rank) | rails (railonly: one per rail, "
+                  "concurrently)",
+                  communicators,
+                  {"all", "rails"});
     cmd.AddValue("json", "write the results document to this file", json);
     cmd.AddValue("csv", "write the rows as CSV to this file", csv);
     // Frames reaching a node at the same instant are handled in device order rather
     // than in event order, which depends on the split: one process and N give the same
     // times (fast data path; --dataPath=ipv4 keeps ns-3's event order).
     Config::SetDefault("ns3::FastForwarding::OrderSimultaneousArrivals", BooleanValue(true));
-    cmd.Parse(argc, argv);
 
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         DistributedSession session(&argc, &argv);
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);
@@ -80,6 +90,8 @@ main(int argc, char* argv[])
         {
             FabricRequest request = fabric.Request();
             request.fabric = "rail-only";
+            FabricOptions::CheckRankCount("--domains x --domainSize",
+                                          uint64_t(domains) * domainSize);
             request.ranks = domains * domainSize;
             request.domainSize = domainSize;
             std::shared_ptr<FabricHelper> helper;

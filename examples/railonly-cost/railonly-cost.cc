@@ -8,6 +8,7 @@
 #include "ns3/rail-cost-model.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -19,37 +20,26 @@ using namespace ns3;
 namespace
 {
 
+/// Largest GPU count or HB-domain size a list may hold.
+constexpr uint64_t MAX_GPUS = 1ull << 24;
+
 /// "4096,8192" -> {4096, 8192}; throws std::invalid_argument naming the flag.
 std::vector<uint64_t>
-ParseList(const std::string& text, const std::string& flag)
+ParseCounts(const std::string& text, const std::string& flag)
 {
     std::vector<uint64_t> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ','))
+    for (const std::string& item : ValueParser::List(flag, text))
     {
-        size_t used = 0;
-        unsigned long long v = 0;
-        try
-        {
-            v = std::stoull(item, &used);
-        }
-        catch (const std::exception&)
-        {
-            used = 0;
-        }
-        if (used != item.size() || item.empty() || v == 0)
-        {
-            throw std::invalid_argument(flag + ": '" + item +
-                                        "' is not a positive integer; give a list like 8,16,32");
-        }
-        out.push_back(v);
-    }
-    if (out.empty())
-    {
-        throw std::invalid_argument(flag + " is empty; give a list like 8,16,32");
+        out.push_back(ValueParser::Unsigned(flag, item, 1, MAX_GPUS));
     }
     return out;
+}
+
+/// ScenarioCommandLine's check of a list item.
+void
+CheckCount(const std::string& flag, const std::string& item)
+{
+    ValueParser::Unsigned(flag, item, 1, MAX_GPUS);
 }
 
 } // namespace
@@ -63,16 +53,16 @@ main(int argc, char* argv[])
     std::string table;
     std::string json;
     RunLevelOption level("railonly-cost", {RunLevel::ANALYTIC});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("gpus", "comma-separated GPU counts N", gpus);
-    cmd.AddValue("hbDomains",
-                 "comma-separated HB-domain sizes K (each must divide every N)",
-                 hbDomains);
-    cmd.AddValue("radix", "switch radix k (ports)", radix);
+    cmd.AddList("gpus", "comma-separated GPU counts N (1..16777216)", gpus, CheckCount);
+    cmd.AddList("hbDomains",
+                "comma-separated HB-domain sizes K (each must divide every N)",
+                hbDomains,
+                CheckCount);
+    cmd.AddValue("radix", "switch radix k (ports, 2..4096)", radix, 2, 4096);
     cmd.AddValue("table", "JSON file overriding the price/power table (see railonly.md)", table);
     cmd.AddValue("json", "write the results document to this file", json);
-    cmd.Parse(argc, argv);
 
     RunReport report("railonly-cost");
     report.SetCommandLine(argc, argv);
@@ -87,6 +77,7 @@ main(int argc, char* argv[])
                        "cost_reduction",
                        "power_reduction"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         Ptr<RailCostModel> model = CreateObject<RailCostModel>();
         model->SetRadix(radix);
@@ -96,9 +87,9 @@ main(int argc, char* argv[])
         }
         // Every requested pair is priced; one that cannot be built is an error.
         std::vector<CostComparison> rows;
-        for (uint64_t n : ParseList(gpus, "--gpus"))
+        for (uint64_t n : ParseCounts(gpus, "gpus"))
         {
-            for (uint64_t k : ParseList(hbDomains, "--hbDomains"))
+            for (uint64_t k : ParseCounts(hbDomains, "hbDomains"))
             {
                 rows.push_back(model->Compare(n, static_cast<uint32_t>(k)));
             }

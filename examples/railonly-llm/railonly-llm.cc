@@ -8,9 +8,11 @@
 //   railonly-llm --fabric=all --moe --json=llm-moe.json
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
 #include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
 #include "ns3/llm-training-runner.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 
 #include <iostream>
 
@@ -31,39 +33,69 @@ main(int argc, char* argv[])
     bool moe = false;
     std::string json;
     RunLevelOption level("railonly-llm", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("domains", "HB domains D", o.domains);
-    cmd.AddValue("domainSize", "GPUs per HB domain K (= rails)", o.domainSize);
-    cmd.AddValue("radix", "switch radix (ports)", o.radix);
+    cmd.AddValue("domains",
+                 "HB domains D (D x K at most 1024)",
+                 o.domains,
+                 1,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddValue("domainSize",
+                 "GPUs per HB domain K (= rails)",
+                 o.domainSize,
+                 1,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddValue("radix", "switch radix (ports, 2..4096)", o.radix, 2, 4096);
     cmd.AddValue("fabric", "rail-only | rail-optimized | fat-tree | all", fabric);
-    cmd.AddValue("policy", "cross-rail policy: source | destination | network", o.policy);
-    cmd.AddValue("layers", "transformer layers", o.model.layers);
-    cmd.AddValue("hidden", "hidden size", o.model.hidden);
-    cmd.AddValue("seq", "sequence length (tokens)", o.model.seqLength);
-    cmd.AddValue("microBatchSize", "sequences per micro-batch", o.model.microBatchSize);
-    cmd.AddValue("microBatches", "micro-batches per iteration", o.model.microBatches);
-    cmd.AddValue("vocab", "vocabulary size", o.model.vocab);
-    cmd.AddValue("tp", "tensor-parallel degree", o.model.tp);
-    cmd.AddValue("pp", "pipeline-parallel degree", o.model.pp);
-    cmd.AddValue("dp", "data-parallel degree", o.model.dp);
+    cmd.AddValue("policy",
+                 "cross-rail policy: source | destination | network",
+                 o.policy,
+                 [](const std::string& flag, const std::string& text) {
+                     ValueParser::Choice(flag, text, {"source", "destination", "network"});
+                 });
+    cmd.AddValue("layers", "transformer layers (1..1024)", o.model.layers, 1, 1024);
+    cmd.AddValue("hidden", "hidden size (1..65536)", o.model.hidden, 1, 65536);
+    cmd.AddValue("seq", "sequence length (tokens, 1..1048576)", o.model.seqLength, 1, 1 << 20);
+    cmd.AddValue("microBatchSize",
+                 "sequences per micro-batch (1..4096)",
+                 o.model.microBatchSize,
+                 1,
+                 4096);
+    cmd.AddValue("microBatches",
+                 "micro-batches per iteration (1..4096)",
+                 o.model.microBatches,
+                 1,
+                 4096);
+    cmd.AddValue("vocab", "vocabulary size (1..16777216)", o.model.vocab, 1, 1 << 24);
+    cmd.AddValue("tp", "tensor-parallel degree (1..1024)", o.model.tp, 1, 1024);
+    cmd.AddValue("pp", "pipeline-parallel degree (1..1024)", o.model.pp, 1, 1024);
+    cmd.AddValue("dp", "data-parallel degree (1..1024)", o.model.dp, 1, 1024);
     cmd.AddValue("moe", "make every moeEvery-th layer a mixture of experts", moe);
-    cmd.AddValue("experts", "experts per MoE layer (with --moe)", o.model.experts);
-    cmd.AddValue("moeEvery", "every k-th layer is MoE", o.model.moeEvery);
-    cmd.AddValue("topK", "experts per token", o.model.topK);
-    cmd.AddValue("moeAllToAll", "auto | hierarchical | flat", o.moeAllToAll);
-    cmd.AddValue("failRailSwitch", "fail the switches of this rail (-1: none)", o.failRailSwitch);
-    cmd.AddValue("failNic", "fail the NIC of this GPU (-1: none)", o.failNic);
-    cmd.AddValue("iterations", "training iterations to simulate", o.iterations);
-    cmd.AddValue("transport", "udp | tcp | dctcp", o.transport);
+    cmd.AddValue("experts",
+                 "experts per MoE layer (with --moe; 0 = one per GPU; at most 65536)",
+                 o.model.experts,
+                 0,
+                 65536);
+    cmd.AddValue("moeEvery", "every k-th layer is MoE (1..1024)", o.model.moeEvery, 1, 1024);
+    cmd.AddValue("topK", "experts per token (1..65536)", o.model.topK, 1, 65536);
+    cmd.AddChoice("moeAllToAll",
+                  "auto | hierarchical | flat",
+                  o.moeAllToAll,
+                  {"auto", "hierarchical", "flat"});
+    cmd.AddValue("failRailSwitch",
+                 "fail the switches of this rail (-1: none)",
+                 o.failRailSwitch,
+                 -1,
+                 1023);
+    cmd.AddValue("failNic", "fail the NIC of this GPU (-1: none)", o.failNic, -1, 1 << 20);
+    cmd.AddValue("iterations",
+                 "training iterations to simulate (1..10000)",
+                 o.iterations,
+                 1,
+                 10000);
+    cmd.AddChoice("transport", "udp | tcp | dctcp", o.transport, {"udp", "tcp", "dctcp"});
     cmd.AddValue("json", "write the results document to this file", json);
     o.traces.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
-    o.model.name = moe ? "gpt-moe" : "gpt";
-    if (moe && o.model.experts == 0)
-    {
-        o.model.experts = o.domains * o.domainSize;
-    }
 
     RunReport report("railonly-llm");
     report.SetCommandLine(argc, argv);
@@ -76,6 +108,14 @@ main(int argc, char* argv[])
                        "slowdown",
                        "moe_alltoall_overhead"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
+        FabricOptions::CheckRankCount("--domains x --domainSize",
+                                      uint64_t(o.domains) * o.domainSize);
+        o.model.name = moe ? "gpt-moe" : "gpt";
+        if (moe && o.model.experts == 0)
+        {
+            o.model.experts = o.domains * o.domainSize;
+        }
         report.SetMeta("level", ToString(level.Get()));
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);

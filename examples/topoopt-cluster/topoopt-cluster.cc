@@ -10,6 +10,7 @@
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 #include "ns3/topoopt-cluster-runner.h"
 
 #include <iostream>
@@ -30,37 +31,70 @@ main(int argc, char* argv[])
     double scale = 1.0;
     std::string json;
     RunLevelOption level("topoopt-cluster", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("servers", "servers n (even)", config.servers);
-    cmd.AddValue("degree", "optical ports used per server d", config.degree);
-    cmd.AddValue("ports", "NIC ports per server (0: = degree)", config.ports);
-    cmd.AddValue("bandwidth", "bandwidth per port B", bandwidth);
-    cmd.AddValue(
+    cmd.AddValue("servers",
+                 "servers n (even, 2..1024)",
+                 config.servers,
+                 2,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddValue("degree", "optical ports used per server d (1..64)", config.degree, 1, 64);
+    cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", config.ports, 0, 64);
+    cmd.AddRate("bandwidth", "bandwidth per port B", bandwidth);
+    cmd.AddList(
         "model",
         "shipped model profile(s), comma-separated: dlrm bert candle-uno vgg16 resnet50 ncf",
         model);
     cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
-    cmd.AddValue("scale", "multiply the model's bytes and compute times (test runs)", scale);
-    cmd.AddValue("iterations", "training iterations per fabric", config.iterations);
-    cmd.AddValue("budget", "MCMC steps of the strategy search", config.searchBudget);
-    cmd.AddValue("fabrics", "comma-separated: topoopt,fattree,ideal,expander", fabrics);
+    cmd.AddValue("scale",
+                 "multiply the model's bytes and compute times (test runs), in (0, 100]",
+                 scale,
+                 0,
+                 100,
+                 true);
+    cmd.AddValue("iterations",
+                 "training iterations per fabric (1..10000)",
+                 config.iterations,
+                 1,
+                 10000);
+    cmd.AddValue("budget",
+                 "MCMC steps of the strategy search (at most 1000000)",
+                 config.searchBudget,
+                 0,
+                 1000000);
+    cmd.AddList("fabrics",
+                "comma-separated: topoopt,fattree,ideal,expander",
+                fabrics,
+                [](const std::string& flag, const std::string& item) {
+                    ValueParser::Choice(flag, item, {"topoopt", "fattree", "ideal", "expander"});
+                });
     cmd.AddValue("plan",
                  "use this plan file (topoopt-plan --json output) instead of searching",
                  config.planFile);
-    cmd.AddValue("transport", "udp | tcp | dctcp", config.transport);
-    cmd.AddValue("forwarding-latency", "host relay latency per hop", forwarding);
+    cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    cmd.AddTime("forwarding-latency",
+                "host relay latency per hop (at most 1s)",
+                forwarding,
+                Time(0),
+                Seconds(1));
     cmd.AddValue("ocs", "add a run on OCS planes with a mid-iteration reconfiguration", config.ocs);
-    cmd.AddValue("ocs-policy", "drop | buffer | drain-then-switch", config.ocsPolicy);
-    cmd.AddValue("ocs-delay", "OCS reconfiguration (dark) time", ocsDelay);
+    cmd.AddChoice("ocs-policy",
+                  "drop | buffer | drain-then-switch",
+                  config.ocsPolicy,
+                  {"drop", "buffer", "drain-then-switch"});
+    cmd.AddTime("ocs-delay",
+                "OCS reconfiguration (dark) time (at most 1s)",
+                ocsDelay,
+                Time(0),
+                Seconds(1));
     cmd.AddValue("json", "write the results document to this file", json);
     config.traces.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
 
     RunReport report("topoopt-cluster");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"fabric", "model", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         config.rate = ParseDataRate(bandwidth);
         config.ocsDelay = ParseTime(ocsDelay);

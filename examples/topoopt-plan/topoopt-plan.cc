@@ -10,6 +10,7 @@
 #include "ns3/model-profile.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 #include "ns3/topoopt-search.h"
 
 #include <iostream>
@@ -28,21 +29,25 @@ main(int argc, char* argv[])
     uint32_t budget = 100;
     std::string json;
     RunLevelOption level("topoopt-plan", {RunLevel::ANALYTIC});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("servers", "servers n (even)", servers);
-    cmd.AddValue("degree", "optical ports used per server d", degree);
-    cmd.AddValue("ports", "NIC ports per server (0: = degree)", ports);
+    cmd.AddValue("servers", "servers n (even, 2..1024)", servers, 2, FabricOptions::MAX_RANKS);
+    cmd.AddValue("degree", "optical ports used per server d (1..64)", degree, 1, 64);
+    cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", ports, 0, 64);
     cmd.AddValue("model", "shipped model profile: dlrm bert candle-uno vgg16 resnet50 ncf", model);
     cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
-    cmd.AddValue("bandwidth", "bandwidth per port", bandwidth);
-    cmd.AddValue("budget", "MCMC steps of the strategy search", budget);
+    cmd.AddRate("bandwidth", "bandwidth per port", bandwidth);
+    cmd.AddValue("budget",
+                 "MCMC steps of the strategy search (at most 1000000)",
+                 budget,
+                 0,
+                 1000000);
     cmd.AddValue("json", "write the report (plan under \"plan\") to this file", json);
-    cmd.Parse(argc, argv);
 
     RunReport report("topoopt-plan");
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         if (ports > 0 && degree > ports)
         {

@@ -11,6 +11,7 @@
 #include "ns3/plot-script.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 #include "ns3/training-cluster-runner.h"
 
 #include <filesystem>
@@ -31,26 +32,52 @@ main(int argc, char* argv[])
     std::string csv;
     bool plot = true;
     RunLevelOption level("training-cluster", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("model", "model profile: bert dlrm candle-uno vgg16 resnet50 ncf", config.model);
     cmd.AddValue("profile", "model profile file (overrides --model)", config.profileFile);
-    cmd.AddValue("scale", "factor on the model's bytes and compute times", config.scale);
-    cmd.AddValue("gpus", "GPUs (= servers), even", config.gpus);
-    cmd.AddValue("bandwidth",
-                 "network bandwidth per GPU (TopoOpt: split over --degree)",
-                 bandwidth);
-    cmd.AddValue("degree", "TopoOpt optical ports per server", config.degree);
-    cmd.AddValue("hbDomain", "rail-only GPUs per HB (NVLink) domain", config.hbDomain);
-    cmd.AddValue("hbRate", "rail-only NVLink rate per GPU", hbRate);
-    cmd.AddValue("iterations", "training iterations per fabric", config.iterations);
-    cmd.AddValue("budget", "TopoOpt strategy-search MCMC steps", config.searchBudget);
-    cmd.AddValue("transport", "udp | tcp | dctcp", config.transport);
-    cmd.AddValue("fabrics", "comma-separated: fattree,topoopt,railonly (or all)", fabrics);
+    cmd.AddValue("scale",
+                 "factor on the model's bytes and compute times, in (0, 100]",
+                 config.scale,
+                 0,
+                 100,
+                 true);
+    cmd.AddValue("gpus",
+                 "GPUs (= servers), even, 2..1024",
+                 config.gpus,
+                 2,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddRate("bandwidth", "network bandwidth per GPU (TopoOpt: split over --degree)", bandwidth);
+    cmd.AddValue("degree", "TopoOpt optical ports per server (1..64)", config.degree, 1, 64);
+    cmd.AddValue("hbDomain",
+                 "rail-only GPUs per HB (NVLink) domain (1..1024)",
+                 config.hbDomain,
+                 1,
+                 FabricOptions::MAX_RANKS);
+    cmd.AddRate("hbRate", "rail-only NVLink rate per GPU", hbRate);
+    cmd.AddValue("iterations",
+                 "training iterations per fabric (1..10000)",
+                 config.iterations,
+                 1,
+                 10000);
+    cmd.AddValue("budget",
+                 "TopoOpt strategy-search MCMC steps (at most 1000000)",
+                 config.searchBudget,
+                 0,
+                 1000000);
+    cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    cmd.AddList("fabrics",
+                "comma-separated: fattree,topoopt,railonly (or all)",
+                fabrics,
+                [](const std::string& flag, const std::string& item) {
+                    ValueParser::Choice(flag, item, {"fattree", "topoopt", "railonly", "all"});
+                });
     cmd.AddValue("checkmate", "run Checkmate shadowing on the fat-tree", config.checkmate);
     cmd.AddValue("checkmateIterations",
-                 "iterations of the Checkmate run",
-                 config.checkmateIterations);
+                 "iterations of the Checkmate run (1..10000)",
+                 config.checkmateIterations,
+                 1,
+                 10000);
     cmd.AddValue("out", "results folder", out);
     cmd.AddValue("json", "JSON file (default OUT/training-cluster.json)", json);
     cmd.AddValue("csv", "CSV file (default OUT/training-cluster.csv)", csv);
@@ -58,7 +85,6 @@ main(int argc, char* argv[])
                  "write OUT/training-cluster.png (needs /usr/bin/python3 + matplotlib)",
                  plot);
     config.traces.AddToCommandLine(cmd);
-    cmd.Parse(argc, argv);
 
     RunReport report("training-cluster");
     report.SetCommandLine(argc, argv);
@@ -71,6 +97,7 @@ main(int argc, char* argv[])
                        "checkpoint_interval_iterations",
                        "wire_bytes"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         config.bandwidth = ParseDataRate(bandwidth);
         config.hbRate = ParseDataRate(hbRate);

@@ -10,6 +10,7 @@
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
+#include "ns3/scenario-command-line.h"
 #include "ns3/training-runner.h"
 
 #include <iostream>
@@ -25,22 +26,22 @@ main(int argc, char* argv[])
     uint32_t iterations = 3;
     std::string json;
     RunLevelOption level("training-workload", {RunLevel::PACKET});
-    CommandLine cmd(__FILE__);
+    ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
     cmd.AddValue("workload",
                  "JSON workload file (schema: contrib/mlnet/doc/workload.md; default: the "
                  "shipped workloads/training/mlp-small.json)",
                  workload);
-    cmd.AddValue("transport", "udp | tcp | dctcp", transport);
-    cmd.AddValue("iterations", "training iterations to simulate", iterations);
+    cmd.AddChoice("transport", "udp | tcp | dctcp", transport, {"udp", "tcp", "dctcp"});
+    cmd.AddValue("iterations", "training iterations to simulate (1..10000)", iterations, 1, 10000);
     cmd.AddValue("json", "write the results document to this file", json);
-    cmd.Parse(argc, argv);
 
     RunReport report("training-workload");
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
+        cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(
             workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);

@@ -24,17 +24,18 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetCollectiveRunner");
 
 void
-CollectiveRunOptions::AddToCommandLine(CommandLine& cmd)
+CollectiveRunOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
     cmd.AddValue("collective",
                  "allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv",
                  collective);
     cmd.AddValue("algorithm", "ring | hd | torus | pairwise | direct", algorithm);
-    cmd.AddValue("bytes",
+    cmd.AddBytes("bytes",
                  "bytes of the vector each rank holds (all-to-all: bytes to each other rank), "
-                 "e.g. 8MiB",
-                 bytes);
-    cmd.AddValue("transport", "udp | tcp | dctcp", transport);
+                 "e.g. 8MiB (at most 16GiB)",
+                 bytes,
+                 MAX_BYTES);
+    cmd.AddChoice("transport", "udp | tcp | dctcp", transport, {"udp", "tcp", "dctcp"});
     cmd.AddValue("real", "carry real float values and check the result", real);
 }
 

@@ -12,9 +12,9 @@
 
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
-#include "ns3/command-line.h"
 #include "ns3/message-transport.h"
 #include "ns3/run-level.h"
+#include "ns3/scenario-command-line.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -28,6 +28,9 @@ namespace ns3
  */
 struct CollectiveRunOptions
 {
+    /// Largest --bytes a flag may ask for (16 GiB per rank).
+    static constexpr uint64_t MAX_BYTES = 16ull << 30;
+
     std::string collective{
         "allreduce"}; //!< allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv
     std::string algorithm{"ring"}; //!< ring | hd | torus | pairwise | direct
@@ -38,7 +41,7 @@ struct CollectiveRunOptions
     RunLevel level{RunLevel::PACKET}; //!< packet (simulate, twin beside) or flow (twin alone)
 
     /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
-    void AddToCommandLine(CommandLine& cmd);
+    void AddToCommandLine(ScenarioCommandLine& cmd);
 };
 
 /**

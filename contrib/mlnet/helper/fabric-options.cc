@@ -9,7 +9,6 @@
 #include "ns3/torus-helper.h"
 
 #include <algorithm>
-#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -17,7 +16,7 @@ namespace ns3
 {
 
 void
-FabricOptions::AddToCommandLine(CommandLine& cmd)
+FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
     cmd.AddValue("fabric",
                  fabricHelp.empty() ? "fabric: " + FabricRegistry::NameList() : fabricHelp,
@@ -25,100 +24,57 @@ FabricOptions::AddToCommandLine(CommandLine& cmd)
     // The bracket CommandLine prints is the real default; say what 0 means.
     cmd.AddValue("ranks",
                  ranks == 0 ? "number of ranks (0 = 8, or the product of --torusDims for "
-                              "torus/mesh)"
-                            : "number of ranks (torus/mesh: must match --torusDims)",
-                 ranks);
+                              "torus/mesh; at most 1024)"
+                            : "number of ranks (torus/mesh: must match --torusDims; at most 1024)",
+                 ranks,
+                 0,
+                 MAX_RANKS);
     cmd.AddValue("torusDims", "torus or mesh dimensions, e.g. 4x4x4", torusDims);
     cmd.AddValue("graph", "JSON edge list for --fabric=graph", graphFile);
-    cmd.AddValue("rate", "link rate, e.g. 100Gbps", rate);
-    cmd.AddValue("delay", "link propagation delay, e.g. 1us", delay);
-    cmd.AddValue("mtu", "device MTU in bytes", mtu);
-    cmd.AddValue("queue", "switch port queue, e.g. 1000p or 10MB", queue);
-    cmd.AddValue("tiers", "fat-tree switch tiers (2 or 3)", tiers);
-    cmd.AddValue("radix", "fat-tree switch radix (0 = smallest that fits)", radix);
+    cmd.AddRate("rate", "link rate, e.g. 100Gbps", rate);
+    cmd.AddTime("delay",
+                "link propagation delay, e.g. 1us (at most 1s)",
+                delay,
+                Time(0),
+                Seconds(1));
+    cmd.AddValue("mtu", "device MTU in bytes (68..65535)", mtu, 68, 65535);
+    cmd.AddValue("queue",
+                 "switch port queue, e.g. 1000p or 10MB",
+                 queue,
+                 [](const std::string& f, const std::string& t) { ValueParser::Queue(f, t); });
+    cmd.AddValue("tiers", "fat-tree switch tiers (2 or 3)", tiers, 2, 3);
+    cmd.AddValue("radix",
+                 "fat-tree switch radix (0 = smallest that fits; at most 1024)",
+                 radix,
+                 0,
+                 1024);
     cmd.AddValue("oversubscription",
-                 "fat-tree ToR oversubscription ratio (>= 1)",
-                 oversubscription);
+                 "fat-tree ToR oversubscription ratio (1..64)",
+                 oversubscription,
+                 1,
+                 64);
     cmd.AddValue("failLinks",
                  "fail this many fabric links at random (seeded by --RngRun)",
-                 failLinks);
+                 failLinks,
+                 0,
+                 1000000);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
-    cmd.AddValue("dataPath",
-                 "data path: ipv4 (Internet stack, any transport) or fast (table-driven "
-                 "forwarding without IPv4, udp transport only; same completion times)",
-                 dataPath);
+    cmd.AddChoice("dataPath",
+                  "data path: ipv4 (Internet stack, any transport) or fast (table-driven "
+                  "forwarding without IPv4, udp transport only; same completion times)",
+                  dataPath,
+                  {"ipv4", "fast"});
     traces.AddToCommandLine(cmd);
 }
 
-uint64_t
-ParseByteSize(const std::string& text)
+void
+FabricOptions::CheckRankCount(const std::string& flags, uint64_t ranks)
 {
-    static const std::regex form(R"(^\s*([0-9]+)\s*(B|KiB|MiB|GiB|KB|MB|GB|k|K|M|G)?\s*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, form) || m[1].str().size() > 15)
+    if (ranks > MAX_RANKS)
     {
-        throw std::invalid_argument("size '" + text +
-                                    "' is not a byte count; write e.g. 4096, 64KiB or 8MiB");
+        throw std::invalid_argument(flags + " = " + std::to_string(ranks) + " ranks; at most " +
+                                    std::to_string(MAX_RANKS) + " fit a run here");
     }
-    uint64_t value = std::stoull(m[1].str());
-    std::string unit = m[2].str();
-    uint64_t mult = 1;
-    if (unit == "KiB" || unit == "k" || unit == "K")
-    {
-        mult = 1ull << 10;
-    }
-    else if (unit == "MiB" || unit == "M")
-    {
-        mult = 1ull << 20;
-    }
-    else if (unit == "GiB" || unit == "G")
-    {
-        mult = 1ull << 30;
-    }
-    else if (unit == "KB")
-    {
-        mult = 1000;
-    }
-    else if (unit == "MB")
-    {
-        mult = 1000000;
-    }
-    else if (unit == "GB")
-    {
-        mult = 1000000000;
-    }
-    if (value == 0)
-    {
-        throw std::invalid_argument("size '" + text + "' is zero; give a positive size");
-    }
-    return value * mult;
-}
-
-DataRate
-ParseDataRate(const std::string& text)
-{
-    DataRateValue v;
-    if (!v.DeserializeFromString(text, MakeDataRateChecker()))
-    {
-        throw std::invalid_argument("rate '" + text + "' is not a data rate; write e.g. 100Gbps");
-    }
-    if (v.Get().GetBitRate() == 0)
-    {
-        throw std::invalid_argument("rate '" + text + "' is zero; give a positive rate");
-    }
-    return v.Get();
-}
-
-Time
-ParseTime(const std::string& text)
-{
-    // ns-3's Time parser aborts on an unknown unit: check the form first.
-    static const std::regex form(R"(^([0-9]+(\.[0-9]*)?)(s|ms|us|ns|ps)$)");
-    if (!std::regex_match(text, form))
-    {
-        throw std::invalid_argument("time '" + text + "' is not a duration; write e.g. 1us");
-    }
-    return Time(text);
 }
 
 FabricRequest
@@ -136,14 +92,7 @@ FabricOptions::Request() const
     r.linkRate = ParseDataRate(rate);
     r.linkDelay = ParseTime(delay);
     r.mtu = mtu;
-    // QueueSize's own parser aborts on bad text: check the form first.
-    static const std::regex queueForm(R"(^[1-9][0-9]{0,9}(p|B|KB|MB|KiB|MiB)$)");
-    if (!std::regex_match(queue, queueForm))
-    {
-        throw std::invalid_argument("queue '" + queue +
-                                    "' is not a queue size; write e.g. 1000p or 10MB");
-    }
-    r.queue = QueueSize(queue);
+    r.queue = ValueParser::Queue("queue", queue);
     r.ecn = ecn;
     r.dataPath = dataPath;
     r.tiers = tiers;

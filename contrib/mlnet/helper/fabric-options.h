@@ -8,10 +8,11 @@
 #define MLNET_FABRIC_OPTIONS_H
 
 #include "ns3/cluster.h"
-#include "ns3/command-line.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-registry.h"
+#include "ns3/scenario-command-line.h"
 #include "ns3/trace-options.h"
+#include "ns3/value-parser.h"
 
 #include <string>
 #include <vector>
@@ -24,6 +25,18 @@ namespace ns3
  */
 struct FabricOptions
 {
+    /**
+     * Most ranks (GPUs, servers) a flag may ask for: more would not finish on a small
+     * machine (the flow level of a 1024-rank ring all-reduce of 4 KiB took 118 s wall).
+     */
+    static constexpr uint32_t MAX_RANKS = 1024;
+
+    /**
+     * \brief Throw std::invalid_argument unless ranks (the product the flags in `flags`
+     * make, e.g. "--domains x --domainSize") is at most MAX_RANKS.
+     */
+    static void CheckRankCount(const std::string& flags, uint64_t ranks);
+
     std::string fabric{
         "ideal"};           //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
     uint32_t ranks{0};      //!< ranks; 0 = default (8, or the torus dims' product)
@@ -43,7 +56,7 @@ struct FabricOptions
     TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon (attached by Build)
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).
-    void AddToCommandLine(CommandLine& cmd);
+    void AddToCommandLine(ScenarioCommandLine& cmd);
     /**
      * \brief The request these flags make (FabricRegistry), with every value parsed.
      * Throws std::invalid_argument with a message naming the bad flag.
@@ -66,22 +79,6 @@ struct FabricOptions
     /// \return a short label, e.g. "fattree(r=3)", "torus(4x4)" or "graph(packed)" (file stem)
     std::string Label() const;
 };
-
-/**
- * \brief Parse a byte size: "4096", "4KiB", "8MiB", "1GiB", "10KB", "3MB".
- * Throws std::invalid_argument for anything else or zero.
- */
-uint64_t ParseByteSize(const std::string& text);
-
-/**
- * \brief Parse a data rate such as "100Gbps"; throws std::invalid_argument if bad or zero.
- */
-DataRate ParseDataRate(const std::string& text);
-
-/**
- * \brief Parse a time such as "1us"; throws std::invalid_argument if bad or negative.
- */
-Time ParseTime(const std::string& text);
 
 } // namespace ns3
 

@@ -16,7 +16,7 @@ namespace ns3
 {
 
 void
-MonitorOptions::AddToCommandLine(CommandLine& cmd)
+MonitorOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
     cmd.AddValue("timeline",
                  "write every rank's compute, collectives and messages to this Chrome "
@@ -27,8 +27,10 @@ MonitorOptions::AddToCommandLine(CommandLine& cmd)
                  "to this CSV",
                  linkMonitor);
     cmd.AddValue("monitorInterval",
-                 "sampling interval of --linkMonitor (e.g. 10us)",
-                 monitorInterval);
+                 "sampling interval of --linkMonitor (e.g. 10us; at most 1s)",
+                 monitorInterval,
+                 Time(0),
+                 Seconds(1));
     cmd.AddValue("monitorPerLink",
                  "--linkMonitor rows per link direction (default: per link class)",
                  monitorPerLink);

@@ -17,9 +17,9 @@
 #define MLNET_MONITOR_OPTIONS_H
 
 #include "ns3/cluster.h"
-#include "ns3/command-line.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/nstime.h"
+#include "ns3/scenario-command-line.h"
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -40,8 +40,8 @@ public:
     bool monitorPerLink{false};             //!< link monitor rows per link direction
     std::string messages;                   //!< per-message CSV; empty = none
 
-    /// \brief Register the flags on a CommandLine.
-    void AddToCommandLine(CommandLine& cmd);
+    /// \brief Register the flags (strict values; ScenarioCommandLine).
+    void AddToCommandLine(ScenarioCommandLine& cmd);
     /**
      * \brief Start the monitors the flags ask for on a cluster (after the fabric is
      * built, before Simulator::Run); they complete their files when the simulation is

@@ -45,7 +45,7 @@ RunLevelOption::RunLevelOption(const std::string& scenario, const std::vector<Ru
 }
 
 void
-RunLevelOption::AddToCommandLine(CommandLine& cmd)
+RunLevelOption::AddToCommandLine(ScenarioCommandLine& cmd)
 {
     cmd.AddValue("level",
                  "run level: " + Levels() +
@@ -53,7 +53,20 @@ RunLevelOption::AddToCommandLine(CommandLine& cmd)
                      "twin alone, analytic = closed forms)",
                  m_text);
     // Every example registers --level once: --quiet and progress come with it.
-    ProgressScheduler::AddToCommandLine(cmd);
+    m_quiet = ProgressScheduler::IsQuiet();
+    m_interval = ProgressScheduler::GetInterval();
+    cmd.AddValue("quiet", "print no progress lines on stderr", m_quiet);
+    cmd.AddValue("progressInterval",
+                 "wall seconds between progress lines on stderr while a simulation runs",
+                 m_interval,
+                 0,
+                 86400,
+                 true);
+    cmd.OnParsed([this]() {
+        ProgressScheduler::SetQuiet(m_quiet);
+        ProgressScheduler::SetInterval(m_interval);
+    });
+    ProgressScheduler::Install();
 }
 
 std::string

@@ -15,7 +15,7 @@
 #ifndef MLNET_RUN_LEVEL_H
 #define MLNET_RUN_LEVEL_H
 
-#include "ns3/command-line.h"
+#include "ns3/scenario-command-line.h"
 
 #include <string>
 #include <vector>
@@ -56,9 +56,10 @@ public:
 
     /**
      * \brief Register --level with the scenario's levels in its help text, and
-     * --quiet / --progressInterval (ProgressScheduler::AddToCommandLine).
+     * --quiet / --progressInterval (wall seconds, in (0, 86400]), pushed into the
+     * ProgressScheduler it installs (ProgressScheduler::Install).
      */
-    void AddToCommandLine(CommandLine& cmd);
+    void AddToCommandLine(ScenarioCommandLine& cmd);
     /**
      * \return the level asked for. Throws std::invalid_argument for an unknown name or
      * a level the scenario does not implement, saying which ones it has.
@@ -71,6 +72,8 @@ private:
     std::string m_scenario;            //!< example name
     std::vector<RunLevel> m_supported; //!< implemented levels, default first
     std::string m_text;                //!< the flag's value
+    bool m_quiet{false};               //!< --quiet
+    double m_interval{0};              //!< --progressInterval (wall s)
 };
 
 } // namespace ns3

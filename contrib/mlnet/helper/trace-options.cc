@@ -43,14 +43,16 @@ TraceOptions::TraceOptions()
 }
 
 void
-TraceOptions::AddToCommandLine(CommandLine& cmd)
+TraceOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
     cmd.AddValue("pcap",
                  "write pcap traces with this file prefix (<prefix>-<node>-<device>.pcap)",
                  pcap);
     cmd.AddValue("pcapSnapLen",
                  "bytes --pcap keeps of each frame (default 64: the headers; 0 = whole frames)",
-                 pcapSnapLen);
+                 pcapSnapLen,
+                 0,
+                 65535);
     cmd.AddValue("pcapClass",
                  "link class whose devices --pcap captures (default: the rank NICs)",
                  pcapClass);

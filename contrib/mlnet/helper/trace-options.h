@@ -23,8 +23,8 @@
 #define MLNET_TRACE_OPTIONS_H
 
 #include "ns3/cluster.h"
-#include "ns3/command-line.h"
 #include "ns3/monitor-options.h"
+#include "ns3/scenario-command-line.h"
 
 #include <memory>
 #include <string>
@@ -49,8 +49,8 @@ public:
     std::string flowmon;      //!< FlowMonitor XML file; empty = no FlowMonitor
     MonitorOptions monitors;  //!< --timeline, --linkMonitor, --messages (MonitorOptions)
 
-    /// \brief Register --pcap, --pcapClass, --pcapSnapLen and --flowmon on a CommandLine.
-    void AddToCommandLine(CommandLine& cmd);
+    /// \brief Register --pcap, --pcapClass, --pcapSnapLen and --flowmon (ScenarioCommandLine).
+    void AddToCommandLine(ScenarioCommandLine& cmd);
     /**
      * \brief Enable what the flags ask for on this cluster's devices and nodes.
      * Call after the fabric is built and before Simulator::Run. Throws

@@ -136,12 +136,8 @@ ProgressScheduler::FormatLine(Time now, Time expectedEnd, double eventsPerSecond
 }
 
 void
-ProgressScheduler::AddToCommandLine(CommandLine& cmd)
+ProgressScheduler::Install()
 {
-    cmd.AddValue("quiet", "print no progress lines on stderr", g_quiet);
-    cmd.AddValue("progressInterval",
-                 "wall seconds between progress lines on stderr while a simulation runs",
-                 g_interval);
     GlobalValue::Bind("SchedulerType", StringValue("ns3::ProgressScheduler"));
 }
 
@@ -149,6 +145,18 @@ void
 ProgressScheduler::SetQuiet(bool quiet)
 {
     g_quiet = quiet;
+}
+
+bool
+ProgressScheduler::IsQuiet()
+{
+    return g_quiet;
+}
+
+double
+ProgressScheduler::GetInterval()
+{
+    return g_interval;
 }
 
 void

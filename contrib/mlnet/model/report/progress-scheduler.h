@@ -26,7 +26,6 @@
 #ifndef MLNET_PROGRESS_SCHEDULER_H
 #define MLNET_PROGRESS_SCHEDULER_H
 
-#include "ns3/command-line.h"
 #include "ns3/nstime.h"
 #include "ns3/scheduler.h"
 
@@ -54,14 +53,19 @@ public:
     void Remove(const Event& ev) override;
 
     /**
-     * \brief Register --quiet and --progressInterval and make every simulator created
-     * from now on use a ProgressScheduler (binds the "SchedulerType" global value).
+     * \brief Make every simulator created from now on use a ProgressScheduler (binds
+     * the "SchedulerType" global value). RunLevelOption calls it and registers --quiet
+     * and --progressInterval.
      */
-    static void AddToCommandLine(CommandLine& cmd);
+    static void Install();
     /// \brief Print no progress lines (what --quiet sets).
     static void SetQuiet(bool quiet);
+    /// \return true when no progress lines are printed
+    static bool IsQuiet();
     /// \brief Wall seconds between two progress lines (what --progressInterval sets; > 0).
     static void SetInterval(double seconds);
+    /// \return the wall seconds between two progress lines
+    static double GetInterval();
     /// \brief Where progress lines go (default std::cerr; for tests).
     static void SetStream(std::ostream* os);
     /**
