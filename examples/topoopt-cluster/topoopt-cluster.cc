@@ -34,10 +34,10 @@ main(int argc, char* argv[])
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("servers",
-                 "servers n (even, 2..1024)",
+                 "servers n (even, 2..4096)",
                  config.servers,
                  2,
-                 FabricOptions::MAX_RANKS);
+                 TopologyPlan::MAX_SERVERS);
     cmd.AddValue("degree", "optical ports used per server d (1..64)", config.degree, 1, 64);
     cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", config.ports, 0, 64);
     cmd.AddRate("bandwidth", "bandwidth per port B", bandwidth);

@@ -31,7 +31,7 @@ main(int argc, char* argv[])
     RunLevelOption level("topoopt-plan", {RunLevel::ANALYTIC});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("servers", "servers n (even, 2..1024)", servers, 2, FabricOptions::MAX_RANKS);
+    cmd.AddValue("servers", "servers n (even, 2..4096)", servers, 2, TopologyPlan::MAX_SERVERS);
     cmd.AddValue("degree", "optical ports used per server d (1..64)", degree, 1, 64);
     cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", ports, 0, 64);
     cmd.AddValue("model", "shipped model profile: dlrm bert candle-uno vgg16 resnet50 ncf", model);

@@ -43,14 +43,14 @@ main(int argc, char* argv[])
                  100,
                  true);
     cmd.AddValue("gpus",
-                 "GPUs (= servers), even, 2..1024",
+                 "GPUs (= servers), even, 2..32768",
                  config.gpus,
                  2,
                  FabricOptions::MAX_RANKS);
     cmd.AddRate("bandwidth", "network bandwidth per GPU (TopoOpt: split over --degree)", bandwidth);
     cmd.AddValue("degree", "TopoOpt optical ports per server (1..64)", config.degree, 1, 64);
     cmd.AddValue("hbDomain",
-                 "rail-only GPUs per HB (NVLink) domain (1..1024)",
+                 "rail-only GPUs per HB (NVLink) domain (1..32768)",
                  config.hbDomain,
                  1,
                  FabricOptions::MAX_RANKS);

@@ -26,10 +26,12 @@ namespace ns3
 struct FabricOptions
 {
     /**
-     * Most ranks (GPUs, servers) a flag may ask for: more would not finish on a small
-     * machine (the flow level of a 1024-rank ring all-reduce of 4 KiB took 118 s wall).
+     * Most ranks (GPUs, servers) a flag may ask for: the largest cluster a scenario here
+     * models (rail-only's 32k-GPU clusters). Packet level needs about 1.4 MB per rank
+     * today (fast path, 1024 ranks), so beyond a few thousand ranks it is memory, not
+     * this bound, that stops a run on a 24 GB machine.
      */
-    static constexpr uint32_t MAX_RANKS = 1024;
+    static constexpr uint32_t MAX_RANKS = 32768;
 
     /**
      * \brief Throw std::invalid_argument unless ranks (the product the flags in `flags`

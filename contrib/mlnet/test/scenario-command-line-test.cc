@@ -240,10 +240,10 @@ TEST(ScenarioCommandLineTest, RunLevelOptionPushesQuietAndProgressIntervalAfterP
 
 TEST(ScenarioCommandLineTest, RankProductsAreBoundedLikeRanks)
 {
-    // 1024 = FabricOptions::MAX_RANKS is the largest run; a product of two flags that
-    // are each in range may still exceed it (64 domains x 32 GPUs = 2048).
-    FabricOptions::CheckRankCount("--domains x --domainSize", 1024);
+    // 32768 = FabricOptions::MAX_RANKS is the largest run; a product of two flags that
+    // are each in range may still exceed it (1024 domains x 64 GPUs = 65536).
+    FabricOptions::CheckRankCount("--domains x --domainSize", 32768);
     EXPECT_EQ(InvalidArgumentMessage(
-                  [] { FabricOptions::CheckRankCount("--domains x --domainSize", 64 * 32); }),
-              "--domains x --domainSize = 2048 ranks; at most 1024 fit a run here");
+                  [] { FabricOptions::CheckRankCount("--domains x --domainSize", 1024 * 64); }),
+              "--domains x --domainSize = 65536 ranks; at most 32768 fit a run here");
 }

@@ -470,8 +470,8 @@ TopologyPlan::ToJson(int indent) const
 namespace
 {
 
-/// Largest plan read: Validate and "conn" hold an n x n matrix (4096^2 ints = 64 MiB).
-constexpr uint32_t kMaxPlanServers = 4096;
+/// Largest plan read (TopologyPlan::MAX_SERVERS).
+constexpr uint32_t kMaxPlanServers = TopologyPlan::MAX_SERVERS;
 /// Most ports per server (planes) a plan may have.
 constexpr uint32_t kMaxPlanDegree = 256;
 

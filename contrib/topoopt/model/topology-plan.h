@@ -89,6 +89,10 @@ struct PlanRing
 class TopologyPlan
 {
 public:
+    /// Most servers a plan may have: Validate and the circuit matrix hold n x n entries
+    /// (4096^2 ints = 64 MiB).
+    static constexpr uint32_t MAX_SERVERS = 4096;
+
     /// \brief An empty plan (0 servers).
     TopologyPlan();
     /**
