@@ -57,6 +57,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
     return RunReport::Main([&] {
+        c.traces.DeclareOutputs({json});
         report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);
         report.Finish(std::cout, json);

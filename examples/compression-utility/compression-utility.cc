@@ -57,6 +57,7 @@ main(int argc, char* argv[])
                        "time_to_target_s",
                        "final_accuracy"});
     return RunReport::Main([&] {
+        OutputFiles::Declare({json});
         report.SetMeta("level", ToString(level.Get()));
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);

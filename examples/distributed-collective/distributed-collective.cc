@@ -61,6 +61,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     return RunReport::Main([&] {
+        fabric.traces.DeclareOutputs({json, csv});
         DistributedSession session(&argc, &argv);
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);

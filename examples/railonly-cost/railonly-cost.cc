@@ -87,6 +87,7 @@ main(int argc, char* argv[])
                        "cost_reduction",
                        "power_reduction"});
     return RunReport::Main([&] {
+        OutputFiles::Declare({json});
         report.SetMeta("level", ToString(level.Get()));
         Ptr<RailCostModel> model = CreateObject<RailCostModel>();
         model->SetRadix(radix);

@@ -76,6 +76,7 @@ main(int argc, char* argv[])
                        "slowdown",
                        "moe_alltoall_overhead"});
     return RunReport::Main([&] {
+        o.traces.DeclareOutputs({json});
         report.SetMeta("level", ToString(level.Get()));
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);

@@ -43,6 +43,7 @@ main(int argc, char* argv[])
     RunReport report("topoopt-plan");
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
+        OutputFiles::Declare({json});
         report.SetMeta("level", ToString(level.Get()));
         if (ports > 0 && degree > ports)
         {

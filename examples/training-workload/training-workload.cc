@@ -41,6 +41,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
+        fabric.traces.DeclareOutputs({json});
         report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(
             workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);

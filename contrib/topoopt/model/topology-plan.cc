@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "topology-plan.h"
 
+#include "ns3/output-files.h"
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -738,16 +740,8 @@ TopologyPlan::FromJson(const std::string& text)
 void
 TopologyPlan::WriteFile(const std::string& path) const
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        Fail("cannot write \"" + path + "\"");
-    }
-    out << ToJson() << "\n";
-    if (!out)
-    {
-        Fail("failed writing \"" + path + "\"");
-    }
+    // Atomic, and staged with the run's other files inside a run (OutputFiles).
+    OutputFiles::WriteText(path, ToJson() + "\n");
 }
 
 TopologyPlan

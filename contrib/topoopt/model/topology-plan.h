@@ -161,7 +161,8 @@ public:
     std::string ToJson(int indent = 2) const;
     /// \brief Parse and validate a plan (throws std::invalid_argument).
     static TopologyPlan FromJson(const std::string& text);
-    /// \brief Write ToJson() to a file (throws std::invalid_argument on I/O failure).
+    /// \brief Write ToJson() to a file, atomically (OutputFiles::WriteText; throws
+    /// std::invalid_argument on I/O failure).
     void WriteFile(const std::string& path) const;
     /// \brief Read and validate a plan from a file (throws std::invalid_argument).
     static TopologyPlan ReadFile(const std::string& path);
