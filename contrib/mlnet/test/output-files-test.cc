@@ -226,6 +226,8 @@ TEST_F(OutputFilesTest, BadPathsAreRefusedAtDeclaration)
     // Nothing was made by a refused declaration; several paths at once skip empty ones.
     EXPECT_EQ(Tree(), (std::set<std::string>{"file", "ro"}));
     EXPECT_NO_THROW(OutputFiles::Declare(std::vector<std::string>{"", Path("ok/run.json"), ""}));
+    EXPECT_NO_THROW(OutputFiles::Declare({std::string()})); // one flag left empty
+    EXPECT_THROW(OutputFiles::Declare(std::string()), std::invalid_argument);
     EXPECT_TRUE(std::filesystem::is_directory(Path("ok")));
     EXPECT_THROW(OutputFiles::DeclarePrefix(Path("file/cap")), std::invalid_argument);
 }

@@ -314,6 +314,12 @@ OutputFiles::Declare(const std::vector<std::string>& paths)
 }
 
 void
+OutputFiles::Declare(std::initializer_list<std::string> paths)
+{
+    Declare(std::vector<std::string>(paths));
+}
+
+void
 OutputFiles::DeclarePrefix(const std::string& prefix)
 {
     if (prefix.empty())

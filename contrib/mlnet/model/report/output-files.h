@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,8 @@ public:
      * left empty) and is skipped.
      */
     static void Declare(const std::vector<std::string>& paths);
+    /// \brief Declare({json, csv}): as the vector form (a braced list of one is a list).
+    static void Declare(std::initializer_list<std::string> paths);
     /**
      * \brief Check the folder of files named "<prefix>..." (e.g. a pcap prefix):
      * created if missing, refused as Declare() refuses a parent.
