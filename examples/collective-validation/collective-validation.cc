@@ -86,13 +86,7 @@ main(int argc, char* argv[])
         }
         const RunLevel runLevel = level.Get();
         report.SetMeta("level", ToString(runLevel));
-        for (const std::string& path : {json, csv})
-        {
-            if (!path.empty())
-            {
-                RunReport::PrepareOutput(path); // before the run, not after it
-            }
-        }
+        fabric.traces.DeclareOutputs({json, csv}); // before the run, not after it
         for (auto& point : points)
         {
             point.second.level = runLevel;

@@ -48,6 +48,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        OutputFiles::Declare({json});
         report.SetMeta("level", ToString(level.Get()));
         if (ports > 0 && degree > ports)
         {

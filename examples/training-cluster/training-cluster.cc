@@ -105,7 +105,7 @@ main(int argc, char* argv[])
         TrainingClusterRunner runner(config);
         json = json.empty() ? out + "/training-cluster.json" : json;
         csv = csv.empty() ? out + "/training-cluster.csv" : csv;
-        std::filesystem::create_directories(out);
+        config.traces.DeclareOutputs({json, csv, plot ? out + "/training-cluster.png" : ""});
         runner.Run(report, &std::cout);
         report.Finish(std::cout, json, csv);
         std::string png = out + "/training-cluster.png";

@@ -5,6 +5,7 @@
 #include "ns3/buffer.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
 #include "ns3/udp-header.h"
@@ -28,13 +29,16 @@ constexpr uint8_t kTtl = 64;
 } // namespace
 
 PcapCapture::PcapCapture(const std::string& file, uint32_t snapLength, bool fastFrames)
-    : m_snapLength(snapLength == 0 ? WHOLE_FRAMES : snapLength),
+    : m_name(file),
+      m_snapLength(snapLength == 0 ? WHOLE_FRAMES : snapLength),
       m_fastFrames(fastFrames)
 {
     CheckSnapLength(snapLength, "snap length");
     m_file = CreateObject<PcapFileWrapper>();
     m_file->SetAttribute("NanosecMode", BooleanValue(true));
-    m_file->Open(file, std::ios::out);
+    // Opened now (ns-3's wrapper writes as frames pass) at the staged name, renamed
+    // with the run's other files (OutputFiles).
+    m_file->Open(OutputFiles::Stage(file), std::ios::out);
     if (m_file->Fail())
     {
         throw std::invalid_argument("cannot create the pcap file " + file +
@@ -65,8 +69,10 @@ PcapCapture::Attach(Ptr<PointToPointNetDevice> device)
     Ptr<PcapCapture> self(this);
     device->TraceConnectWithoutContext("PromiscSniffer",
                                        MakeBoundCallback(&PcapCapture::Sniff, self));
-    // The file is complete when the simulation is destroyed, as FlowMonitor's XML is.
+    // The file is complete when the simulation is destroyed, as FlowMonitor's XML is,
+    // or, for a simulation never destroyed, when the run's files are committed.
     Simulator::ScheduleDestroy(&PcapCapture::Close, self);
+    OutputFiles::Stage(m_name, [self]() { self->Close(); });
 }
 
 void
@@ -106,7 +112,16 @@ PcapCapture::Close()
     if (m_open)
     {
         m_open = false;
+        // A write that failed (disk full, file too large) leaves the stream failed.
+        const bool failed = m_file->Fail();
         m_file->Close();
+        if (failed)
+        {
+            OutputFiles::Fail(m_name,
+                              "pcap: writing " + m_name +
+                                  " failed (disk full or file too large?); lower --pcapSnapLen, "
+                                  "capture fewer devices (--pcapClass) or free disk space");
+        }
     }
 }
 

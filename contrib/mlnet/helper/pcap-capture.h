@@ -16,6 +16,10 @@
  * IPv4). So a fast-path capture decodes as the IPv4 path's UDP traffic does. Left
  * out: IPv4 identification (0) and flags, which the fast path has no notion of.
  * The simulated frame is never touched; only the bytes written to the file change.
+ *
+ * Inside a run (RunReport::Main) the file is opened at a staged temporary name and
+ * renamed with the run's other files when the run succeeded (OutputFiles); a failed
+ * write is the run's error, not a silently short capture.
  */
 #ifndef MLNET_PCAP_CAPTURE_H
 #define MLNET_PCAP_CAPTURE_H
@@ -85,6 +89,7 @@ private:
     static void Sniff(Ptr<PcapCapture> capture, Ptr<const Packet> frame);
 
     Ptr<PcapFileWrapper> m_file;
+    std::string m_name;    //!< the file's final name
     uint32_t m_snapLength; //!< bytes kept of each frame
     bool m_fastFrames;
     bool m_open{true};

@@ -4,12 +4,14 @@
 #include "ns3/capture-log.h"
 #include "ns3/flow-monitor-helper.h"
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 #include "ns3/pcap-capture.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/run-outputs.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-helper.h"
 
+#include <fstream>
 #include <set>
 #include <stdexcept>
 
@@ -141,15 +143,45 @@ TraceOptions::Attach(Ptr<Cluster> cluster, const std::string& name) const
         // the last acknowledgements land first.
         cluster->TraceConnectWithoutContext("WorkloadDone",
                                             MakeCallback(+[]() { Simulator::Stop(StopGrace()); }));
-        // Written when the simulation is destroyed: after a complete run, never
-        // half-way through one.
-        Simulator::ScheduleDestroy([helper, file, state, cluster]() {
-            helper->SerializeToXmlFile(file, true, true);
+        // Written when the simulation is destroyed (after a complete run, never half-way
+        // through one) or, for a simulation never destroyed, when the run's files are
+        // committed; at the staged name (OutputFiles), through a stream that is checked,
+        // so a failed write is the run's error rather than a missing or short file.
+        const std::string staged = OutputFiles::Stage(file);
+        auto written = std::make_shared<bool>(false);
+        auto write = [helper, file, staged, state, cluster, written]() {
+            if (*written || OutputFiles::Current(file) != staged)
+            {
+                return; // written already, or the run's files were discarded
+            }
+            *written = true;
+            std::ofstream os(staged, std::ios::out | std::ios::binary);
+            os << "<?xml version=\"1.0\" ?>\n";
+            helper->GetMonitor()->SerializeToXmlStream(os, 0, true, true);
+            os.close();
+            if (!os)
+            {
+                OutputFiles::Fail(file,
+                                  "--flowmon: writing " + file +
+                                      " failed (disk full, file too large or folder removed?); "
+                                      "give a file on a disk with room");
+                return;
+            }
             state->written.push_back(file);
             RunOutputs::AddFile("flowmon", file);
             RunOutputs::AddFlows(MonitorOptions::FlowsWithRanks(*helper, cluster, file));
-        });
+        };
+        Simulator::ScheduleDestroy(write);
+        OutputFiles::Stage(file, write);
     }
+}
+
+void
+TraceOptions::DeclareOutputs(const std::vector<std::string>& files) const
+{
+    OutputFiles::Declare(files);
+    OutputFiles::DeclarePrefix(pcap);
+    OutputFiles::Declare({flowmon, monitors.timeline, monitors.linkMonitor, monitors.messages});
 }
 
 std::vector<std::string>

@@ -13,6 +13,11 @@
  * fabric and simulation.
  * FlowMonitor: installed on every node of the cluster; the XML is written when the
  * simulation is destroyed (Simulator::Destroy), so a run that fails writes nothing.
+ * Every file is staged with the run's other files (OutputFiles): pcap files are
+ * opened at a hidden temporary name, the XML is written to one through a checked
+ * stream, and all are renamed when the run succeeded; the CaptureLog, "captures" and
+ * "outputs" name the final names. DeclareOutputs checks every path (and creates its
+ * folder) before the simulation.
  * A program that runs several simulations gets one XML and one set of pcap files per
  * simulation: the first at the given name or prefix, the k-th with "-k" before the
  * extension (XML) or "-simk" after the prefix (pcap: <prefix>-sim2-<node>-<device>.pcap).
@@ -28,6 +33,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -61,6 +67,14 @@ public:
      * the fabric of a program that runs several; empty: numbered
      */
     void Attach(Ptr<Cluster> cluster, const std::string& name = "") const;
+    /**
+     * \brief Check, before any simulation, every file the flags ask for and the
+     * program's own (e.g. --json, --csv; empty entries are skipped): folders are created
+     * or the path refused with std::invalid_argument (OutputFiles::Declare; the pcap
+     * prefix's folder with OutputFiles::DeclarePrefix).
+     * \param files the program's other output files
+     */
+    void DeclareOutputs(const std::vector<std::string>& files = {}) const;
     /// \return the FlowMonitor files written so far, in order
     std::vector<std::string> WrittenFiles() const;
 

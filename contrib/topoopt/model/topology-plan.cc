@@ -2,6 +2,7 @@
 #include "topology-plan.h"
 
 #include "ns3/json-reader.h"
+#include "ns3/output-files.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
@@ -667,16 +668,8 @@ TopologyPlan::Read(const JsonField& j)
 void
 TopologyPlan::WriteFile(const std::string& path) const
 {
-    std::ofstream out(path);
-    if (!out)
-    {
-        Fail("cannot write \"" + path + "\"");
-    }
-    out << ToJson() << "\n";
-    if (!out)
-    {
-        Fail("failed writing \"" + path + "\"");
-    }
+    // Atomic, and staged with the run's other files inside a run (OutputFiles).
+    OutputFiles::WriteText(path, ToJson() + "\n");
 }
 
 TopologyPlan

@@ -171,7 +171,8 @@ public:
     static TopologyPlan FromJson(const std::string& text, const std::string& name = "plan text");
     /// \brief Read and validate a plan from a field of a parsed document.
     static TopologyPlan Read(const JsonField& doc);
-    /// \brief Write ToJson() to a file (throws std::invalid_argument on I/O failure).
+    /// \brief Write ToJson() to a file, atomically (OutputFiles::WriteText; throws
+    /// std::invalid_argument on I/O failure).
     void WriteFile(const std::string& path) const;
     /// \brief Read and validate a plan from a file (every message names the file).
     static TopologyPlan ReadFile(const std::string& path);

@@ -5,6 +5,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/output-files.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
 #include "ns3/traffic-control-layer.h"
@@ -60,7 +61,10 @@ void
 LinkMonitor::Install(Ptr<Cluster> cluster, const std::string& file)
 {
     NS_ASSERT(cluster && !m_cluster);
-    m_out.open(file);
+    Ptr<LinkMonitor> self = this;
+    // Staged with the run's other files (OutputFiles); completed at Simulator::Destroy
+    // or, for a simulation never destroyed, when the run's files are committed.
+    m_out.open(OutputFiles::Stage(file, [self]() { self->Dispose(); }));
     if (!m_out)
     {
         throw std::invalid_argument("link monitor: cannot write " + file +
@@ -109,7 +113,6 @@ LinkMonitor::Install(Ptr<Cluster> cluster, const std::string& file)
                                         MakeCallback(&LinkMonitor::ObjectBound, this));
     m_last = Simulator::Now();
     m_event = Simulator::Schedule(m_interval, &LinkMonitor::Sample, this);
-    Ptr<LinkMonitor> self = this;
     Simulator::ScheduleDestroy([self]() { self->Dispose(); });
 }
 
@@ -259,6 +262,13 @@ LinkMonitor::Close()
         Write(Simulator::Now(), true);
     }
     m_out.close();
+    if (!m_out)
+    {
+        OutputFiles::Fail(m_file,
+                          "link monitor: writing " + m_file +
+                              " failed (disk full or file too large?); give a file on a disk "
+                              "with room");
+    }
     m_closed = true;
     NS_LOG_INFO("link monitor: " << m_samples << " samples in " << m_file);
 }

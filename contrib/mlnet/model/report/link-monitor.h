@@ -18,7 +18,9 @@
  * is done (Cluster::NotifyWorkloadDone) or when nothing else is left to simulate, so
  * it never keeps a run alive nor ends it; it resumes when a new transport, collective
  * or driver starts on the cluster. The last row, written when the simulation is
- * destroyed, covers the time from the last sample to the end of the run.
+ * destroyed, covers the time from the last sample to the end of the run. Inside a
+ * run the file is staged with the run's other files (OutputFiles) and a failed write
+ * is the run's error.
  *
  * Not modelled: per-frame timing inside an interval (a burst shorter than Interval
  * is averaged over it); in a distributed (MPI) run each process sees only the

@@ -2,6 +2,7 @@
 #include "message-log.h"
 
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 #include "ns3/simulator.h"
 
 #include <iomanip>
@@ -30,7 +31,11 @@ void
 MessageLog::Install(Ptr<Cluster> cluster, const std::string& file)
 {
     NS_ASSERT(cluster && !m_cluster);
-    m_out.open(file);
+    Ptr<MessageLog> self = this;
+    // Staged with the run's other files (OutputFiles); closed at Simulator::Destroy or,
+    // for a simulation never destroyed, when the run's files are committed.
+    m_out.open(OutputFiles::Stage(file, [self]() { self->Dispose(); }));
+    m_file = file;
     if (!m_out)
     {
         throw std::invalid_argument("message log: cannot write " + file +
@@ -41,7 +46,6 @@ MessageLog::Install(Ptr<Cluster> cluster, const std::string& file)
           << std::setprecision(12);
     cluster->TraceConnectWithoutContext("ObjectBound",
                                         MakeCallback(&MessageLog::ObjectBound, this));
-    Ptr<MessageLog> self = this;
     Simulator::ScheduleDestroy([self]() { self->Dispose(); });
 }
 
@@ -96,6 +100,13 @@ MessageLog::DoDispose()
     if (m_out.is_open())
     {
         m_out.close();
+        if (!m_out)
+        {
+            OutputFiles::Fail(m_file,
+                              "message log: writing " + m_file +
+                                  " failed (disk full or file too large?); give a file on a "
+                                  "disk with room");
+        }
         NS_LOG_INFO("message log: " << m_messages << " messages");
     }
     if (m_cluster)

@@ -8,7 +8,8 @@
  * It listens to the cluster's ObjectBound trace and connects to the MessageDelivered
  * trace of every transport that starts sending on the cluster, so UDP, TCP and any
  * other MessageTransport are logged alike. Rows are streamed to the file in delivery
- * order; memory does not grow with the run.
+ * order; memory does not grow with the run. Inside a run the file is staged with the
+ * run's other files (OutputFiles) and a failed write is the run's error.
  *
  * Not logged: messages still in flight when the run ends (never delivered), and
  * packets (see --pcap, --flowmon).
@@ -61,6 +62,7 @@ private:
 
     Ptr<Cluster> m_cluster;
     std::ofstream m_out;
+    std::string m_file; //!< the final name of the file
     uint64_t m_messages{0};
     uint64_t m_bytes{0};
 };

@@ -3,6 +3,7 @@
 
 #include "ns3/data-file.h"
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 
 #include <cstdlib>
 #include <stdexcept>
@@ -47,9 +48,13 @@ PlotScript::Draw(const std::string& kind,
                  std::string* why)
 {
     std::string script;
+    std::string out;
     try
     {
         script = DataFile::Find("utils/plot.py");
+        // Inside a run both are staged (OutputFiles): plot.py reads the JSON where it
+        // is now and draws to the PNG's temporary, renamed with the run's other files.
+        out = OutputFiles::Stage(png);
     }
     catch (const std::invalid_argument& e)
     {
@@ -59,13 +64,14 @@ PlotScript::Draw(const std::string& kind,
         }
         return false;
     }
-    std::string command = Command(script, kind, json, png);
+    std::string command = Command(script, kind, OutputFiles::Current(json), out);
     NS_LOG_INFO("running " << command);
     int status = std::system(command.c_str());
     if (status == 0)
     {
         return true;
     }
+    OutputFiles::Drop(png); // no half-drawn PNG; an earlier one stays
     if (why)
     {
         *why = std::string(kInterpreter) + " " + script + " exited with status " +

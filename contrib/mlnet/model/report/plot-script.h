@@ -6,6 +6,9 @@
  * source tree's), under Debian's interpreter /usr/bin/python3, where utils/setup.sh
  * installs matplotlib.
  *
+ * Inside a run (RunReport::Main) the PNG is staged with the run's other files
+ * (OutputFiles) and plot.py reads the staged JSON; a failed plot leaves no PNG.
+ *
  * What it leaves out: the figures themselves (plot.py draws them; its KIND argument
  * picks one), and any other interpreter (a virtualenv's python may lack matplotlib).
  */

@@ -2,6 +2,7 @@
 #include "run-report.h"
 
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 #include "ns3/process-runtime.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-outputs.h"
@@ -34,59 +35,6 @@ namespace
 
 const std::set<std::string> kReserved =
     {"name", "meta", "rows", "captures", "wall_s", "simulated_s", "events", "events_per_s"};
-
-/// Write text to path through a temporary file in the same directory and a rename.
-void
-WriteAtomically(const std::string& path, const std::string& text)
-{
-    RunReport::PrepareOutput(path);
-    std::string tmpl = path + ".tmp-XXXXXX";
-    std::vector<char> name(tmpl.begin(), tmpl.end());
-    name.push_back('\0');
-    int fd = mkstemp(name.data());
-    if (fd < 0)
-    {
-        throw std::invalid_argument("cannot write results to '" + path +
-                                    "': " + std::strerror(errno) +
-                                    "; check that the directory exists and is writable");
-    }
-    // mkstemp creates the file 0600; a results file gets the usual 0666 & ~umask.
-    mode_t mask = umask(0);
-    umask(mask);
-    fchmod(fd, 0666 & ~mask);
-    const char* p = text.data();
-    size_t left = text.size();
-    int err = 0;
-    while (left > 0)
-    {
-        ssize_t n = write(fd, p, left);
-        if (n < 0)
-        {
-            if (errno == EINTR)
-            {
-                continue;
-            }
-            err = errno;
-            break;
-        }
-        p += n;
-        left -= static_cast<size_t>(n);
-    }
-    if (close(fd) != 0 && err == 0)
-    {
-        err = errno;
-    }
-    if (err == 0 && std::rename(name.data(), path.c_str()) != 0)
-    {
-        err = errno;
-    }
-    if (err != 0)
-    {
-        std::remove(name.data());
-        throw std::invalid_argument("cannot write results to '" + path +
-                                    "': " + std::strerror(err) + "; nothing was written");
-    }
-}
 
 void
 FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohmann::json& out)
@@ -312,35 +260,14 @@ RunReport::ToJson() const
 void
 RunReport::PrepareOutput(const std::string& path)
 {
-    if (path.empty())
-    {
-        throw std::invalid_argument("results path is empty; give a file name");
-    }
-    std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    if (parent.empty())
-    {
-        return;
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
-    if (ec || !std::filesystem::is_directory(parent))
-    {
-        throw std::invalid_argument(
-            "cannot create the folder '" + parent.string() + "' for results file '" + path +
-            "': " + (ec ? ec.message() : "a file of that name exists") + "; choose another path");
-    }
-    if (access(parent.c_str(), W_OK) != 0)
-    {
-        throw std::invalid_argument("cannot write results to '" + path + "': folder '" +
-                                    parent.string() + "' is not writable; choose another path");
-    }
+    OutputFiles::Declare(path);
 }
 
 void
 RunReport::WriteJson(const std::string& path) const
 {
     NS_LOG_FUNCTION(this << path);
-    WriteAtomically(path, ToJson().dump(2) + "\n");
+    OutputFiles::WriteText(path, ToJson().dump(2) + "\n");
 }
 
 nlohmann::json
@@ -421,7 +348,7 @@ RunReport::WriteCsv(const std::string& path) const
         }
         ss << "\n";
     }
-    WriteAtomically(path, ss.str());
+    OutputFiles::WriteText(path, ss.str());
 }
 
 void
@@ -431,6 +358,9 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
     {
         Stop();
     }
+    // A capture or monitor that failed to write (Simulator::Destroy) fails the run now,
+    // before the report says "results: ...".
+    OutputFiles::CheckWriters();
     // A distributed run: every process holds the merged results; one writes them.
     if (!ProcessRuntime::IsRoot())
     {
@@ -452,12 +382,22 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
 int
 RunReport::Main(const std::function<void()>& body)
 {
+    // The run's files appear together when it succeeded, or not at all (OutputFiles).
+    const bool session = OutputFiles::Begin();
     try
     {
         body();
+        if (session)
+        {
+            OutputFiles::Commit();
+        }
     }
     catch (const std::exception& e)
     {
+        if (session)
+        {
+            OutputFiles::Discard();
+        }
         // Under mpirun every process meets the same mistake and says it (mpirun stops
         // the job when the first one exits, so no single process is sure to be heard),
         // each in one write, so that their lines do not interleave.

@@ -11,10 +11,11 @@
  * opened while the report existed are listed in "captures" (CaptureLog), each with
  * its fabric and simulation.
  *
- * Files are written atomically (a temporary file in the same directory, then
- * rename), so an error never leaves a half-written result behind; missing parent
- * folders are created (PrepareOutput, which a script can call before its simulation
- * to fail early on a path it cannot write).
+ * Files are written through OutputFiles: inside RunReport::Main they are staged
+ * under hidden temporaries and renamed together when the whole run succeeded, or
+ * removed when it failed; outside it each is written atomically (a temporary in the
+ * same folder, then rename). Missing parent folders are created (OutputFiles::Declare,
+ * which a script calls before its simulation to fail early on a path it cannot write).
  *
  * Not covered: plotting, and merging reports of a sweep (utils/ does that).
  */
@@ -24,6 +25,7 @@
 #include "ns3/capture-log.h"
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
+#include "ns3/output-files.h"
 #include "ns3/training-driver.h"
 
 #include <chrono>
@@ -96,7 +98,8 @@ public:
     /**
      * \brief Make a results file writable before it is written: create its missing
      * parent folders. Throws std::invalid_argument naming the path when it is empty,
-     * a parent cannot be created (e.g. a file has its name) or is not writable.
+     * a parent cannot be created (e.g. a file has its name) or is not writable
+     * (OutputFiles::Declare).
      * \param path the results file (JSON, CSV, ...) a run will write
      */
     static void PrepareOutput(const std::string& path);
@@ -124,7 +127,9 @@ public:
     /**
      * \brief The examples' error contract around a scenario's body: a
      * std::exception (a user mistake the models detected) becomes one line
-     * "error: <message>" on stderr and exit code 1; otherwise 0.
+     * "error: <message>" on stderr and exit code 1; otherwise 0. The body runs in an
+     * OutputFiles session: its files are committed (renamed to their final names)
+     * when it returns, discarded when it throws (or when committing fails).
      *
      *   int main(int argc, char* argv[]) { ...flags...; return RunReport::Main([&] { ... }); }
      */

@@ -2,6 +2,7 @@
 #include "timeline-writer.h"
 
 #include "ns3/log.h"
+#include "ns3/output-files.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -50,7 +51,11 @@ void
 TimelineWriter::Install(Ptr<Cluster> cluster, const std::string& file, const std::string& title)
 {
     NS_ASSERT(cluster && !m_cluster);
-    m_out.open(file);
+    Ptr<TimelineWriter> self = this;
+    // Staged with the run's other files (OutputFiles); completed at Simulator::Destroy
+    // or, for a simulation never destroyed, when the run's files are committed.
+    m_out.open(OutputFiles::Stage(file, [self]() { self->Dispose(); }));
+    m_file = file;
     if (!m_out)
     {
         throw std::invalid_argument("timeline: cannot write " + file +
@@ -70,7 +75,6 @@ TimelineWriter::Install(Ptr<Cluster> cluster, const std::string& file, const std
     }
     cluster->TraceConnectWithoutContext("ObjectBound",
                                         MakeCallback(&TimelineWriter::ObjectBound, this));
-    Ptr<TimelineWriter> self = this;
     Simulator::ScheduleDestroy([self]() { self->Dispose(); });
 }
 
@@ -273,6 +277,13 @@ TimelineWriter::Close()
     {
         m_out << "\n]}\n";
         m_out.close();
+        if (!m_out)
+        {
+            OutputFiles::Fail(m_file,
+                              "timeline: writing " + m_file +
+                                  " failed (disk full or file too large?); give a file on a "
+                                  "disk with room");
+        }
         NS_LOG_INFO("timeline: " << m_events << " events");
     }
 }

@@ -17,7 +17,8 @@
  * (TaskFinished) that starts on the cluster. Events are streamed to the file as they
  * end (memory does not grow with the run); MaxEvents caps the file, after which one
  * instant event says the timeline was truncated. The file is completed when the
- * simulation is destroyed.
+ * simulation is destroyed; inside a run it is staged with the run's other files
+ * (OutputFiles) and a failed write is the run's error.
  *
  * Not drawn: delay tasks (they occupy no rank), packets, and messages never delivered.
  */
@@ -98,6 +99,7 @@ private:
     uint64_t m_maxEvents{0}; //!< attribute MaxEvents
     Ptr<Cluster> m_cluster;
     std::ofstream m_out;
+    std::string m_file; //!< the final name of the file
     bool m_first{true};
     uint64_t m_events{0};
     bool m_truncated{false};
