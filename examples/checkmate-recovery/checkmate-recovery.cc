@@ -49,6 +49,10 @@ main(int argc, char* argv[])
                  "shadow CPU memory bandwidth (bytes/s)",
                  c.shadowMemoryBandwidth);
     cmd.AddValue("restart", "fixed restart time of a recovery", c.restart);
+    cmd.AddValue("mirrorLoss",
+                 "probability that a mirrored gradient packet is lost on its way to the shadow "
+                 "(0..1, seeded by --RngRun; the shadows repair it)",
+                 c.mirrorLoss);
     cmd.AddValue("json", "write the results document to this file", json);
     c.traces.AddToCommandLine(cmd);
     cmd.Parse(argc, argv);

@@ -16,6 +16,7 @@
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 
+#include <algorithm>
 #include <iostream>
 
 using namespace ns3;
@@ -109,7 +110,10 @@ main(int argc, char* argv[])
             nlohmann::json row = CollectiveRunner::Run(cluster, r).ToJson();
             row["fabric"] = f.Label();
             row["transport"] = r.transport;
-            row["failed_links"] = f.failLinks;
+            row["failed_links"] = static_cast<uint32_t>(std::count_if(
+                cluster->GetLinks().begin(),
+                cluster->GetLinks().end(),
+                [](const ClusterLink& l) { return l.failed; })); // --fail and --failLinks
             report.Add(row);
             report.CloseSimulation();
             Simulator::Destroy();

@@ -223,10 +223,11 @@ TEST_F(FaultPlanTest, BadFaultsAreRejectedNamingTheItem)
         {"tor-agg:8", "tor-agg:0..tor-agg:7"},
         {"link:16", "links are 0..15"},
         {"node:switch6", "switch0..switch5"},
+        {"node:rank99999999999", "ranks are rank0..rank7"},
         {"link:rank0-rank1", "no link joins rank0 and rank1"},
-        {"host-tor:3", "leaves some rank unreachable"},
-        {"nic:rank2", "leaves some rank unreachable"},
-        {"tor-agg:0,tor-agg:1", "leaves some rank unreachable"}, // both uplinks of ToR 0
+        {"host-tor:3", "leaves rank 3 unreachable from rank 0"},
+        {"nic:rank2", "leaves rank 2 unreachable"},
+        {"tor-agg:0,tor-agg:1", "'tor-agg:1' leaves rank "}, // ToR 0's uplinks
         {"tor-agg:3,tor-agg:3@1ms", "already down by 'tor-agg:3'"},
         {"random:5", "cannot fail 5 random links of class tor-agg and keep every rank reachable"},
     };

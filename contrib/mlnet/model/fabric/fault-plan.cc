@@ -300,7 +300,10 @@ FaultPlan::NodeOf(Ptr<Cluster> cluster, const std::string& name, const FaultSpec
 {
     const bool rank = name.rfind("rank", 0) == 0;
     uint32_t i = 0;
-    ParseIndex(name.substr(rank ? 4 : 6), i);
+    if (!ParseIndex(name.substr(rank ? 4 : 6), i))
+    {
+        i = UINT32_MAX; // too many digits: no such node
+    }
     const uint32_t n = rank ? cluster->GetNRanks() : cluster->GetSwitchNodes().GetN();
     if (i >= n)
     {
@@ -400,6 +403,12 @@ FaultPlan::Resolve(Ptr<Cluster> cluster, const FaultSpec& f) const
 bool
 FaultPlan::RanksConnected(Ptr<Cluster> cluster, const std::vector<bool>& down)
 {
+    return UnreachableRank(cluster, down) == UINT32_MAX;
+}
+
+uint32_t
+FaultPlan::UnreachableRank(Ptr<Cluster> cluster, const std::vector<bool>& down)
+{
     const auto& links = cluster->GetLinks();
     uint32_t nv = 0;
     for (const auto& l : links)
@@ -425,10 +434,10 @@ FaultPlan::RanksConnected(Ptr<Cluster> cluster, const std::vector<bool>& down)
     {
         if (comp[cluster->GetRankNode(r)->GetId()] != c0)
         {
-            return false;
+            return r;
         }
     }
-    return true;
+    return UINT32_MAX;
 }
 
 std::vector<uint32_t>
@@ -556,12 +565,12 @@ FaultPlan::Apply(Ptr<Cluster> cluster, const std::vector<std::string>& failable)
             down[id] = true;
             failedBy[id] = f->item;
         }
-        if (!RanksConnected(cluster, down))
+        if (uint32_t lost = UnreachableRank(cluster, down); lost != UINT32_MAX)
         {
-            throw std::invalid_argument("fault '" + f->item +
-                                        "' leaves some rank unreachable from the others "
-                                        "(with the faults before it); fail fewer links or "
-                                        "other ones");
+            throw std::invalid_argument("fault '" + f->item + "' leaves rank " +
+                                        std::to_string(lost) +
+                                        " unreachable from rank 0 (with the faults before "
+                                        "it); ranks must stay connected: fail other links");
         }
         resolved.push_back({f, ids});
     }

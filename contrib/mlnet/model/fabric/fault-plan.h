@@ -131,6 +131,8 @@ public:
                                                    int64_t stream);
     /// \return true when every rank reaches every other over the links not `down`
     static bool RanksConnected(Ptr<Cluster> cluster, const std::vector<bool>& down);
+    /// \return the first rank rank 0 cannot reach over the links not `down` (UINT32_MAX: none)
+    static uint32_t UnreachableRank(Ptr<Cluster> cluster, const std::vector<bool>& down);
     /// \return "rank<N>" for a rank's node, "switch<N>" for the N-th switch, "node<id>" else
     static std::string NodeName(Ptr<Cluster> cluster, uint32_t nodeId);
     /// Default of the Stream attribute (the stream random failures draw from).
