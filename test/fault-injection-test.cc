@@ -55,8 +55,8 @@ TEST(FaultInjection, MidRunFailureIsListedWithItsTimesAndLosses)
     // ToR 1 (switch1) to the second aggregation switch (switch5).
     EXPECT_EQ(f["link"], 11);
     EXPECT_EQ(f["endpoints"], "switch1-switch5");
-    EXPECT_NEAR(f["at_s"].get<double>(), 40e-6, 1e-15);
-    EXPECT_NEAR(f["routes_converged_s"].get<double>(), 60e-6, 1e-15);
+    EXPECT_EQ(f["at_s"].get<double>(), 40e-6);
+    EXPECT_EQ(f["routes_converged_s"].get<double>(), 60e-6);
     EXPECT_GT(f["frames_lost"].get<int>(), 0);
     EXPECT_EQ(doc["rows"][0]["failed_links"], 1);
     EXPECT_NE(
@@ -86,8 +86,8 @@ TEST(FaultInjection, BothDataPathsFailTheSameLinks)
         EXPECT_EQ(ipv4["failures"][i]["link"], fast["failures"][i]["link"]) << i;
         EXPECT_EQ(ipv4["failures"][i]["endpoints"], fast["failures"][i]["endpoints"]) << i;
         EXPECT_EQ(ipv4["failures"][i]["item"], "failLinks=3");
-        EXPECT_NEAR(ipv4["failures"][i]["at_s"].get<double>(), 20e-6, 1e-15);
-        EXPECT_NEAR(ipv4["failures"][i]["routes_converged_s"].get<double>(), 30e-6, 1e-15);
+        EXPECT_EQ(ipv4["failures"][i]["at_s"].get<double>(), 20e-6);
+        EXPECT_EQ(ipv4["failures"][i]["routes_converged_s"].get<double>(), 30e-6);
     }
     // The fast path is exact: the same completion time as the IPv4 path, failures and all.
     EXPECT_EQ(ipv4["rows"][0]["simulated_s"], fast["rows"][0]["simulated_s"]);

@@ -151,8 +151,9 @@ TEST_F(FaultPlanTest, MidRunLinkFailureLosesFramesConvergesAndCompletesLater)
     ASSERT_EQ(log.size(), 1u);
     EXPECT_EQ(log[0].links, std::vector<uint32_t>{victim});
     EXPECT_EQ(log[0].framesLost, drops) << "the report counts the frames the link dropped";
-    EXPECT_DOUBLE_EQ(log[0].atSeconds, at.GetSeconds());
-    EXPECT_DOUBLE_EQ(log[0].convergedSeconds, (at + convergence).GetSeconds());
+    auto seconds = [](Time t) { return static_cast<double>(t.GetPicoSeconds()) / 1e12; };
+    EXPECT_EQ(log[0].atSeconds, seconds(at));
+    EXPECT_EQ(log[0].convergedSeconds, seconds(at + convergence));
 }
 
 TEST_F(FaultPlanTest, NamedFaultsHitExactlyTheirLinks)

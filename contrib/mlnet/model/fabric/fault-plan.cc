@@ -596,9 +596,11 @@ FaultPlan::Apply(Ptr<Cluster> cluster, const std::vector<std::string>& failable)
             r.classes.push_back(l.linkClass);
             r.endpoints.push_back(NodeName(cluster, l.nodeA) + "-" + NodeName(cluster, l.nodeB));
         }
-        r.atSeconds = f->at.GetSeconds();
+        // Seconds from whole picoseconds: 50us is 5e-05, not Time::GetSeconds's 4.99..e-05.
+        r.atSeconds = static_cast<double>(f->at.GetPicoSeconds()) / 1e12;
         const bool before = f->at.IsZero();
-        r.convergedSeconds = before ? 0.0 : (f->at + m_convergence).GetSeconds();
+        r.convergedSeconds =
+            before ? 0.0 : static_cast<double>((f->at + m_convergence).GetPicoSeconds()) / 1e12;
         size_t position = FaultLog::Record(r);
         m_records.push_back(r);
         for (uint32_t id : ids)
