@@ -152,3 +152,21 @@ TEST(FaultInjection, MirrorLossFromTheCommandLine)
         EXPECT_EQ(r.err.rfind("error: --mirrorLoss=", 0), 0u) << bad << ": " << r.err;
     }
 }
+
+// A transport that cannot recover ends the run with an error, not a hang: UDP gives up
+// after 2 silent timeouts (200 us, then 400 us) long before routes come back (20 ms).
+TEST(FaultInjection, UnrecoverableLossEndsWithAnErrorNotAHang)
+{
+    ExampleRun r = RunExample("collective-validation",
+                              "--fabric=fattree --ranks=8 --bytes=1MiB --fail=tor-agg:3@40us "
+                              "--convergence=20ms --ns3::UdpMessageTransport::MaxRetries=2");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("error: the allreduce did not finish: traffic was lost for good, ", 0),
+              0u)
+        << r.err;
+    EXPECT_NE(r.err.find(" messages abandoned after MaxRetries timeouts"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("error: the allreduce did not finish: traffic was lost for good, 0 "),
+              std::string::npos)
+        << "something was abandoned: " << r.err;
+}
