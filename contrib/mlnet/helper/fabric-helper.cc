@@ -15,14 +15,11 @@
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/route-planner.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/connected_components.hpp>
 #include <sstream>
 #include <stdexcept>
 
