@@ -62,6 +62,12 @@ main(int argc, char* argv[])
                  1e15,
                  true);
     cmd.AddTime("restart", "fixed restart time of a recovery", c.restart);
+    cmd.AddValue("mirrorLoss",
+                 "probability that a mirrored gradient packet is lost on its way to the shadow "
+                 "(0..1, seeded by --RngRun; the shadows repair it)",
+                 c.mirrorLoss,
+                 0,
+                 1);
     cmd.AddValue("json", "write the results document to this file", json);
     c.traces.AddToCommandLine(cmd);
 

@@ -17,6 +17,7 @@
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
 
+#include <algorithm>
 #include <iostream>
 
 using namespace ns3;
@@ -103,7 +104,10 @@ main(int argc, char* argv[])
             nlohmann::json row = CollectiveRunner::Run(cluster, r).ToJson();
             row["fabric"] = f.Label();
             row["transport"] = r.transport;
-            row["failed_links"] = f.failLinks;
+            row["failed_links"] = static_cast<uint32_t>(std::count_if(
+                cluster->GetLinks().begin(),
+                cluster->GetLinks().end(),
+                [](const ClusterLink& l) { return l.failed; })); // --fail and --failLinks
             report.Add(row);
             report.CloseSimulation();
             Simulator::Destroy();

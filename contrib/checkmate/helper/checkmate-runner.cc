@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <numeric>
+#include <regex>
 #include <stdexcept>
 
 namespace ns3
@@ -30,9 +31,30 @@ CheckmateRunConfig::Parameters() const
     return h == 0 ? k * d + k : h * d + h + k * h + k;
 }
 
+double
+CheckmateRunConfig::MirrorLossRate() const
+{
+    // Strict: the whole text is a decimal number in [0, 1].
+    static const std::regex form(
+        R"(^([0-9]{1,6}\.?[0-9]{0,12}|\.[0-9]{1,12})([eE][-+]?[0-9]{1,3})?$)");
+    double p = -1;
+    if (std::regex_match(mirrorLoss, form))
+    {
+        p = std::stod(mirrorLoss);
+    }
+    if (!(p >= 0 && p <= 1))
+    {
+        throw std::invalid_argument("--mirrorLoss=" + mirrorLoss +
+                                    " is not a probability; give a number from 0 to 1, e.g. "
+                                    "0.01 (one mirrored packet in a hundred lost)");
+    }
+    return p;
+}
+
 void
 CheckmateRunConfig::Validate() const
 {
+    MirrorLossRate();
     if (workers < 2)
     {
         throw std::invalid_argument("--workers must be >= 2, got " + std::to_string(workers));
@@ -415,6 +437,7 @@ ModeRun::InstallCheckmate()
                                 EnumValue(m_c.replicate == "all" ? GradientMirror::REPLICATE_ALL
                                                                  : GradientMirror::REPLICATE_ONCE));
     m_helper.SetShadowAttribute("MemoryBandwidth", DoubleValue(m_c.shadowMemoryBandwidth));
+    m_helper.SetMirrorAttribute("LossRate", DoubleValue(m_c.MirrorLossRate()));
     m_shadows = m_helper.Install(m_trainer, m_job.transport, m_job.shadows);
     if (m_c.dropClone >= 0)
     {
@@ -713,6 +736,13 @@ ModeRun::SummarizeCheckmate(const nlohmann::json& iterations, double meanIt)
         dup += sh->GetDuplicateBytes();
     }
     summary["shadow_duplicate_bytes"] = dup;
+    uint64_t lost = 0;
+    for (const auto& m : m_helper.GetMirrors())
+    {
+        lost += m->GetDroppedPackets();
+    }
+    summary["mirror_loss_rate"] = m_c.MirrorLossRate();
+    summary["mirror_lost_packets"] = lost; // --mirrorLoss draws and the DropClone hook
     summary["repaired_packets"] = m_shadows->GetRepairRanges();
     summary["repaired_bytes"] = m_shadows->GetRepairBytes();
     bool all = !rec.empty();

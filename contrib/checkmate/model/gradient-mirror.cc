@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "gradient-mirror.h"
 
+#include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/integer.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/log.h"
 #include "ns3/udp-header.h"
@@ -42,6 +44,19 @@ GradientMirror::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&GradientMirror::m_job),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LossRate",
+                          "Probability that a clone is lost on its way to the shadow "
+                          "(drawn per clone; the shadow repairs it from the worker).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&GradientMirror::m_lossRate),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Stream",
+                          "First random-variable stream of LossRate draws; the mirror on "
+                          "the switch of node id k draws from Stream + k, so losses depend "
+                          "only on the fabric, the seed and the run number.",
+                          IntegerValue(950),
+                          MakeIntegerAccessor(&GradientMirror::m_stream),
+                          MakeIntegerChecker<int64_t>(0))
             .AddTraceSource("Mirrored",
                             "A clone left for a shadow: the packet's gradient tag, shadow address.",
                             MakeTraceSourceAccessor(&GradientMirror::m_mirrorTrace),
@@ -63,6 +78,7 @@ GradientMirror::DoDispose()
     // which holds the trace connection, goes away at the same time.
     m_socket = nullptr;
     m_node = nullptr;
+    m_lossRng = nullptr;
     Object::DoDispose();
 }
 
@@ -91,6 +107,8 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
         }
     }
     m_node = sw;
+    m_lossRng = CreateObject<UniformRandomVariable>();
+    m_lossRng->SetStream(m_stream + sw->GetId());
     m_socket = Socket::CreateSocket(sw, UdpSocketFactory::GetTypeId());
     m_socket->Bind();
     ipv4->TraceConnectWithoutContext("UnicastForward",
@@ -135,7 +153,9 @@ GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, ui
     uint32_t index = m_clonesOfIteration[tag.iteration]++;
     m_bytes += tag.length;
     ++m_packets;
-    if (m_drops.count({tag.iteration, index}))
+    // A lost clone: named by the test hook (DropClone) or drawn at LossRate.
+    const bool drawnLost = m_lossRate > 0 && m_lossRng->GetValue() < m_lossRate;
+    if (m_drops.count({tag.iteration, index}) || drawnLost)
     {
         ++m_dropped;
         m_dropTrace(tag);

@@ -246,9 +246,15 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         GatheredCollective gathered = DistributedSession::Gather(group.collective);
         if (!gathered.done)
         {
+            // Bounded, not a hang: the transport gave up (UDP: MaxRetries silent
+            // timeouts) and the simulator ran out of events; say how much it gave up.
+            Ptr<UdpMessageTransport> udp = DynamicCast<UdpMessageTransport>(transport);
+            const std::string abandoned = udp ? ", " + std::to_string(udp->GetMessagesAbandoned()) +
+                                                    " messages abandoned after MaxRetries timeouts"
+                                              : "";
             throw std::runtime_error("the " + options.collective +
-                                     " did not finish: traffic was "
-                                     "lost for good (see the transport's counters)");
+                                     " did not finish: traffic was lost for good" + abandoned +
+                                     " (see the transport's counters)");
         }
         const uint32_t n = static_cast<uint32_t>(group.collective->GetRanks().size());
         CollectiveRunResult r;

@@ -5,6 +5,7 @@
 #include "ns3/distributed-session.h"
 #include "ns3/double.h"
 #include "ns3/fast-forwarding.h"
+#include "ns3/fault-plan.h"
 #include "ns3/flow-hash-routing-helper.h"
 #include "ns3/flow-hash-routing.h"
 #include "ns3/internet-stack-helper.h"
@@ -14,14 +15,11 @@
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/route-planner.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/connected_components.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -451,72 +449,13 @@ FabricHelper::FailRandomLinks(Ptr<Cluster> cluster,
                               uint32_t count,
                               const std::vector<std::string>& classes)
 {
-    const auto& links = cluster->GetLinks();
-    std::vector<uint32_t> candidates;
-    for (const auto& l : links)
+    std::vector<bool> down;
+    for (const auto& l : cluster->GetLinks())
     {
-        if (!l.failed && std::find(classes.begin(), classes.end(), l.linkClass) != classes.end())
-        {
-            candidates.push_back(l.id);
-        }
+        down.push_back(l.failed);
     }
-    Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
-    std::vector<bool> down(links.size(), false);
-    for (const auto& l : links)
-    {
-        down[l.id] = l.failed;
-    }
-    // Ranks stay mutually reachable when every rank node is in one component.
-    auto connected = [&](const std::vector<bool>& off) {
-        boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS> g;
-        uint32_t nv = 0;
-        for (const auto& l : links)
-        {
-            nv = std::max({nv, l.nodeA + 1, l.nodeB + 1});
-        }
-        g = decltype(g)(nv);
-        for (const auto& l : links)
-        {
-            if (!off[l.id])
-            {
-                boost::add_edge(l.nodeA, l.nodeB, g);
-            }
-        }
-        std::vector<int> comp(nv);
-        boost::connected_components(g, comp.data());
-        int c0 = comp[cluster->GetRankNode(0)->GetId()];
-        for (uint32_t r = 1; r < cluster->GetNRanks(); ++r)
-        {
-            if (comp[cluster->GetRankNode(r)->GetId()] != c0)
-            {
-                return false;
-            }
-        }
-        return true;
-    };
-    std::vector<uint32_t> failed;
-    while (failed.size() < count && !candidates.empty())
-    {
-        uint32_t pick = rng->GetInteger(0, candidates.size() - 1);
-        uint32_t id = candidates[pick];
-        candidates.erase(candidates.begin() + pick);
-        down[id] = true;
-        if (connected(down))
-        {
-            failed.push_back(id);
-        }
-        else
-        {
-            down[id] = false;
-        }
-    }
-    if (failed.size() < count)
-    {
-        std::ostringstream os;
-        os << "cannot fail " << count << " links and keep every rank reachable; at most "
-           << failed.size() << " can fail on this fabric";
-        throw std::invalid_argument(os.str());
-    }
+    std::vector<uint32_t> failed =
+        FaultPlan::ChooseRandomLinks(cluster, count, classes, down, FaultPlan::kDefaultStream);
     for (uint32_t id : failed)
     {
         cluster->FailLink(id);

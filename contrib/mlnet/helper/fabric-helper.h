@@ -96,7 +96,9 @@ public:
 
     /**
      * \brief Fail `count` links chosen at random among the given classes, keeping every
-     * rank reachable, then recompute and install routes.
+     * rank reachable, then recompute and install routes. The draw has its own
+     * random-variable stream (FaultPlan::kDefaultStream): the same links on both data
+     * paths for one seed and run. Timed and named failures: FaultPlan.
      * \return the failed link ids
      * Throws std::invalid_argument when fewer than `count` links can fail safely.
      */

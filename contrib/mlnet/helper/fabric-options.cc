@@ -3,6 +3,7 @@
 
 #include "ns3/distributed-session.h"
 #include "ns3/fat-tree-helper.h"
+#include "ns3/fault-plan.h"
 #include "ns3/graph-fabric-helper.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/queue-size.h"
@@ -65,6 +66,18 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                   dataPath,
                   {"ipv4", "fast"});
     traces.AddToCommandLine(cmd);
+    // Faults (FaultPlan).
+    cmd.AddValue("fail",
+                 "faults, comma-separated: link:<id>, link:<node>-<node>, <class>:<index>, "
+                 "node:<node>, nic:rank<N>[.<k>], random:<N>, each optionally @<time>; "
+                 "<node> is rank<N> or switch<N> (e.g. tor-agg:0@200us,node:switch2@1ms)",
+                 fail);
+    cmd.AddValue("failAt",
+                 "simulated time of the --failLinks failures (0 = before the run)",
+                 failAt);
+    cmd.AddValue("convergence",
+                 "delay from a failure during the run to routes around it (e.g. 50us)",
+                 convergence);
 }
 
 void
@@ -113,14 +126,68 @@ Ptr<Cluster>
 FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>* helper) const
 {
     Ptr<Cluster> cluster = FabricRegistry::Build(request, helper);
-    if (failLinks > 0)
-    {
-        FabricHelper::FailRandomLinks(cluster,
-                                      failLinks,
-                                      FabricRegistry::FailableLinkClasses(request.fabric));
-    }
+    ApplyFaults(cluster, request.fabric);
     traces.Attach(cluster);
     return cluster;
+}
+
+bool
+FabricOptions::HasFaults() const
+{
+    return failLinks > 0 || !fail.empty();
+}
+
+void
+FabricOptions::ApplyFaults(Ptr<Cluster> cluster, const std::string& fabricName) const
+{
+    // Every flag is checked, faults or not, so a typo never passes unnoticed.
+    auto flagTime = [](const std::string& flag, const std::string& value) {
+        try
+        {
+            return ParseTime(value);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("--" + flag + ": " + e.what());
+        }
+    };
+    const Time at = flagTime("failAt", failAt);
+    const Time delay = flagTime("convergence", convergence);
+    if (!at.IsZero() && failLinks == 0)
+    {
+        throw std::invalid_argument("--failAt=" + failAt +
+                                    " times --failLinks failures; give --failLinks=N too, or "
+                                    "time named faults in --fail with @<time>");
+    }
+    Ptr<FaultPlan> plan = CreateObject<FaultPlan>();
+    plan->SetAttribute("Convergence", TimeValue(delay));
+    try
+    {
+        plan->Add(fail);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("--fail: ") + e.what());
+    }
+    plan->AddRandom(failLinks, at, "failLinks=" + std::to_string(failLinks));
+    if (plan->GetFaults().empty())
+    {
+        return;
+    }
+    try
+    {
+        plan->Apply(cluster,
+                    FabricRegistry::Has(fabricName)
+                        ? FabricRegistry::FailableLinkClasses(fabricName)
+                        : std::vector<std::string>{});
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string flags = fail.empty()     ? "--failLinks"
+                                  : failLinks == 0 ? "--fail"
+                                                   : "--fail/--failLinks";
+        throw std::invalid_argument(flags + ": " + e.what());
+    }
 }
 
 std::vector<std::string>

@@ -56,6 +56,10 @@ struct FabricOptions
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
     std::string dataPath{"ipv4"}; //!< ipv4 | fast (FabricHelper::SetDataPath)
     TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon (attached by Build)
+    // Faults (FaultPlan, doc/faults.md): named and timed failures, convergence delay.
+    std::string fail;              //!< --fail: fault list, e.g. tor-agg:0@200us,node:switch2@1ms
+    std::string failAt{"0s"};      //!< --failAt: time of the --failLinks failures
+    std::string convergence{"0s"}; //!< --convergence: failure to new routes (FaultPlan)
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).
     void AddToCommandLine(ScenarioCommandLine& cmd);
@@ -78,6 +82,14 @@ struct FabricOptions
                        std::shared_ptr<FabricHelper>* helper = nullptr) const;
     /// \return the link classes --failLinks may pick from on this fabric
     std::vector<std::string> FailableLinkClasses() const;
+    /// \return true when --fail or --failLinks asks for a failure
+    bool HasFaults() const;
+    /**
+     * \brief Apply --fail, --failLinks, --failAt and --convergence to a built fabric
+     * (Build does). Throws std::invalid_argument naming the flag and the bad item.
+     * \param fabricName the FabricRegistry name (its failable classes serve random faults)
+     */
+    void ApplyFaults(Ptr<Cluster> cluster, const std::string& fabricName) const;
     /// \return a short label, e.g. "fattree(r=3)", "torus(4x4)" or "graph(packed)" (file stem)
     std::string Label() const;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "run-report.h"
 
+#include "ns3/fault-log.h"
 #include "ns3/log.h"
 #include "ns3/output-files.h"
 #include "ns3/process-runtime.h"
@@ -33,8 +34,15 @@ NS_LOG_COMPONENT_DEFINE("MlnetRunReport");
 namespace
 {
 
-const std::set<std::string> kReserved =
-    {"name", "meta", "rows", "captures", "wall_s", "simulated_s", "events", "events_per_s"};
+const std::set<std::string> kReserved = {"name",
+                                         "meta",
+                                         "rows",
+                                         "captures",
+                                         "failures",
+                                         "wall_s",
+                                         "simulated_s",
+                                         "events",
+                                         "events_per_s"};
 
 void
 FlattenInto(const nlohmann::json& value, const std::string& prefix, nlohmann::json& out)
@@ -100,7 +108,8 @@ Microseconds(Time t)
 RunReport::RunReport(const std::string& name)
     : m_name(name),
       m_wallStart(std::chrono::steady_clock::now()),
-      m_firstCapture(CaptureLog::Count())
+      m_firstCapture(CaptureLog::Count()),
+      m_firstFault(FaultLog::Count())
 {
 }
 
@@ -247,6 +256,15 @@ RunReport::ToJson() const
         for (const CaptureFile& f : captures)
         {
             doc["captures"].push_back(CaptureLog::ToJson(f));
+        }
+    }
+    std::vector<FaultRecord> faults = FaultLog::Since(m_firstFault);
+    if (!faults.empty())
+    {
+        doc["failures"] = nlohmann::json::array();
+        for (const FaultRecord& f : faults)
+        {
+            doc["failures"].push_back(FaultLog::ToJson(f));
         }
     }
     RunOutputs::AddTo(doc); // --timeline, --linkMonitor, --messages, --flowmon
@@ -473,6 +491,30 @@ RunReport::Print(std::ostream& os) const
     for (size_t r = 0; r < cells.size(); ++r)
     {
         emit(cells[r], numeric[r]);
+    }
+    std::vector<FaultRecord> faults = FaultLog::Since(m_firstFault);
+    if (!faults.empty())
+    {
+        // One line: what failed, when, when routes were back, what it lost.
+        os << "failures:";
+        uint64_t lost = 0;
+        for (size_t i = 0; i < faults.size(); ++i)
+        {
+            const FaultRecord& f = faults[i];
+            os << (i ? ";" : "") << " " << f.element << " ";
+            if (f.element == "link")
+            {
+                os << f.links.front() << " " << f.classes.front() << " " << f.endpoints.front();
+            }
+            else
+            {
+                os << f.node << " (" << f.links.size() << " links)";
+            }
+            os << " at " << FormatSeconds(f.atSeconds) << ", routes "
+               << FormatSeconds(f.convergedSeconds);
+            lost += f.framesLost;
+        }
+        os << "; " << lost << " frames lost\n";
     }
     Cost c = MeasureCost();
     os << FormatCost(c.wallSeconds, c.simulatedSeconds, c.events) << "\n";

@@ -9,7 +9,8 @@
  * class, ...), and always the cost of the run: wall seconds, simulated seconds,
  * simulator events executed and events per wall second. The capture files (pcap)
  * opened while the report existed are listed in "captures" (CaptureLog), each with
- * its fabric and simulation.
+ * its fabric and simulation. The failures injected while it existed (FaultLog) are
+ * listed in "failures" and summed up in one printed line.
  *
  * Files are written through OutputFiles: inside RunReport::Main they are staged
  * under hidden temporaries and renamed together when the whole run succeeded, or
@@ -196,6 +197,7 @@ private:
     double m_closedSimulated{0}; //!< simulated seconds of closed simulations
     uint64_t m_closedEvents{0};  //!< events of closed simulations
     std::size_t m_firstCapture;  //!< CaptureLog position when the report was made
+    std::size_t m_firstFault;    //!< FaultLog position when the report was made
     bool m_stopped{false};
     Cost m_frozen;
 };

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Fault injection as a user drives it (collective-validation --fail, --failLinks,
+// --convergence): the results document names each failed element with its time and the
+// time its routes converged, the printed output says it in one line, the same flags give
+// the same document, and both data paths fail the same links for one --RngRun.
+#include "example-process.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <unistd.h>
+
+using namespace mlnettest;
+
+namespace
+{
+
+std::string
+JsonPath(const std::string& tag)
+{
+    return ::testing::TempDir() + "/faults-" + tag + "-" + std::to_string(getpid()) + ".json";
+}
+
+nlohmann::json
+RunJson(const std::string& flags, const std::string& tag, ExampleRun* run = nullptr)
+{
+    const std::string path = JsonPath(tag);
+    ExampleRun r = RunExample("collective-validation", flags + " --json=" + path);
+    EXPECT_EQ(r.status, 0) << flags << ": " << r.err;
+    if (run)
+    {
+        *run = r;
+    }
+    nlohmann::json doc = r.status == 0 ? ReadJson(path) : nlohmann::json();
+    std::remove(path.c_str());
+    return doc;
+}
+
+} // namespace
+
+TEST(FaultInjection, MidRunFailureIsListedWithItsTimesAndLosses)
+{
+    const std::string flags = "--fabric=fattree --ranks=8 --bytes=1MiB "
+                              "--fail=tor-agg:3@40us --convergence=20us";
+    ExampleRun run;
+    nlohmann::json doc = RunJson(flags, "mid", &run);
+    ASSERT_TRUE(doc.contains("failures")) << doc.dump();
+    ASSERT_EQ(doc["failures"].size(), 1u);
+    const nlohmann::json& f = doc["failures"][0];
+    EXPECT_EQ(f["item"], "tor-agg:3@40us");
+    EXPECT_EQ(f["element"], "link");
+    EXPECT_EQ(f["class"], "tor-agg");
+    // 8 host-tor links come first (ids 0..7); ToR k's uplinks follow: tor-agg:3 is link 11,
+    // ToR 1 (switch1) to the second aggregation switch (switch5).
+    EXPECT_EQ(f["link"], 11);
+    EXPECT_EQ(f["endpoints"], "switch1-switch5");
+    EXPECT_EQ(f["at_s"].get<double>(), 40e-6);
+    EXPECT_EQ(f["routes_converged_s"].get<double>(), 60e-6);
+    EXPECT_GT(f["frames_lost"].get<int>(), 0);
+    EXPECT_EQ(doc["rows"][0]["failed_links"], 1);
+    EXPECT_NE(
+        run.out.find("failures: link 11 tor-agg switch1-switch5 at 40.0 us, routes 60.0 us; "),
+        std::string::npos)
+        << run.out;
+
+    // Same flags, same document (wall-clock fields aside).
+    nlohmann::json again = RunJson(flags, "mid2");
+    StripWall(doc);
+    StripWall(again);
+    doc.erase("meta");
+    again.erase("meta");
+    EXPECT_EQ(doc.dump(), again.dump());
+}
+
+TEST(FaultInjection, BothDataPathsFailTheSameLinks)
+{
+    const std::string flags = "--fabric=fattree --ranks=16 --bytes=256KiB --failLinks=3 "
+                              "--failAt=20us --convergence=10us --RngRun=5";
+    nlohmann::json ipv4 = RunJson(flags + " --dataPath=ipv4", "ipv4");
+    nlohmann::json fast = RunJson(flags + " --dataPath=fast", "fast");
+    ASSERT_EQ(ipv4["failures"].size(), 3u);
+    std::vector<int> links;
+    for (size_t i = 0; i < 3; ++i)
+    {
+        EXPECT_EQ(ipv4["failures"][i]["link"], fast["failures"][i]["link"]) << i;
+        EXPECT_EQ(ipv4["failures"][i]["endpoints"], fast["failures"][i]["endpoints"]) << i;
+        EXPECT_EQ(ipv4["failures"][i]["item"], "failLinks=3");
+        EXPECT_EQ(ipv4["failures"][i]["at_s"].get<double>(), 20e-6);
+        EXPECT_EQ(ipv4["failures"][i]["routes_converged_s"].get<double>(), 30e-6);
+    }
+    // The fast path is exact: the same completion time as the IPv4 path, failures and all.
+    EXPECT_EQ(ipv4["rows"][0]["simulated_s"], fast["rows"][0]["simulated_s"]);
+}
+
+TEST(FaultInjection, BadFaultsGiveOneErrorLine)
+{
+    const std::string json = JsonPath("bad");
+    for (const char* bad : {"--fail=tor-agg:99",
+                            "--fail=spine:0",
+                            "--fail=tor-agg:0@-1us",
+                            "--fail=host-tor:0",
+                            "--fail=tor-agg:0 --convergence=soon",
+                            "--failAt=1ms"})
+    {
+        ExampleRun r = RunExample("collective-validation",
+                                  std::string("--fabric=fattree ") + bad + " --json=" + json);
+        EXPECT_EQ(r.status, 1) << bad;
+        EXPECT_EQ(r.err.rfind("error: --", 0), 0u) << bad << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+        EXPECT_FALSE(std::ifstream(json).good()) << bad << ": no results written";
+    }
+}
+
+// checkmate-recovery --mirrorLoss: mirrored packets lost at the switch as the flag asks,
+// seeded by --RngRun, repaired by the shadows, which still match the workers.
+TEST(FaultInjection, MirrorLossFromTheCommandLine)
+{
+    const std::string small = "checkmate-recovery";
+    const std::string flags = "--workers=4 --shadows=2 --inputs=8 --hidden=16 --classes=4 "
+                              "--compute=100us --iterations=8 --mirrorLoss=0.2";
+    auto summary = [&](const std::string& extra, const std::string& tag) {
+        const std::string path = JsonPath(tag);
+        ExampleRun r = RunExample(small, flags + extra + " --json=" + path);
+        EXPECT_EQ(r.status, 0) << r.err;
+        nlohmann::json s = r.status == 0 ? ReadJson(path)["summary"] : nlohmann::json();
+        std::remove(path.c_str());
+        return s;
+    };
+    nlohmann::json a = summary("", "cm-a");
+    ASSERT_TRUE(a.contains("mirror_lost_packets")) << a.dump();
+    // 8 iterations mirror 4 chunks of 212 B each (8 x 4 x 212 bytes, see
+    // checkmate-recovery-test.cc), one clone per chunk: 32 clones; at p = 0.2 none is
+    // lost with probability 0.8^32 = 0.08 %, all with 0.2^32.
+    const uint64_t lost = a["mirror_lost_packets"].get<uint64_t>();
+    EXPECT_GT(lost, 0u);
+    EXPECT_LT(lost, 32u);
+    EXPECT_DOUBLE_EQ(a["mirror_loss_rate"].get<double>(), 0.2);
+    EXPECT_GE(a["repaired_packets"].get<uint64_t>(), 1u) << "lost clones are repaired";
+    EXPECT_TRUE(a["shadow_matches_workers"].get<bool>());
+    EXPECT_EQ(summary("", "cm-b")["mirror_lost_packets"], lost) << "same run, same losses";
+    std::set<uint64_t> byRun{lost};
+    for (const char* run : {" --RngRun=2", " --RngRun=3", " --RngRun=4"})
+    {
+        byRun.insert(summary(run, "cm-run")["mirror_lost_packets"].get<uint64_t>());
+    }
+    EXPECT_GT(byRun.size(), 1u) << "the run number seeds the losses";
+    for (const char* bad : {"--mirrorLoss=1.5", "--mirrorLoss=-0.1", "--mirrorLoss=0.1x"})
+    {
+        ExampleRun r = RunExample(small, flags + " " + bad);
+        EXPECT_EQ(r.status, 1) << bad;
+        EXPECT_EQ(r.err.rfind("error: --mirrorLoss=", 0), 0u) << bad << ": " << r.err;
+    }
+}
+
+// A transport that cannot recover ends the run with an error, not a hang: UDP gives up
+// after 2 silent timeouts (200 us, then 400 us) long before routes come back (20 ms).
+TEST(FaultInjection, UnrecoverableLossEndsWithAnErrorNotAHang)
+{
+    ExampleRun r = RunExample("collective-validation",
+                              "--fabric=fattree --ranks=8 --bytes=1MiB --fail=tor-agg:3@40us "
+                              "--convergence=20ms --ns3::UdpMessageTransport::MaxRetries=2");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err.rfind("error: the allreduce did not finish: traffic was lost for good, ", 0),
+              0u)
+        << r.err;
+    EXPECT_NE(r.err.find(" messages abandoned after MaxRetries timeouts"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("error: the allreduce did not finish: traffic was lost for good, 0 "),
+              std::string::npos)
+        << "something was abandoned: " << r.err;
+}
