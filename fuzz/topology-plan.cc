@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the TopoOpt plan reader (TopologyPlan::FromJson, which parses and
  * validates what topoopt-cluster --plan=FILE reads). Seeds: fuzz/seeds/topology-plan/
- * (plans written by topoopt-plan; no plan file is shipped).
+ * (no plan file is shipped: the unit tests' 4-server plan and the plan topoopt-plan
+ * --servers=8 --degree=4 writes).
  * Invariant of an accepted plan: it round-trips (FromJson(ToJson()) is the same plan).
  */
 #include "ns3/topology-plan.h"

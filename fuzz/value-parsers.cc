@@ -8,8 +8,8 @@
  * any other byte modulo 5), the rest is the flag's value. Seeds:
  * fuzz/seeds/value-parsers/ (one per parser, e.g. "b64KiB").
  * Invariants of an accepted value, from each parser's contract: a size and a rate are
- * positive, a time is not negative, and a size is at least the number written (a unit
- * never makes it smaller: no wrap-around).
+ * positive, a time is not negative, and a size is the number written times one unit,
+ * exactly (no wrap-around).
  */
 #include "fuzz-input.h"
 
@@ -59,8 +59,17 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         case 0: {
             const uint64_t bytes = ns3::ParseByteSize(text);
             Require(bytes > 0, "ParseByteSize accepted a zero size");
-            Require(bytes >= LeadingNumber(text),
-                    "ParseByteSize returned less than the number written (overflow)");
+            // The size is the number written times one unit, exactly (no wrap-around).
+            const uint64_t n = LeadingNumber(text);
+            const uint64_t units[] = {1, 1000, 1000000, 1000000000, 1 << 10, 1 << 20, 1 << 30};
+            bool exact = false;
+            for (uint64_t unit : units)
+            {
+                exact = exact || (n <= UINT64_MAX / unit && bytes == n * unit);
+            }
+            Require(exact,
+                    "ParseByteSize's size is not the number written times a unit "
+                    "(overflow)");
             break;
         }
         case 1:
