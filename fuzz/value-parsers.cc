@@ -76,7 +76,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             Require(ns3::ParseDataRate(text).GetBitRate() > 0, "ParseDataRate accepted zero");
             break;
         case 2:
-            Require(!ns3::ParseTime(text).IsNegative(), "ParseTime returned a negative time");
+            Require(!ns3::ParseTime(text).IsStrictlyNegative(),
+                    "ParseTime returned a negative time");
             break;
         case 3:
             // Sizes below 2 are TorusHelper::Install's to reject.
