@@ -2,7 +2,7 @@
 """Checks that every C++ source of the suite carries an SPDX licence line.
 
 The suite is GPL-2.0-only, as ns-3 is (LICENSE). Every .h and .cc under contrib/,
-examples/, test/, bench/, cmake/ and doc/ must have, among its first three lines,
+examples/, test/, bench/, fuzz/, cmake/ and doc/ must have, among its first three lines,
   // SPDX-License-Identifier: GPL-2.0-only
 Usage: check-spdx.py [ROOT]          exit 1 naming every file without it
        check-spdx.py --add [ROOT]    add the line at the top of every file without it
@@ -11,7 +11,7 @@ import pathlib
 import sys
 
 LINE = "// SPDX-License-Identifier: GPL-2.0-only"
-FOLDERS = ["contrib", "examples", "test", "bench", "cmake", "doc"]
+FOLDERS = ["contrib", "examples", "test", "bench", "fuzz", "cmake", "doc"]
 
 
 def sources(root):

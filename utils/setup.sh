@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Installs, only when missing, every Debian package the project needs to build,
 # test, run its examples and draw its plots. Idempotent: a second run does nothing.
-# Usage: utils/setup.sh [--optimized [--force]]
+# Usage: utils/setup.sh [--fuzz] [--optimized [--force]]
+#   --fuzz       also clang 14 and its runtimes (libFuzzer, ASan, UBSan) for the fuzz
+#                targets and the sanitizer subset (utils/fuzz.sh, utils/test.sh
+#                --sanitize-subset)
 #   --optimized  then also builds ns-3 3.37 from Debian's source package, optimized and
 #                with MPI, into third_party/ns3-opt/ (utils/build-ns3.sh; once, a few
 #                minutes; --force rebuilds it).
 set -euo pipefail
-optimized=0
-case "${1:-}" in
-  "") ;;
-  --optimized) optimized=1; shift ;;
-  *) echo "setup: unknown argument '$1' (usage: utils/setup.sh [--optimized [--force]])" >&2
-     exit 2 ;;
-esac
+optimized=0; fuzz=0
+usage="usage: utils/setup.sh [--fuzz] [--optimized [--force]]"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --fuzz) fuzz=1; shift ;;
+    --optimized) optimized=1; shift; break ;;
+    *) echo "setup: unknown argument '$1' ($usage)" >&2
+       exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake pkg-config
@@ -22,6 +28,9 @@ packages=(
   python3 python3-matplotlib         # utils/plot and the examples' PNGs
   tshark                             # tests: pcap captures decode as IPv4/UDP
 )
+if [ $fuzz -eq 1 ]; then
+  packages+=(clang-14 libclang-rt-14-dev) # libFuzzer and the sanitizer runtimes
+fi
 
 missing=()
 for p in "${packages[@]}"; do
