@@ -51,12 +51,13 @@ struct CheckmateRunConfig
     double shadowMemoryBandwidth{20e9}; //!< shadow DRAM bandwidth (B/s)
     std::string restart{"0s"};          //!< fixed restart time of a recovery (process restart)
     int64_t dropClone{-1};              //!< test hook: drop clone #0 of this iteration (-1: none)
-    std::string mirrorLoss{"0"};        //!< --mirrorLoss: probability a clone is lost (0 <= p <= 1)
+    double mirrorLoss{0};               //!< --mirrorLoss: probability a clone is lost (0 <= p <= 1)
     TraceOptions traces;                //!< --pcap, --pcapClass, --flowmon
 
     /// \brief Throw std::invalid_argument naming the bad flag.
     void Validate() const;
-    /// \return --mirrorLoss as a probability (throws std::invalid_argument naming the flag)
+    /// \return mirrorLoss, checked to be a probability (throws std::invalid_argument naming the
+    /// flag)
     double MirrorLossRate() const;
     /// \return the model's parameter count
     uint64_t Parameters() const;
