@@ -88,7 +88,9 @@ main(int argc, char* argv[])
                   << " accepted, " << r.rebuilds << " topology rebuilds\n"
                   << "predicted iteration: " << r.cost.total << " s (compute " << r.cost.compute
                   << ", all-reduce " << r.cost.allReduce << ", model parallel "
-                  << r.cost.modelParallel << "); start " << r.startCost.total << " s\n";
+                  << r.cost.modelParallel << "); start " << r.startCost.total << " s\n"
+                  << "degree split: " << (r.finder.releasedSplitChosen ? "released" : "fixed")
+                  << " (d_A " << r.finder.degreeAllReduce << " of " << degree << ")\n";
         report.SetColumns({"model", "servers", "degree", "diameter", "predicted_iteration_s"});
         report.Add({{"model", profile.GetName()},
                     {"servers", servers},
@@ -102,7 +104,9 @@ main(int argc, char* argv[])
                     {"start_iteration_s", r.startCost.total},
                     {"steps", r.steps},
                     {"accepted", r.accepted},
-                    {"rebuilds", r.rebuilds}});
+                    {"rebuilds", r.rebuilds},
+                    {"degree_split", r.finder.releasedSplitChosen ? "released" : "fixed"},
+                    {"degree_allreduce", r.finder.degreeAllReduce}});
         report.Set("plan", nlohmann::json::parse(r.plan.ToJson(0)));
         report.Set("strategy", r.strategy.ToJson(profile));
         report.Finish(std::cout, json);

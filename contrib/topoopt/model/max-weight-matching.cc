@@ -27,8 +27,7 @@ namespace
 using EdgeProperty = boost::property<boost::edge_weight_t, int64_t>;
 using MatchGraph = boost::
     adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, boost::no_property, EdgeProperty>;
-constexpr double kLevels = 65536.0;       // 2^16 demand quanta for the largest demand
-constexpr size_t kInProcessVertices = 16; // up to this size Boost runs in-process
+constexpr double kLevels = 65536.0; // 2^16 demand quanta for the largest demand
 
 /**
  * Runs Boost's maximum_weighted_matching in a child process, so that a crash
@@ -290,27 +289,22 @@ MaxWeightMatching::BoostMatching(const Eigen::MatrixXd& w, double wmax, std::vec
         }
     }
     ++m_boostCalls;
-    bool ok = true;
-    if (m <= kInProcessVertices)
+    // Every call runs in the guarded child: in-process runs on as few as 12-14
+    // vertices segfaulted or never returned on the shipped profiles' dense, tied
+    // demand (DLRM with tables spread over the servers; issue 17).
+    bool ok = RunBoostGuarded(g, m, mate);
+    if (ok && !IsMatching(w, mate))
     {
-        // Small problems: no failure seen in thousands of jittered trials, and a
-        // fork per call would cost more than the matching.
-        std::vector<boost::graph_traits<MatchGraph>::vertex_descriptor> bm(m);
-        boost::maximum_weighted_matching(g, bm.data());
-        for (size_t a = 0; a < m; ++a)
-        {
-            mate[a] = bm[a] != boost::graph_traits<MatchGraph>::null_vertex()
-                          ? static_cast<int64_t>(bm[a])
-                          : -1;
-        }
-    }
-    else
-    {
-        ok = RunBoostGuarded(g, m, mate);
+        // Boost 1.74 can also return mates that are no matching (seen: 18 servers, a
+        // dense DLRM demand, mate[2] = 3 but mate[3] = 5); a server would get two
+        // circuits on one plane. Such an answer counts as a failure.
+        NS_LOG_WARN("Boost maximum_weighted_matching returned no matching");
+        ok = false;
     }
     if (!ok)
     {
-        // Boost crashed or did not return: greedy by weight, then 2-opt below.
+        // Boost crashed, did not return or gave no matching: greedy by weight,
+        // then 2-opt below.
         ++m_boostFailures;
         NS_LOG_WARN("Boost maximum_weighted_matching failed on "
                     << m << " vertices and " << edges.size() << " edges; greedy + 2-opt");
@@ -327,6 +321,26 @@ MaxWeightMatching::BoostMatching(const Eigen::MatrixXd& w, double wmax, std::vec
             }
         }
     }
+}
+
+bool
+MaxWeightMatching::IsMatching(const Eigen::MatrixXd& w, const std::vector<int64_t>& mate)
+{
+    const int64_t m = static_cast<int64_t>(mate.size());
+    for (int64_t a = 0; a < m; ++a)
+    {
+        const int64_t b = mate[a];
+        if (b == -1)
+        {
+            continue;
+        }
+        // A mate in range, not itself, mated back, over an edge with demand.
+        if (b < 0 || b >= m || b == a || mate[b] != a || w(a, b) <= 0)
+        {
+            return false;
+        }
+    }
+    return true;
 }
 
 void

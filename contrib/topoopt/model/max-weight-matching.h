@@ -23,10 +23,13 @@
  *      integer weights are what the algorithm's dual updates expect) and every
  *      edge gets a random tie-breaking jitter from an ns-3 stream (~2^31 levels),
  *      scaled so that the jitter of a whole matching stays below one quantum.
- *  (3) Above 16 vertices Boost runs in a forked child process with a time limit
- *      (2 s + 5e-8 m^3 s; a fork costs ~10 ms, hence small problems run in-process);
- *      if it crashes or times out, a greedy matching (heaviest edge first) is
- *      used instead. GetBoostFailures() counts those.
+ *  (3) Boost runs in a forked child process with a time limit (2 s + 5e-8 m^3 s;
+ *      a fork costs ~10 ms). Small problems used to run in-process, but on the
+ *      shipped profiles' dense, tied demand Boost segfaulted (12 and 14 vertices)
+ *      or never returned (14 vertices). If it crashes, times out or returns mates
+ *      that are no matching (seen at 18 vertices: mate[a] = b but mate[b] != a),
+ *      a greedy matching (heaviest edge first) is used instead.
+ *      GetBoostFailures() counts those.
  *  (4) The result is improved by 2-opt swaps (a, b)(c, d) -> (a, c)(b, d) /
  *      (a, d)(b, c) on the exact weights until none helps. GetRepairs() counts
  *      the matchings it improved.
@@ -76,7 +79,8 @@ public:
                          const std::vector<std::pair<uint32_t, uint32_t>>& pairs);
     /// \brief How many times the 2-opt pass improved Boost's answer so far.
     uint32_t GetRepairs() const;
-    /// \brief How many Boost runs crashed or timed out (greedy + 2-opt used instead).
+    /// \brief How many Boost runs crashed, timed out or returned no matching (greedy +
+    /// 2-opt used instead).
     uint32_t GetBoostFailures() const;
     /// \brief How many times Boost was called (random matchings excluded).
     uint32_t GetBoostCalls() const;
@@ -94,6 +98,8 @@ private:
     /// Boost's matching of the edges with demand (quantized and jittered weights);
     /// greedy by weight if Boost fails. Leaves servers without demand unmatched.
     void BoostMatching(const Eigen::MatrixXd& w, double wmax, std::vector<int64_t>& mate);
+    /// True if every mate is -1 or a vertex mated back over an edge of positive weight.
+    static bool IsMatching(const Eigen::MatrixXd& w, const std::vector<int64_t>& mate);
     /// Pairs the servers left unmatched (zero demand to each other) at random.
     void PairUnmatched(std::vector<int64_t>& mate) const;
     /// 2-opt repair on the exact weights (boostorg/graph#399); true if it improved `mate`.

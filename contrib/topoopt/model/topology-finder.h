@@ -32,9 +32,15 @@
  * fewer candidate jumps than ports) become matchings on the decayed MP demand; with no MP demand
  * those are random perfect matchings (expander-like, they shorten the diameter).
  *
- * What it leaves out: the parallelization-strategy search (MCMC) and any timing;
- * the flags ReleasedDegreeSplit / ReleasedGroupShare reproduce the released
- * code's two bugs for comparison.
+ * Degree split, better of two. Fix 1 can predict a slower iteration than the
+ * released d_A = d (NCF, 16 servers, degree 8: 0.706 vs 0.609 ms), so with a
+ * plan cost (SetPlanCost: the search's predicted iteration time) Find builds the
+ * plans of both splits from the same stream state and returns the cheaper (the
+ * fixed one on a tie); the report says which.
+ *
+ * What it leaves out: the parallelization-strategy search (MCMC) and any timing
+ * of its own (the cost is given); the flags ReleasedDegreeSplit /
+ * ReleasedGroupShare reproduce the released code's two bugs for comparison.
  */
 #ifndef TOPOOPT_TOPOLOGY_FINDER_H
 #define TOPOOPT_TOPOLOGY_FINDER_H
@@ -46,6 +52,7 @@
 
 #include <Eigen/Dense>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -80,6 +87,11 @@ struct FinderReport
     std::vector<uint32_t> groupRings; //!< rings per input group (after merging by size)
     double trafficAllReduce{0};       //!< T_AR (bytes)
     double trafficModelParallel{0};   //!< T_MP (bytes)
+    bool releasedSplitChosen{false};  //!< the plan uses the released split d_A = d
+    uint32_t degreeAllReduceFixed{0}; //!< d_A of the fixed split (fix 1), chosen or not
+    bool splitsCompared{false};       //!< both splits were built and costed
+    double fixedSplitCost{0};         //!< plan cost of the fixed split (if compared)
+    double releasedSplitCost{0};      //!< plan cost of the released split (if compared)
 };
 
 /**
@@ -107,6 +119,21 @@ public:
     TopologyPlan Find(uint32_t servers,
                       const std::vector<AllReduceGroup>& groups,
                       const Eigen::MatrixXd& mpDemand);
+
+    /// Predicted iteration time of a plan (s), e.g. TopoOptSearch::Estimate for a strategy.
+    using PlanCost = std::function<double(const TopologyPlan&)>;
+    /**
+     * \brief Cost that picks between the two degree splits.
+     * When set, CompareReleasedSplit is true, ReleasedDegreeSplit is false and the
+     * fixed split gives d_A < d, Find builds the plans of both splits and returns
+     * the one with the lower cost (the fixed split's on a tie). With an assigned
+     * stream (AssignStreams) both plans are then built from the stream's start, so
+     * each is the plan a new finder on that stream builds with that split, and Find
+     * returns the same plan for the same input every time. An empty function (the
+     * default) keeps the fixed split.
+     * \param cost the predicted iteration time of a plan (s)
+     */
+    void SetPlanCost(PlanCost cost);
 
     /// \brief The decisions of the last Find().
     const FinderReport& GetLastReport() const;
@@ -155,8 +182,13 @@ private:
                                                    const std::vector<AllReduceGroup>& groups);
     /// One GroupWant per merged size, ascending, with its traffic S (2g - 1).
     static std::vector<GroupWant> GroupWants(const std::map<uint32_t, double>& merged);
-    /// d_A, the ports that go to rings (fix 1); recorded in the report.
-    uint32_t SplitDegree(uint32_t n, double tAr, double tMp);
+    /// d_A, the ports that go to rings: fix 1, or d with `released`.
+    uint32_t SplitDegree(uint32_t n, double tAr, double tMp, bool released) const;
+    /// The plan for d_A ring ports (every phase below); fills the report.
+    TopologyPlan BuildPlan(uint32_t n,
+                           const std::map<uint32_t, double>& merged,
+                           const Eigen::MatrixXd& demand,
+                           uint32_t dA);
     /// The groups with traffic, in the reference's order (S (2g - 1) / g descending).
     static std::vector<GroupWant*> ActiveGroups(std::vector<GroupWant>& want);
     /// Rings per group (fix 2); returns the group spanning all n servers, if any.
@@ -205,7 +237,10 @@ private:
     bool m_releasedDegreeSplit;
     bool m_releasedGroupShare;
     bool m_routeAllPairs;
+    bool m_compareReleasedSplit;
+    PlanCost m_planCost;
     Ptr<UniformRandomVariable> m_rng;
+    int64_t m_stream{-1}; //!< the stream AssignStreams gave (-1: none)
     FinderReport m_report;
     TracedCallback<uint32_t, uint32_t> m_ringChosen;    //!< (group size, jump)
     TracedCallback<uint32_t, uint32_t> m_matchingAdded; //!< (plane, circuits added)

@@ -116,7 +116,9 @@ TopoOptSearch::AssignStreams(int64_t stream)
 }
 
 TopologyPlan
-TopoOptSearch::BuildTopology(const ModelProfile& profile, const ParallelStrategy& s) const
+TopoOptSearch::BuildTopology(const ModelProfile& profile,
+                             const ParallelStrategy& s,
+                             FinderReport* report) const
 {
     Ptr<TopologyFinder> finder = CreateObject<TopologyFinder>();
     finder->SetAttribute("Degree", UintegerValue(m_degree));
@@ -134,7 +136,13 @@ TopoOptSearch::BuildTopology(const ModelProfile& profile, const ParallelStrategy
         groups.push_back({n, double(ar)});
     }
     Eigen::MatrixXd demand = s.ModelParallelDemand(profile);
+    finder->SetPlanCost(
+        [&](const TopologyPlan& candidate) { return Estimate(profile, s, candidate).total; });
     TopologyPlan plan = finder->Find(n, groups, demand.isZero() ? Eigen::MatrixXd() : demand);
+    if (report)
+    {
+        *report = finder->GetLastReport();
+    }
     finder->Dispose();
     return plan;
 }
@@ -312,7 +320,9 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
     auto wallStart = std::chrono::steady_clock::now();
     SearchResult r;
     r.start = start;
-    TopologyPlan plan = BuildTopology(profile, start);
+    FinderReport finder;
+    TopologyPlan plan = BuildTopology(profile, start, &finder);
+    r.finder = finder;
     r.startCost = Estimate(profile, start, plan);
     r.strategy = start;
     r.plan = plan;
@@ -364,7 +374,7 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
         }
         ++r.accepted;
         current = cand;
-        plan = BuildTopology(profile, current);
+        plan = BuildTopology(profile, current, &finder);
         ++r.rebuilds;
         m_rebuildTrace(step);
         StrategyCost cost = Estimate(profile, current, plan);
@@ -374,6 +384,7 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
             r.strategy = current;
             r.plan = plan;
             r.cost = cost;
+            r.finder = finder;
             m_newBestTrace(step, cost.total);
         }
     }

@@ -12,11 +12,12 @@
  * exp(-Alpha * (next - current)), times in milliseconds as in FlexFlow's
  * simulator. On acceptance the topology is rebuilt for the new strategy's traffic
  * (all-reduce group of all n servers with the data-parallel bytes, MP demand
- * matrix) and the strategy is re-timed on it; every ResetInterval steps the walk
- * returns to the best strategy and its topology. The result is never worse than
- * the start. Every random draw comes from ns-3 streams (AssignStreams): one for
- * the walk, one for the finder, which is created afresh (same stream) for each
- * rebuild, so a strategy always maps to the same topology and one seed
+ * matrix; the finder keeps whichever degree split, fixed or released, this
+ * search's Estimate predicts faster) and the strategy is re-timed on it; every ResetInterval steps
+ * the walk returns to the best strategy and its topology. The result is never worse than the start.
+ * Every random draw comes from ns-3 streams (AssignStreams): one for the walk, one for the finder,
+ * which is created afresh (same stream) for each rebuild, so a strategy always maps to the same
+ * topology and one seed
  * (--RngRun) gives one plan.
  *
  * The cost (Estimate) is a plan-level alpha-beta model, fast enough for
@@ -46,6 +47,7 @@
 #include "ns3/object.h"
 #include "ns3/parallel-strategy.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/topology-finder.h"
 #include "ns3/topology-plan.h"
 #include "ns3/traced-callback.h"
 
@@ -81,6 +83,7 @@ struct SearchResult
     uint32_t rebuilds{0};          //!< topology rebuilds
     uint32_t resets{0};            //!< returns to the best
     bool wallClockLimitHit{false}; //!< the search stopped at WallClockLimit
+    FinderReport finder;           //!< the finder's decisions for plan (degree split chosen)
 };
 
 /**
@@ -111,8 +114,14 @@ public:
     /// \brief Search from a given strategy.
     SearchResult Run(const ModelProfile& profile, const ParallelStrategy& start);
 
-    /// \brief The topology TopologyFinder builds for a strategy's traffic (pure function).
-    TopologyPlan BuildTopology(const ModelProfile& profile, const ParallelStrategy& s) const;
+    /**
+     * \brief The topology TopologyFinder builds for a strategy's traffic (pure function).
+     * The finder picks the degree split whose plan Estimate predicts faster.
+     * \param report if not null, receives the finder's report
+     */
+    TopologyPlan BuildTopology(const ModelProfile& profile,
+                               const ParallelStrategy& s,
+                               FinderReport* report = nullptr) const;
     /// \brief Plan-level predicted iteration time (see the file comment).
     StrategyCost Estimate(const ModelProfile& profile,
                           const ParallelStrategy& s,
