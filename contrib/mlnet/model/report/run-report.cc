@@ -6,6 +6,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-outputs.h"
 #include "ns3/simulator.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/version-defines.h"
 
 #include <algorithm>
@@ -32,8 +33,15 @@ NS_LOG_COMPONENT_DEFINE("MlnetRunReport");
 namespace
 {
 
-const std::set<std::string> kReserved =
-    {"name", "meta", "rows", "captures", "wall_s", "simulated_s", "events", "events_per_s"};
+const std::set<std::string> kReserved = {"name",
+                                         "meta",
+                                         "rows",
+                                         "captures",
+                                         "accounting",
+                                         "wall_s",
+                                         "simulated_s",
+                                         "events",
+                                         "events_per_s"};
 
 /// Write text to path through a temporary file in the same directory and a rename.
 void
@@ -152,7 +160,8 @@ Microseconds(Time t)
 RunReport::RunReport(const std::string& name)
     : m_name(name),
       m_wallStart(std::chrono::steady_clock::now()),
-      m_firstCapture(CaptureLog::Count())
+      m_firstCapture(CaptureLog::Count()),
+      m_firstAccounting(TrafficAccounting::LogCount())
 {
 }
 
@@ -301,6 +310,15 @@ RunReport::ToJson() const
             doc["captures"].push_back(CaptureLog::ToJson(f));
         }
     }
+    std::vector<TrafficCounts> accounting = TrafficAccounting::LogSince(m_firstAccounting);
+    if (!accounting.empty())
+    {
+        doc["accounting"] = nlohmann::json::array();
+        for (const TrafficCounts& a : accounting)
+        {
+            doc["accounting"].push_back(a.ToJson());
+        }
+    }
     RunOutputs::AddTo(doc); // --timeline, --linkMonitor, --messages, --flowmon
     doc["wall_s"] = c.wallSeconds;
     doc["simulated_s"] = c.simulatedSeconds;
@@ -437,6 +455,16 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
         return;
     }
     Print(os);
+    std::vector<TrafficCounts> accounting = TrafficAccounting::LogSince(m_firstAccounting);
+    for (const TrafficCounts& a : accounting)
+    {
+        std::string line = a.Summary();
+        if (!line.empty())
+        {
+            os << "accounting" << (accounting.size() > 1 ? " (" + a.fabric + ")" : "") << ": "
+               << line << std::endl;
+        }
+    }
     if (!json.empty())
     {
         WriteJson(json);
