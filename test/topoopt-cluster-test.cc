@@ -68,6 +68,12 @@ TEST(TopoOptClusterExample, OcsModeReportsWhatThePolicyDid)
         nlohmann::json doc = ReadJson(json);
         ASSERT_EQ(doc["rows"].size(), 2u);
         EXPECT_EQ(doc["rows"][1]["fabric"], "topoopt-ocs");
+        // Frames refused by dark ports and frames on circuits torn down under them are
+        // drops on the ocs links, as many as the switch counted itself.
+        ExpectTrafficConserved(doc, 2);
+        EXPECT_EQ(doc["accounting"][1]["frames"]["dropped"]["frames"],
+                  doc["rows"][1]["frames_dropped_while_dark"])
+            << policy;
         ocs[policy] = doc["rows"][1];
         fixed = doc["rows"][0];
     }

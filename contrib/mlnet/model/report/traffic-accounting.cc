@@ -357,6 +357,15 @@ TrafficAccounting::OnPhyRxDrop(const NetDevice* dev, Ptr<const Packet> p)
 }
 
 void
+TrafficAccounting::CountLostOnWire(Ptr<NetDevice> sender, Ptr<const Packet> frame)
+{
+    uint32_t linkId = m_devices[m_deviceIndex.at(PeekPointer(sender))].linkId;
+    // Off the wire as a PHY loss after PhyTxBegin, like a channel refusing it.
+    Count(PHY_TX_DROP, frame->GetSize());
+    CountDrop(WhereIndex(m_cluster->GetLink(linkId).linkClass), PHY, frame, frame->GetSize());
+}
+
+void
 TrafficAccounting::OnIpv4(Counter c, const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
 {
     Count(c, p->GetSize() + h.GetSerializedSize() + kPppHeader);

@@ -37,9 +37,11 @@
  * of each Close is kept in a process-wide log that RunReport turns into the
  * "accounting" section of a results document.
  *
- * Left out: frames a fabric extension handles outside the point-to-point devices
- * (topoopt's optical circuit switch holding or dropping frames during a
- * reconfiguration counts them as on the wire); per-priority or per-flow breakdowns,
+ * Frames a fabric extension holds outside the point-to-point devices count as on the
+ * wire; one that loses frames there reports them (CountLostOnWire: topoopt's optical
+ * circuit switch tearing a circuit down under its frames).
+ *
+ * Left out: per-priority or per-flow breakdowns,
  * pauses and timeouts (a lossless-fabric model adds its own counters here); bytes
  * re-sent (retransmissions are counted in frames). In a distributed run a UDP sender
  * cannot see whether a receiver in another process completed a message it gives up
@@ -146,6 +148,15 @@ public:
                                          Ptr<MessageTransport> transport = nullptr);
     /// \brief Count a transport's messages too (once, however often it is added).
     void AddTransport(Ptr<MessageTransport> transport);
+
+    /**
+     * \brief Count a frame lost after its device began to transmit it, where no device
+     * trace sees it: in a channel of a fabric extension (topoopt's optical circuit
+     * switch tearing down a circuit under it). A "phy" drop on the device's link.
+     * \param sender the device that transmitted the frame
+     * \param frame the frame (PPP header on)
+     */
+    void CountLostOnWire(Ptr<NetDevice> sender, Ptr<const Packet> frame);
 
     /// \return the counts of this process so far (in flight measured now)
     TrafficCounts GetCounts() const;
