@@ -3,6 +3,7 @@
 // invocation, a failure recovered from the shadows, determinism, and one error
 // line for bad input.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 using namespace mlnettest;
 
@@ -21,6 +22,9 @@ TEST(CheckmateRecoveryExample, AllSchemesInOneRun)
         RunExample("checkmate-recovery", kSmall + " --mode=all --failAt=5 --json=" + json);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
+    // One run per scheme; the mirrored copies are counted as such.
+    ExpectTrafficConserved(doc, doc["accounting"].size());
+    EXPECT_GE(doc["accounting"].size(), 2u);
     ASSERT_EQ(doc["iterations"].size(), 8u);
     for (const auto& row : doc["iterations"])
     {

@@ -3,6 +3,7 @@
 // their analytical models, and of the collective-validation example as a user
 // runs it (exit codes, error lines, deterministic JSON).
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-closed-forms.h"
@@ -191,6 +192,7 @@ TEST(CollectiveValidationExample, WritesRowsWithDocumentedFields)
                                   json);
     ASSERT_EQ(e.status, 0) << e.err;
     nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, 1);
     ASSERT_EQ(doc["rows"].size(), 1u);
     for (const char* k : {"fabric",
                           "collective",

@@ -2,6 +2,7 @@
 // The compression-utility example as a user runs it: the rows the issue asks for,
 // determinism, and one clear error line for impossible settings.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 using namespace mlnettest;
 
@@ -20,6 +21,7 @@ TEST(CompressionUtilityExample, RowCarriesTheEndToEndFields)
                    kSmall + "--scheme=topk --density=0.1 --targetAccuracy=0.3 --json=" + json);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, 1);
     ASSERT_EQ(doc["rows"].size(), 1u);
     const auto& row = doc["rows"][0];
     EXPECT_EQ(row["scheme"], "topk");

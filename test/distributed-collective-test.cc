@@ -7,6 +7,7 @@
 // The MPI cases need the MPI-enabled ns-3 (./utils/setup.sh --optimized, tested by
 // ./utils/test.sh --optimized); against Debian's package they are skipped.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 #include "ns3/distributed-session.h"
 
@@ -46,6 +47,8 @@ RunToJson(const std::string& flags, const std::string& launcher, const std::stri
     }
     nlohmann::json j = ReadJson(json);
     std::remove(json.c_str());
+    // Merged over the processes: every frame one process sent, another received.
+    ExpectTrafficConserved(j, 1);
     return j;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The railonly-cost example: rows for both designs, the reduction range, bad input.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 using namespace mlnettest;
 
@@ -10,6 +11,7 @@ TEST(RailonlyCostExample, RowsCoverBothDesignsAndThePaperRange)
     ExampleRun run = RunExample("railonly-cost", "--json=" + json);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, 0);            // analytic: nothing simulated, nothing to account
     ASSERT_EQ(doc["rows"].size(), 2u * 4 * 6); // 2 designs x 4 N x 6 K
     double lo = 1, hi = 0;
     for (const auto& r : doc["rows"])

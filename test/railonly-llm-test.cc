@@ -2,6 +2,7 @@
 // The railonly-llm example as a user runs it: every fabric at a tiny size, MoE,
 // a failed rail switch, determinism, and one error line for bad input.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 using namespace mlnettest;
 
@@ -18,7 +19,14 @@ RunLlm(const std::string& flags, const std::string& file)
     std::string json = ::testing::TempDir() + "/" + file;
     ExampleRun run = RunExample("railonly-llm", kTiny + " " + flags + " --json=" + json);
     EXPECT_EQ(run.status, 0) << run.err;
-    return run.status == 0 ? ReadJson(json) : nlohmann::json::object();
+    if (run.status != 0)
+    {
+        return nlohmann::json::object();
+    }
+    nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, doc["accounting"].size());
+    EXPECT_GE(doc["accounting"].size(), doc["rows"].size() > 0 ? 1u : 0u);
+    return doc;
 }
 
 const nlohmann::json*

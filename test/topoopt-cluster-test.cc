@@ -4,6 +4,7 @@
 // analytical times, determinism, the OCS mode's counters, and one error line for
 // bad input (degree larger than ports, unknown model, malformed plan JSON).
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 #include <map>
 
@@ -20,6 +21,7 @@ TEST(TopoOptClusterExample, OneRowPerFabricWithBothTimes)
     ExampleRun run = RunExample("topoopt-cluster", kSmall + "--json=" + json);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, 4); // one per fabric
     ASSERT_EQ(doc["rows"].size(), 4u);
     std::map<std::string, double> it;
     for (const auto& row : doc["rows"])
@@ -66,6 +68,12 @@ TEST(TopoOptClusterExample, OcsModeReportsWhatThePolicyDid)
         nlohmann::json doc = ReadJson(json);
         ASSERT_EQ(doc["rows"].size(), 2u);
         EXPECT_EQ(doc["rows"][1]["fabric"], "topoopt-ocs");
+        // Frames refused by dark ports and frames on circuits torn down under them are
+        // drops on the ocs links, as many as the switch counted itself.
+        ExpectTrafficConserved(doc, 2);
+        EXPECT_EQ(doc["accounting"][1]["frames"]["dropped"]["frames"],
+                  doc["rows"][1]["frames_dropped_while_dark"])
+            << policy;
         ocs[policy] = doc["rows"][1];
         fixed = doc["rows"][0];
     }

@@ -3,6 +3,7 @@
 // report's fields, determinism under a fixed seed, 128 servers in seconds, and one
 // error line for bad input.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 #include <chrono>
 
@@ -17,6 +18,7 @@ TEST(TopoOptPlanExample, WritesAPlanWithItsSummary)
     EXPECT_NE(run.out.find("diameter"), std::string::npos);
     EXPECT_NE(run.out.find("predicted iteration"), std::string::npos);
     nlohmann::json doc = ReadJson(json);
+    ExpectTrafficConserved(doc, 0); // analytic: nothing simulated, nothing to account
     ASSERT_EQ(doc["rows"].size(), 1u);
     const auto& row = doc["rows"][0];
     EXPECT_EQ(row["degree"], 4);

@@ -2,6 +2,7 @@
 // The training-cluster example (the default scenario) as a user runs it, at a tiny
 // size: every fabric, every output file, determinism, one error line for bad input.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -48,6 +49,9 @@ TEST(TrainingClusterExample, RunsEveryFabricAndWritesEveryOutput)
     EXPECT_NE(run.out.find("results folder: " + out), std::string::npos) << run.out;
 
     nlohmann::json doc = ReadJson(out + "/training-cluster.json");
+    // One run per fabric, and the Checkmate runs beside the fat-tree's.
+    ExpectTrafficConserved(doc, doc["accounting"].size());
+    EXPECT_GE(doc["accounting"].size(), 3u);
     ASSERT_EQ(doc["rows"].size(), 3u);
     const auto* fat = Row(doc, "fattree");
     const auto* topo = Row(doc, "topoopt");

@@ -2,6 +2,7 @@
 // The training-workload example as a user runs it: per-iteration packet-level and
 // analytical times, identical iterations, clear errors for bad workloads.
 #include "example-process.h"
+#include "mlnet-test-support.h"
 
 using namespace mlnettest;
 
@@ -25,6 +26,7 @@ TEST(TrainingWorkloadExample, IterationsMatchTheAnalyticalCriticalPath)
     ASSERT_EQ(RunTraining("--ranks=4 --iterations=2 --json=" + json, &err), 0) << err;
     std::ifstream in(json);
     nlohmann::json doc = nlohmann::json::parse(in);
+    ExpectTrafficConserved(doc, 1);
     ASSERT_EQ(doc["rows"].size(), 2u);
     // Back-to-back iterations of one job on an idle fabric take the same time.
     EXPECT_EQ(doc["rows"][0]["iteration_s"], doc["rows"][1]["iteration_s"]);

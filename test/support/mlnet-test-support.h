@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Small helpers every test binary of the suite shares (module tests and integration
 // tests alike; cmake/MlnetModule.cmake and test/CMakeLists.txt put this folder on their
-// include path): the message of a rejected input, and a trace sink that counts calls
-// per Config path context.
+// include path): the message of a rejected input, a trace sink that counts calls
+// per Config path context, and the traffic conservation check of a results document.
 #ifndef MLNET_TEST_SUPPORT_H
 #define MLNET_TEST_SUPPORT_H
 
 #include <cstdint>
 #include <functional>
+#include <gtest/gtest.h>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -39,6 +41,62 @@ void
 CountTraceCall(std::string context, Args...)
 {
     ++g_traceCalls[context];
+}
+
+/**
+ * Assert that a results document accounts for every byte: its "accounting" section
+ * has `runs` entries (one per fabric and packet-level run), and in each, messages and
+ * their bytes sent = delivered + abandoned + in flight, frames and their wire bytes
+ * sent by hosts + mirrored = delivered + dropped + in flight, the drops listed add up
+ * to the frames dropped, and re-sent frames are a part of those sent. With `drained`
+ * (the run ended because nothing was left to simulate), nothing is in flight.
+ * `runs` = 0: a run that simulated nothing has no accounting section.
+ */
+inline void
+ExpectTrafficConserved(const nlohmann::json& doc, size_t runs, bool drained = true)
+{
+    if (runs == 0)
+    {
+        EXPECT_FALSE(doc.contains("accounting")) << doc["accounting"].dump();
+        return;
+    }
+    ASSERT_TRUE(doc.contains("accounting")) << "no accounting section";
+    const nlohmann::json& entries = doc["accounting"];
+    ASSERT_EQ(entries.size(), runs) << entries.dump();
+    for (const nlohmann::json& a : entries)
+    {
+        SCOPED_TRACE(a.dump());
+        EXPECT_TRUE(a["conserved"].get<bool>());
+        const nlohmann::json& m = a["messages"];
+        const nlohmann::json& f = a["frames"];
+        for (const char* unit : {"messages", "bytes"})
+        {
+            EXPECT_EQ(m["sent"][unit].get<uint64_t>(),
+                      m["delivered"][unit].get<uint64_t>() + m["abandoned"][unit].get<uint64_t>() +
+                          m["in_flight"][unit].get<uint64_t>())
+                << unit;
+        }
+        EXPECT_GT(m["sent"]["messages"].get<uint64_t>(), 0u);
+        for (const char* unit : {"frames", "bytes"})
+        {
+            EXPECT_EQ(f["sent"][unit].get<uint64_t>() + f["mirrored"][unit].get<uint64_t>(),
+                      f["delivered"][unit].get<uint64_t>() + f["dropped"][unit].get<uint64_t>() +
+                          f["in_flight"][unit].get<uint64_t>())
+                << unit;
+            uint64_t listed = 0;
+            for (const nlohmann::json& d : a["drops"])
+            {
+                listed += d[unit].get<uint64_t>();
+            }
+            EXPECT_EQ(listed, f["dropped"][unit].get<uint64_t>()) << unit;
+        }
+        EXPECT_LE(f["resent"].get<uint64_t>(), f["sent"]["frames"].get<uint64_t>());
+        if (drained)
+        {
+            EXPECT_EQ(m["in_flight"]["messages"].get<uint64_t>(), 0u);
+            EXPECT_EQ(f["in_flight"]["frames"].get<uint64_t>(), 0u);
+        }
+    }
 }
 
 } // namespace mlnettest

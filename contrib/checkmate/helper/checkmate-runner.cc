@@ -8,6 +8,7 @@
 #include "ns3/fabric-options.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 
 #include <cmath>
@@ -389,8 +390,10 @@ ModeRun::Run(RunReport& report, Baseline* measured)
     }
     InstallFailure();
 
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(m_job.cluster, m_job.transport);
     m_trainer->Run(0, m_c.iterations);
     Simulator::Run();
+    accounting->Close(); // throws when a frame or message is unaccounted for
 
     // Results.
     const auto& rec = m_trainer->GetRecords();

@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/top-k-codec.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 #include "ns3/uinteger.h"
 
@@ -97,8 +98,10 @@ CompressionRunner::Run(const CompressionConfig& c)
     std::iota(ranks.begin(), ranks.end(), 0);
     trainer->Setup(transport, ranks, model, data, opt);
     trainer->SetCodec(codec); // throws for impossible codec parameters
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, transport);
     trainer->Run(0, c.iterations);
     Simulator::Run();
+    accounting->Close(); // throws when a frame or message is unaccounted for
 
     Ptr<CompressionCostModel> twin = CreateObject<CompressionCostModel>();
     twin->FromLink(c.bandwidth,

@@ -12,6 +12,7 @@
 #include "ns3/string.h"
 #include "ns3/tcp-message-transport.h"
 #include "ns3/trace-names.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 
 #include <chrono>
@@ -221,6 +222,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         return results;
     }
 
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, transport);
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
     Time expectedEnd;
@@ -239,6 +241,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
                 DistributedSession::MaxAll({static_cast<int64_t>(wallS * 1e9)}).front()) *
             1e-9;
     DistributedSession::MergeLinkCounters(cluster);
+    accounting->Close(); // throws when a frame or message is unaccounted for
 
     std::vector<CollectiveRunResult> results;
     for (Group& group : groups)

@@ -6,6 +6,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/uinteger.h"
 
 #include <memory>
@@ -94,6 +95,7 @@ TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
         throw std::invalid_argument("no job to run; give at least one iteration graph");
     }
     Ptr<Cluster> cluster = transport->GetCluster();
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, transport);
     std::vector<Ptr<TrainingDriver>> drivers;
     auto pending = std::make_shared<size_t>(jobs.size());
     for (const IterationGraph& graph : jobs)
@@ -125,6 +127,7 @@ TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
         atStart();
     }
     Simulator::Run();
+    accounting->Close(); // throws when a frame or message is unaccounted for
     return drivers;
 }
 

@@ -16,6 +16,7 @@
 #include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-runner.h"
 #include "ns3/uinteger.h"
@@ -322,6 +323,21 @@ TopoOptClusterRunner::Train(Ptr<Cluster> cluster,
 {
     const TopoOptClusterConfig& c = m_config;
     double analytical = 0;
+    if (dcf)
+    {
+        // Frames on a circuit torn down under them leave no device trace: account them.
+        Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster);
+        for (uint32_t p = 0; p < dcf->GetNPlanes(); ++p)
+        {
+            Ptr<OpticalCircuitSwitch> sw = dcf->GetPlane(p);
+            sw->TraceConnectWithoutContext(
+                "LostInFlight",
+                Callback<void, Ptr<const Packet>, uint32_t>(
+                    [accounting, sw](Ptr<const Packet> frame, uint32_t port) {
+                        accounting->CountLostOnWire(sw->GetPortDevice(port), frame);
+                    }));
+        }
+    }
     r.iterationS = RunIterations(cluster,
                                  profile,
                                  m_search.strategy,

@@ -129,6 +129,12 @@ OpticalCircuitSwitch::GetTypeId()
                             "A frame was lost because its port had no live circuit: "
                             "(packet, port).",
                             MakeTraceSourceAccessor(&OpticalCircuitSwitch::m_droppedWhileDarkTrace),
+                            "ns3::OpticalCircuitSwitch::DroppedTracedCallback")
+            .AddTraceSource("LostInFlight",
+                            "A frame already on the fibre of a circuit that was torn down was "
+                            "lost (also a DroppedWhileDark; no device trace sees it, unlike "
+                            "a frame refused while dark): (packet, port).",
+                            MakeTraceSourceAccessor(&OpticalCircuitSwitch::m_lostInFlightTrace),
                             "ns3::OpticalCircuitSwitch::DroppedTracedCallback");
     return tid;
 }
@@ -426,6 +432,7 @@ OpticalCircuitSwitch::SetMatching(const Matching& matching)
             for (const auto& f : port.flights)
             {
                 DropFrame(p, f.packet);
+                m_lostInFlightTrace(f.packet, p);
             }
             port.flights.clear();
             port.wireFreeAt = Simulator::Now();
@@ -561,6 +568,7 @@ OpticalCircuitSwitch::GoDark(uint32_t id,
             else
             {
                 DropFrame(p, f.packet);
+                m_lostInFlightTrace(f.packet, p);
             }
         }
         port.flights.clear();

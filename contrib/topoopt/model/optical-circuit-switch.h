@@ -275,6 +275,7 @@ private:
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_reconfigurationStartTrace;
     TracedCallback<uint32_t, const std::vector<uint32_t>&> m_reconfigurationEndTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_droppedWhileDarkTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_lostInFlightTrace; //!< torn-down circuit
 };
 
 } // namespace ns3

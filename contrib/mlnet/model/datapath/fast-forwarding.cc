@@ -65,7 +65,21 @@ FastForwarding::GetTypeId()
                             "A frame was dropped: no route to its rank, or addressed to "
                             "this rank with no transport installed: frame, destination rank.",
                             MakeTraceSourceAccessor(&FastForwarding::m_dropTrace),
-                            "ns3::FastForwarding::DropTracedCallback");
+                            "ns3::FastForwarding::DropTracedCallback")
+            .AddTraceSource("Tx",
+                            "The local rank sends a frame (FastFrameHeader on, before the "
+                            "route lookup): frame, destination rank.",
+                            MakeTraceSourceAccessor(&FastForwarding::m_txTrace),
+                            "ns3::FastForwarding::FrameTracedCallback")
+            .AddTraceSource("Forward",
+                            "A frame for another node is sent on: frame, destination rank.",
+                            MakeTraceSourceAccessor(&FastForwarding::m_forwardTrace),
+                            "ns3::FastForwarding::FrameTracedCallback")
+            .AddTraceSource("Deliver",
+                            "A frame addressed to the local rank is handed to its transport "
+                            "(header still on): frame, destination rank.",
+                            MakeTraceSourceAccessor(&FastForwarding::m_deliverTrace),
+                            "ns3::FastForwarding::FrameTracedCallback");
     return tid;
 }
 
@@ -148,6 +162,7 @@ FastForwarding::Send(Ptr<Packet> p, const FastFrameHeader& h)
 {
     Ptr<NetDevice> out = SelectDevice(h, true);
     p->AddHeader(h);
+    m_txTrace(p, h.dstRank);
     if (!out)
     {
         m_dropTrace(p, h.dstRank);
@@ -167,6 +182,23 @@ uint64_t
 FastForwarding::GetFramesForwarded() const
 {
     return m_forwarded;
+}
+
+uint32_t
+FastForwarding::GetPendingFrames() const
+{
+    return static_cast<uint32_t>(m_arrivals.size());
+}
+
+uint64_t
+FastForwarding::GetPendingBytes() const
+{
+    uint64_t bytes = 0;
+    for (const auto& [ifIndex, packet] : m_arrivals)
+    {
+        bytes += packet->GetSize();
+    }
+    return bytes;
 }
 
 void
@@ -216,12 +248,13 @@ FastForwarding::Handle(Ptr<Packet> packet)
     packet->PeekHeader(h);
     if (h.dstRank == m_rank)
     {
-        packet->RemoveHeader(h);
         if (m_deliver.IsNull())
         {
             m_dropTrace(packet, h.dstRank);
             return;
         }
+        m_deliverTrace(packet, h.dstRank);
+        packet->RemoveHeader(h);
         m_deliver(packet, h);
         return;
     }
@@ -233,6 +266,7 @@ FastForwarding::Handle(Ptr<Packet> packet)
         return;
     }
     ++m_forwarded;
+    m_forwardTrace(packet, h.dstRank);
     out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
 }
 

@@ -22,6 +22,11 @@
  * OrderSimultaneousArrivals they are handled in device order instead, which does not:
  * what makes a distributed run (DistributedSession) reproduce one process exactly.
  *
+ * Every frame is traced once where it starts (Tx: the local rank sends it, header on,
+ * before the route is looked up), at every hop (Forward, before it is queued) and where
+ * it ends (Deliver to the local rank's transport, or Drop), always with its
+ * FastFrameHeader, so frame accounting (TrafficAccounting) can balance them.
+ *
  * Left out: TTL (tables are loop-free), ECN marking (needs a queue disc; fast
  * fabrics refuse SetSwitchEcn), multicast, anything but unicast to a rank.
  */
@@ -96,8 +101,18 @@ public:
     /// \return frames forwarded to another node (not counting local sends)
     uint64_t GetFramesForwarded() const;
 
+    /**
+     * \return frames received and not handled yet: with OrderSimultaneousArrivals,
+     * those that arrived at this instant (always 0 otherwise)
+     */
+    uint32_t GetPendingFrames() const;
+    /// \return bytes (FastFrameHeader included) of the frames GetPendingFrames counts
+    uint64_t GetPendingBytes() const;
+
     /// Signature of the Drop trace: the frame, the rank it was going to.
     using DropTracedCallback = void (*)(Ptr<const Packet>, uint32_t);
+    /// Signature of the Tx, Forward and Deliver traces: the frame, its destination rank.
+    using FrameTracedCallback = void (*)(Ptr<const Packet>, uint32_t);
 
 protected:
     void DoDispose() override;
@@ -123,6 +138,9 @@ private:
     Address m_dest; //!< point-to-point devices ignore the destination address
     uint64_t m_forwarded{0};
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;      //!< sent by the local rank
+    TracedCallback<Ptr<const Packet>, uint32_t> m_forwardTrace; //!< sent on to another node
+    TracedCallback<Ptr<const Packet>, uint32_t> m_deliverTrace; //!< to the local transport
 };
 
 } // namespace ns3

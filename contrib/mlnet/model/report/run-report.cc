@@ -8,6 +8,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/run-outputs.h"
 #include "ns3/simulator.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/version-defines.h"
 
 #include <algorithm>
@@ -39,6 +40,7 @@ const std::set<std::string> kReserved = {"name",
                                          "rows",
                                          "captures",
                                          "failures",
+                                         "accounting",
                                          "wall_s",
                                          "simulated_s",
                                          "events",
@@ -109,7 +111,8 @@ RunReport::RunReport(const std::string& name)
     : m_name(name),
       m_wallStart(std::chrono::steady_clock::now()),
       m_firstCapture(CaptureLog::Count()),
-      m_firstFault(FaultLog::Count())
+      m_firstFault(FaultLog::Count()),
+      m_firstAccounting(TrafficAccounting::LogCount())
 {
 }
 
@@ -267,6 +270,15 @@ RunReport::ToJson() const
             doc["failures"].push_back(FaultLog::ToJson(f));
         }
     }
+    std::vector<TrafficCounts> accounting = TrafficAccounting::LogSince(m_firstAccounting);
+    if (!accounting.empty())
+    {
+        doc["accounting"] = nlohmann::json::array();
+        for (const TrafficCounts& a : accounting)
+        {
+            doc["accounting"].push_back(a.ToJson());
+        }
+    }
     RunOutputs::AddTo(doc); // --timeline, --linkMonitor, --messages, --flowmon
     doc["wall_s"] = c.wallSeconds;
     doc["simulated_s"] = c.simulatedSeconds;
@@ -385,6 +397,16 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
         return;
     }
     Print(os);
+    std::vector<TrafficCounts> accounting = TrafficAccounting::LogSince(m_firstAccounting);
+    for (const TrafficCounts& a : accounting)
+    {
+        std::string line = a.Summary();
+        if (!line.empty())
+        {
+            os << "accounting" << (accounting.size() > 1 ? " (" + a.fabric + ")" : "") << ": "
+               << line << std::endl;
+        }
+    }
     if (!json.empty())
     {
         WriteJson(json);

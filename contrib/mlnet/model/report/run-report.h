@@ -10,7 +10,10 @@
  * simulator events executed and events per wall second. The capture files (pcap)
  * opened while the report existed are listed in "captures" (CaptureLog), each with
  * its fabric and simulation. The failures injected while it existed (FaultLog) are
- * listed in "failures" and summed up in one printed line.
+ * listed in "failures" and summed up in one printed line. The traffic accounting of every run
+ * closed while the report existed (TrafficAccounting::Close, called by the runners) is the
+ * "accounting" section, one entry per fabric and run; Finish prints a line for each
+ * run that dropped or re-sent frames.
  *
  * Files are written through OutputFiles: inside RunReport::Main they are staged
  * under hidden temporaries and renamed together when the whole run succeeded, or
@@ -83,8 +86,8 @@ public:
     void SetFabricSpec(const FabricSpec& spec);
     /**
      * \brief Set a top-level section (e.g. "iterations", "collectives").
-     * Throws std::invalid_argument for the reserved keys (name, meta, rows, captures, wall_s,
-     * simulated_s, events, events_per_s).
+     * Throws std::invalid_argument for the reserved keys (name, meta, rows, captures,
+     * accounting, wall_s, simulated_s, events, events_per_s).
      */
     void Set(const std::string& key, const nlohmann::json& value);
 
@@ -194,10 +197,11 @@ private:
     std::vector<std::string> m_columns;
     std::chrono::steady_clock::time_point m_wallStart;
     uint64_t m_eventBaseline{0};
-    double m_closedSimulated{0}; //!< simulated seconds of closed simulations
-    uint64_t m_closedEvents{0};  //!< events of closed simulations
-    std::size_t m_firstCapture;  //!< CaptureLog position when the report was made
-    std::size_t m_firstFault;    //!< FaultLog position when the report was made
+    double m_closedSimulated{0};   //!< simulated seconds of closed simulations
+    uint64_t m_closedEvents{0};    //!< events of closed simulations
+    std::size_t m_firstCapture;    //!< CaptureLog position when the report was made
+    std::size_t m_firstFault;      //!< FaultLog position when the report was made
+    std::size_t m_firstAccounting; //!< TrafficAccounting log position when it was made
     bool m_stopped{false};
     Cost m_frozen;
 };

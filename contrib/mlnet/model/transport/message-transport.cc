@@ -126,11 +126,44 @@ MessageTransport::GetMessagesDelivered() const
     return m_messagesDelivered;
 }
 
+uint64_t
+MessageTransport::GetMessagesSent() const
+{
+    return m_messagesSent;
+}
+
+uint64_t
+MessageTransport::GetMessagesGivenUp() const
+{
+    return m_messagesGivenUp;
+}
+
+uint64_t
+MessageTransport::GetBytesGivenUp() const
+{
+    return m_bytesGivenUp;
+}
+
+uint64_t
+MessageTransport::GetRetransmissions() const
+{
+    return 0;
+}
+
+void
+MessageTransport::NotifyGiveUp(uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    NS_LOG_FUNCTION(this << src << dst << bytes);
+    ++m_messagesGivenUp;
+    m_bytesGivenUp += bytes;
+}
+
 void
 MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
 {
     NS_ASSERT_MSG(src != dst, "a rank does not send to itself");
     m_bytesSent += bytes;
+    ++m_messagesSent;
     if (!m_announced && m_cluster)
     {
         // On the first message, so monitors attached to the cluster (TraceOptions)

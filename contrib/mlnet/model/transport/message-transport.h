@@ -133,6 +133,20 @@ public:
     uint64_t GetBytesDelivered() const;
     /// \return messages delivered so far
     uint64_t GetMessagesDelivered() const;
+    /// \return messages handed to Send so far
+    uint64_t GetMessagesSent() const;
+    /**
+     * \return messages the transport gave up on before they were delivered (each
+     * counted once; TrafficAccounting reports them as "abandoned")
+     */
+    uint64_t GetMessagesGivenUp() const;
+    /// \return application bytes of the messages counted by GetMessagesGivenUp
+    uint64_t GetBytesGivenUp() const;
+    /**
+     * \return data packets (or segments) sent again to repair a loss; 0 for a
+     * transport that never re-sends. Subclasses that repair override it.
+     */
+    virtual uint64_t GetRetransmissions() const;
 
 protected:
     void DoDispose() override;
@@ -140,6 +154,11 @@ protected:
     void Deliver(const Message& msg);
     /// Subclasses call this from Send for accounting and tracing.
     void NotifySend(uint32_t src, uint32_t dst, uint64_t bytes);
+    /**
+     * Subclasses call this once per message they give up on without having delivered
+     * it (accounting: the message is "abandoned", see GetMessagesGivenUp).
+     */
+    void NotifyGiveUp(uint32_t src, uint32_t dst, uint64_t bytes);
     /// \return true when some channel has a packet hook (cheap test per packet)
     bool HasPacketHooks() const;
     /// Subclasses call this for every data packet they build (see PacketHook).
@@ -166,6 +185,9 @@ private:
     uint64_t m_bytesSent{0};
     uint64_t m_bytesDelivered{0};
     uint64_t m_messagesDelivered{0};
+    uint64_t m_messagesSent{0};
+    uint64_t m_messagesGivenUp{0};
+    uint64_t m_bytesGivenUp{0};
     TracedCallback<uint32_t, uint32_t, uint64_t> m_sendTrace;                   //!< src, dst, bytes
     TracedCallback<const Message&> m_deliverTrace;                              //!< whole message
     TracedCallback<const Message&, const std::string&> m_messageDeliveredTrace; //!< + label

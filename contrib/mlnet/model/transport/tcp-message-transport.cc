@@ -139,6 +139,7 @@ TcpMessageTransport::DoDispose()
     m_listeners.clear();
     m_accepted.clear();
     m_streams.clear();
+    m_highTx.clear();
     MessageTransport::DoDispose();
 }
 
@@ -164,6 +165,34 @@ uint32_t
 TcpMessageTransport::GetConnections() const
 {
     return static_cast<uint32_t>(m_connections.size());
+}
+
+uint64_t
+TcpMessageTransport::GetRetransmissions() const
+{
+    return m_retransmissions;
+}
+
+void
+TcpMessageTransport::OnSegmentSent(Ptr<const Packet> p,
+                                   const TcpHeader& h,
+                                   Ptr<const TcpSocketBase> s)
+{
+    if (p->GetSize() == 0)
+    {
+        return; // pure ACK, SYN or FIN
+    }
+    SequenceNumber32 end = h.GetSequenceNumber() + p->GetSize();
+    auto ins = m_highTx.try_emplace(PeekPointer(s), end);
+    if (ins.second)
+    {
+        return;
+    }
+    if (h.GetSequenceNumber() < ins.first->second)
+    {
+        ++m_retransmissions;
+    }
+    ins.first->second = std::max(ins.first->second, end);
 }
 
 Ptr<Socket>
@@ -262,6 +291,8 @@ TcpMessageTransport::CreateConfiguredSocket(uint32_t rank)
     {
         s->SetAttribute("UseEcn", EnumValue(TcpSocketState::On));
     }
+    // Accepted sockets are forks of the listener and inherit the connection.
+    s->TraceConnectWithoutContext("Tx", MakeCallback(&TcpMessageTransport::OnSegmentSent, this));
     return s;
 }
 

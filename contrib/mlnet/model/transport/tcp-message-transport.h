@@ -28,6 +28,8 @@
 #include "ns3/message-transport.h"
 #include "ns3/mlnet-frame-header.h"
 #include "ns3/socket.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-base.h"
 
 #include <deque>
 #include <map>
@@ -70,6 +72,9 @@ public:
 
     /// \return connections opened so far
     uint32_t GetConnections() const;
+    /// \return TCP data segments sent again (seen on the sockets' Tx trace below the
+    /// highest sequence already sent: fast retransmits and timeouts alike)
+    uint64_t GetRetransmissions() const override;
     /// \return the socket of the connection src -> dst, or null if not open
     Ptr<Socket> GetSocket(uint32_t src, uint32_t dst) const;
 
@@ -118,6 +123,8 @@ private:
     void OnSendSpace(uint64_t key, Ptr<Socket> socket, uint32_t available);
     void HandleAccept(uint32_t rank, Ptr<Socket> socket, const Address& from);
     void HandleRead(Ptr<Socket> socket);
+    /// Tx trace of every socket: counts data segments sent below the high mark.
+    void OnSegmentSent(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
     void FinishMessage(Stream& s);
 
     // Attributes
@@ -137,6 +144,8 @@ private:
     std::map<uint64_t, Connection> m_connections;
     std::unordered_map<Socket*, Stream> m_streams;
     std::vector<Ptr<Socket>> m_accepted;
+    std::unordered_map<const TcpSocketBase*, SequenceNumber32> m_highTx; //!< end of data sent
+    uint64_t m_retransmissions{0};
 
     TracedCallback<uint32_t, uint32_t> m_connectionTrace; //!< src, dst
 };

@@ -576,6 +576,14 @@ UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
         NS_LOG_WARN("rank " << rank << " abandons message " << m.id << " to rank " << m.dst);
         ++m_abandoned;
         m_abandonTrace(rank, m.dst, m.id, m.nPackets);
+        // Lost for good unless the receiver completed it and only the ACKs were lost.
+        // (A receiver in another MPI process is not visible here: counted as lost.)
+        const auto& completed = m_ranks[m.dst].completed;
+        auto done = completed.find(rank);
+        if (done == completed.end() || !IsCompleted(done->second, m.id))
+        {
+            NotifyGiveUp(rank, m.dst, m.bytes);
+        }
         rs.out.erase(it);
         return;
     }

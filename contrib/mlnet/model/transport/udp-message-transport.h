@@ -86,7 +86,7 @@ public:
     /// \return data packets sent, first transmissions and retransmissions
     uint64_t GetPacketsSent() const;
     /// \return data packets sent again (after a NACK or as a probe)
-    uint64_t GetRetransmissions() const;
+    uint64_t GetRetransmissions() const override;
     /// \return probes sent after a SenderTimeout (also counted as retransmissions)
     uint64_t GetProbes() const;
     /// \return NACK packets sent by receivers
@@ -95,7 +95,11 @@ public:
     uint64_t GetAcksSent() const;
     /// \return data packets received twice (ignored)
     uint64_t GetDuplicates() const;
-    /// \return messages given up after MaxRetries silent timeouts
+    /**
+     * \return give-ups after MaxRetries silent timeouts, by senders and by receivers
+     * (one message can count at both ends; GetMessagesGivenUp counts each undelivered
+     * message once, when its sender gives up)
+     */
     uint64_t GetMessagesAbandoned() const;
     /// \return messages sent but not yet acknowledged
     uint64_t GetMessagesInFlight() const;

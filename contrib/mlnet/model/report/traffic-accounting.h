@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TrafficAccounting: where every message and every frame of a run went, and the
+ * check that none was created or lost without a trace.
+ *
+ * What it models. Attached once to a Cluster (and the transports working on it) by
+ * the runner layer, before Simulator::Run, it counts at two levels:
+ *
+ *  - messages (from the transports' own counters): sent, delivered, abandoned (the
+ *    transport gave up on a message it never delivered) and in flight (the rest);
+ *  - frames and their wire bytes (PPP frames as they are on the wire), from the
+ *    standard ns-3 trace sources: sent by hosts (Ipv4L3Protocol SendOutgoing at a
+ *    rank, or FastForwarding Tx), mirrored (sent by a switch's own stack: Checkmate's
+ *    gradient clones), forwarded (UnicastForward / FastForwarding Forward), delivered
+ *    (LocalDeliver / FastForwarding Deliver), re-sent (the transports' retransmission
+ *    counters, a subset of sent), dropped (where: the link class of the device, or
+ *    "host" / "switch" for a node's own drops; why: "queue" for a device queue
+ *    (MacTxDrop) or traffic-control queue disc overflow, "failed-link" for PhyRxDrop
+ *    on a link failed by Cluster::FailLink, "phy" for other PhyRxDrop / PhyTxDrop,
+ *    "no-route" for IPv4 / fast-path routing drops (also a frame for a rank without
+ *    transport), "other" for the remaining IPv4 drop reasons), and in flight at the end
+ *    (in queue discs, device queues, on the wire, and frames the fast path holds for
+ *    OrderSimultaneousArrivals).
+ *
+ * Close(), after Simulator::Run, sums the counts over the processes of a distributed
+ * run and checks conservation:
+ *
+ *   messages (and bytes): sent = delivered + abandoned + in flight, in flight >= 0
+ *   frames (and wire bytes): sent by hosts + mirrored
+ *                              = delivered + dropped + in flight
+ *   every device: frames handed to it = queue drops + transmitted + still queued
+ *
+ * where the frames in flight are measured (queues, and on the wire: transmissions
+ * started less arrivals and PHY drops), not taken as the remainder. A violation
+ * throws std::logic_error naming the counts: a frame or message went somewhere the
+ * accounting does not see, which is a bug to find, not a rounding error. The result
+ * of each Close is kept in a process-wide log that RunReport turns into the
+ * "accounting" section of a results document.
+ *
+ * Frames a fabric extension holds outside the point-to-point devices count as on the
+ * wire; one that loses frames there reports them (CountLostOnWire: topoopt's optical
+ * circuit switch tearing a circuit down under its frames).
+ *
+ * Left out: per-priority or per-flow breakdowns,
+ * pauses and timeouts (a lossless-fabric model adds its own counters here); bytes
+ * re-sent (retransmissions are counted in frames). In a distributed run a UDP sender
+ * cannot see whether a receiver in another process completed a message it gives up
+ * on, and counts it as abandoned.
+ */
+#ifndef MLNET_TRAFFIC_ACCOUNTING_H
+#define MLNET_TRAFFIC_ACCOUNTING_H
+
+#include "ns3/cluster.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/message-transport.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace ns3
+{
+
+class QueueDisc;
+class QueueDiscItem;
+class FastForwarding;
+
+/**
+ * \brief Counts of one run as TrafficAccounting::Close found them.
+ */
+struct TrafficCounts
+{
+    /// A number of units and their bytes.
+    struct Amount
+    {
+        uint64_t count{0}; //!< messages or frames
+        uint64_t bytes{0}; //!< application bytes (messages) or wire bytes (frames)
+    };
+
+    /// One place and cause of drops.
+    struct Drop
+    {
+        std::string where; //!< link class, or "host" / "switch" for a node's own drops
+        std::string cause; //!< queue, failed-link, phy, no-route, other
+        Amount frames;     //!< frames and wire bytes dropped there
+    };
+
+    std::string fabric;     //!< FabricSpec::kind
+    std::string dataPath;   //!< ipv4 or fast
+    std::string transports; //!< transport type names, comma separated
+
+    Amount messagesSent;      //!< messages handed to the transports
+    Amount messagesDelivered; //!< whole messages delivered to their receivers
+    Amount messagesAbandoned; //!< given up by the transport, never delivered
+    Amount messagesInFlight;  //!< sent - delivered - abandoned
+
+    Amount framesSent;        //!< frames put on the network by hosts (re-sent included)
+    uint64_t framesResent{0}; //!< of those, retransmissions (transport counters)
+    Amount framesMirrored;    //!< frames sent by switches' own stacks (Checkmate clones)
+    Amount framesForwarded;   //!< hops: frames sent on by a switch or forwarding host
+    Amount framesDelivered;   //!< frames consumed by their destination node's stack
+    Amount framesDropped;     //!< total of drops
+    Amount framesInFlight;    //!< queued or on the wire at the end
+    std::vector<Drop> drops;  //!< non-zero drops by place and cause, largest first
+
+    /// \return the counts as JSON (the "accounting" entries of a results document)
+    nlohmann::json ToJson() const;
+    /**
+     * \return one line for people when something was dropped or re-sent, e.g.
+     * "dropped 1234 frames (tor-agg queue 1200, host-tor failed-link 34), re-sent 1234";
+     * empty when nothing was
+     */
+    std::string Summary() const;
+};
+
+/**
+ * \brief Message and frame accounting of a cluster, with the conservation check.
+ */
+class TrafficAccounting : public Object
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    TrafficAccounting();
+    ~TrafficAccounting() override;
+
+    /**
+     * \brief The accounting of a cluster: made and connected on the first call
+     * (aggregated to the cluster), the same object afterwards. Call before the run's
+     * traffic starts; transports that start on the cluster later are added by
+     * themselves (Cluster ObjectBound).
+     * \param cluster the fabric, built (links, stacks and queue discs in place)
+     * \param transport a transport to count (or null)
+     * \return the cluster's accounting
+     */
+    static Ptr<TrafficAccounting> Attach(Ptr<Cluster> cluster,
+                                         Ptr<MessageTransport> transport = nullptr);
+    /// \brief Count a transport's messages too (once, however often it is added).
+    void AddTransport(Ptr<MessageTransport> transport);
+
+    /**
+     * \brief Count a frame lost after its device began to transmit it, where no device
+     * trace sees it: in a channel of a fabric extension (topoopt's optical circuit
+     * switch tearing down a circuit under it). A "phy" drop on the device's link.
+     * \param sender the device that transmitted the frame
+     * \param frame the frame (PPP header on)
+     */
+    void CountLostOnWire(Ptr<NetDevice> sender, Ptr<const Packet> frame);
+
+    /// \return the counts of this process so far (in flight measured now)
+    TrafficCounts GetCounts() const;
+    /**
+     * \brief End of a run (after Simulator::Run, before Simulator::Destroy): merge the
+     * counts over the processes of a distributed run (every process must call it),
+     * check conservation and record the counts in the log (a later Close of the same
+     * accounting replaces its entry). Throws std::logic_error naming the counts when
+     * conservation does not hold.
+     * \return the merged counts
+     */
+    TrafficCounts Close();
+
+    /// \return how many entries the log holds (a position to list from later)
+    static std::size_t LogCount();
+    /// \return the log's entries from position `first` on, in order
+    static std::vector<TrafficCounts> LogSince(std::size_t first);
+
+    /// Signature of the FrameDropped trace: frame (PPP header on when the device had
+    /// added it), where, cause.
+    typedef void (*FrameDroppedCallback)(Ptr<const Packet> frame,
+                                         const std::string& where,
+                                         const std::string& cause);
+
+protected:
+    void DoDispose() override;
+
+private:
+    /// Frame counters, each with frames and bytes.
+    enum Counter
+    {
+        SENT_HOST,
+        SENT_SWITCH,
+        FORWARDED,
+        DELIVERED,
+        MAC_TX,
+        MAC_TX_DROP,
+        PHY_TX_BEGIN,
+        PHY_TX_DROP,
+        PHY_RX_END,
+        PHY_RX_DROP,
+        N_COUNTERS
+    };
+
+    /// Drop causes (columns of the drop table).
+    enum Cause
+    {
+        QUEUE,
+        FAILED_LINK,
+        PHY,
+        NO_ROUTE,
+        OTHER,
+        N_CAUSES
+    };
+
+    void Connect(Ptr<Cluster> cluster);
+    void ConnectDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId);
+    void ConnectNode(Ptr<Node> node, bool isRank);
+    void OnObjectBound(Ptr<Object> object);
+
+    void Count(Counter c, uint64_t bytes);
+    void CountDrop(uint32_t where, Cause cause, Ptr<const Packet> p, uint64_t bytes);
+    // Device traces (frames with their PPP header).
+    void OnFrame(Counter c, Ptr<const Packet> p);
+    void OnMacTx(uint32_t device, Ptr<const Packet> p);
+    void OnDeviceDrop(uint32_t where, Cause cause, Counter c, Ptr<const Packet> p);
+    void OnPhyRxDrop(const NetDevice* dev, Ptr<const Packet> p);
+    // IPv4 traces (packets without IP header; +header +PPP on the wire).
+    void OnIpv4(Counter c, const Ipv4Header& h, Ptr<const Packet> p, uint32_t iface);
+    void OnIpv4Drop(uint32_t where,
+                    const Ipv4Header& h,
+                    Ptr<const Packet> p,
+                    Ipv4L3Protocol::DropReason reason,
+                    Ptr<Ipv4> ipv4,
+                    uint32_t iface);
+    void OnQueueDiscDrop(uint32_t device, Ptr<const QueueDiscItem> item);
+    /// IPv4 Tx: a packet (IP header on) handed to an interface's traffic control.
+    void OnIpv4Tx(Ptr<const Packet> p, Ptr<Ipv4> ipv4, uint32_t iface);
+    // Fast data path traces (frames with FastFrameHeader, without PPP header).
+    void OnFast(Counter c, Ptr<const Packet> p, uint32_t rank);
+    void OnFastDrop(uint32_t where, Ptr<const Packet> p, uint32_t rank);
+
+    /// Index of a drop place (link class, "host", "switch"), fixed by Connect.
+    uint32_t WhereIndex(const std::string& where) const;
+    /// All counters as one vector (the order ProcessRuntime::SumAll merges).
+    std::vector<uint64_t> Flatten() const;
+    TrafficCounts Build(const std::vector<uint64_t>& flat) const;
+    static void Check(const TrafficCounts& c, const std::vector<uint64_t>& flat);
+
+    /// One link device and what passed through its traffic control.
+    struct Device
+    {
+        Ptr<PointToPointNetDevice> device;
+        uint32_t linkId{0};
+        Ptr<QueueDisc> qdisc;           //!< root queue disc (IPv4 path), or null
+        bool ipv4{false};               //!< its node has an IPv4 stack (and traffic control)
+        uint64_t toTc[2]{0, 0};         //!< frames, bytes IPv4 handed to traffic control
+        uint64_t macTx[2]{0, 0};        //!< frames, bytes handed to the device
+        uint64_t qdiscDropped[2]{0, 0}; //!< frames, bytes its queue disc dropped
+    };
+
+    Ptr<Cluster> m_cluster;
+    std::vector<Ptr<MessageTransport>> m_transports;
+    std::vector<Device> m_devices;                                //!< every link device
+    std::vector<Ptr<FastForwarding>> m_fast;                      //!< fast-path nodes
+    std::unordered_map<const NetDevice*, uint32_t> m_deviceIndex; //!< device -> m_devices
+    std::array<uint64_t, 2 * N_COUNTERS> m_counters{};            //!< frames, bytes
+    std::vector<std::string> m_where;                             //!< drop places
+    std::vector<std::array<uint64_t, 2 * N_CAUSES>> m_drops;      //!< by place: frames, bytes
+    int64_t m_logEntry{-1}; //!< this accounting's entry in the log, once closed
+    TracedCallback<Ptr<const Packet>, const std::string&, const std::string&> m_dropTrace;
+};
+
+} // namespace ns3
+
+#endif // MLNET_TRAFFIC_ACCOUNTING_H
