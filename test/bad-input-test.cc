@@ -920,7 +920,7 @@ private:
     std::string m_path;
 };
 
-/// "exit 1; 'error: ...'; left: a, b; 0.03 s" for a run, as the property records it.
+/// "exit 1; stderr lines 1, first 'error: ...'; left: a b; 0.03 s": a run, as recorded.
 std::string
 Summary(const ExampleRun& run, const std::vector<std::string>& left)
 {
