@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Helpers for integration tests that run an example binary as a user would:
-// capture its exit status, stdout and stderr, read its JSON, and compare runs
-// with the wall-clock fields removed.
+// capture its exit status, stdout and stderr (optionally in a given working directory,
+// with extra environment and a kill timeout), list what a run left in a folder, read its
+// JSON, and compare runs with the wall-clock fields removed.
 #ifndef MLNET_TEST_EXAMPLE_PROCESS_H
 #define MLNET_TEST_EXAMPLE_PROCESS_H
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,6 +18,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace mlnettest
 {
@@ -22,10 +26,64 @@ namespace mlnettest
 /// \brief What one run of an example produced.
 struct ExampleRun
 {
-    int status;      //!< exit code (-1 when the process did not exit normally)
-    std::string out; //!< everything written to stdout
-    std::string err; //!< everything written to stderr
+    int status;           //!< exit code (-1 when the process did not exit normally)
+    std::string out;      //!< everything written to stdout
+    std::string err;      //!< everything written to stderr
+    bool timedOut{false}; //!< killed by the timeout of RunExampleIn (a hang)
+    double wallS{0};      //!< wall seconds from start to exit
 };
+
+/// \brief Where and how RunExampleIn runs an example.
+struct RunSettings
+{
+    std::string launcher; //!< in front of the program, e.g. "mpirun -np 2"
+    std::string workDir;  //!< working directory of the run; empty = the test's
+    std::string env;      //!< environment assignments, e.g. "MLNET_PRICE_TABLE=p.json"
+    unsigned timeoutS{0}; //!< kill the run (SIGKILL) after this many seconds; 0 = never
+};
+
+/**
+ * \brief Run build/examples/<name>/<name> with flags as RunSettings say; capture stdout
+ * and stderr (stderr goes to a file outside the working directory). A run the timeout
+ * killed has timedOut set and status -1.
+ */
+inline ExampleRun
+RunExampleIn(const std::string& name, const std::string& flags, const RunSettings& how)
+{
+    std::string bin = std::string(MLNET_BUILD_DIR) + "/examples/" + name + "/" + name;
+    // ctest runs test cases in parallel processes: one stderr file per process.
+    std::string errFile =
+        ::testing::TempDir() + "/" + name + "-stderr-" + std::to_string(getpid()) + ".txt";
+    std::string command =
+        (how.workDir.empty() ? "" : "cd '" + how.workDir + "' && ") +
+        (how.env.empty() ? "" : "env " + how.env + " ") +
+        (how.timeoutS ? "timeout -s KILL " + std::to_string(how.timeoutS) + " " : "") +
+        (how.launcher.empty() ? "" : how.launcher + " ") + bin + " " + flags + " </dev/null 2>" +
+        errFile;
+    ExampleRun e{};
+    auto start = std::chrono::steady_clock::now();
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (pipe && fgets(buf.data(), buf.size(), pipe))
+    {
+        e.out += buf.data();
+    }
+    int raw = pipe ? pclose(pipe) : -1;
+    e.wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    e.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    // timeout(1) exits 137 (128 + SIGKILL) when it killed the program.
+    if (how.timeoutS && e.status == 137 && e.wallS >= how.timeoutS)
+    {
+        e.timedOut = true;
+        e.status = -1;
+    }
+    std::ifstream in(errFile);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    e.err = ss.str();
+    std::remove(errFile.c_str());
+    return e;
+}
 
 /**
  * \brief Run build/examples/<name>/<name> with flags; capture stdout and stderr.
@@ -34,27 +92,22 @@ struct ExampleRun
 inline ExampleRun
 RunExample(const std::string& name, const std::string& flags, const std::string& launcher = "")
 {
-    std::string bin = std::string(MLNET_BUILD_DIR) + "/examples/" + name + "/" + name;
-    // ctest runs test cases in parallel processes: one stderr file per process.
-    std::string errFile =
-        ::testing::TempDir() + "/" + name + "-stderr-" + std::to_string(getpid()) + ".txt";
-    std::string command =
-        (launcher.empty() ? "" : launcher + " ") + bin + " " + flags + " 2>" + errFile;
-    ExampleRun e{};
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (pipe && fgets(buf.data(), buf.size(), pipe))
+    RunSettings how;
+    how.launcher = launcher;
+    return RunExampleIn(name, flags, how);
+}
+
+/// \brief Every path under `dir` (files and folders), relative to it, sorted.
+inline std::vector<std::string>
+ListTree(const std::string& dir)
+{
+    std::vector<std::string> paths;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
     {
-        e.out += buf.data();
+        paths.push_back(std::filesystem::relative(entry.path(), dir).string());
     }
-    int raw = pipe ? pclose(pipe) : -1;
-    e.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    std::ifstream in(errFile);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    e.err = ss.str();
-    std::remove(errFile.c_str());
-    return e;
+    std::sort(paths.begin(), paths.end());
+    return paths;
 }
 
 /// \brief Parse a JSON file (throws when it is missing or malformed).
