@@ -33,10 +33,13 @@ TEST(ExampleHelp, DistributedCollectiveFabricListsRailOnly)
     std::string f = HelpLine(RunExample("distributed-collective", "--help").out, "fabric");
     EXPECT_NE(f.find("rail-only (or railonly) is --domains x --domainSize GPUs"), std::string::npos)
         << f;
-    // Both spellings take the rail-only branch (an invalid HB domain count shows it).
-    ExampleRun dash = RunExample("distributed-collective", "--fabric=rail-only --domains=0");
-    ExampleRun bare = RunExample("distributed-collective", "--fabric=railonly --domains=0");
+    // Both spellings take the rail-only branch: too many GPUs for --domains x --domainSize
+    // is refused there only (--domains=0 is refused by the flag itself, on any fabric).
+    const std::string big = " --domains=1024 --domainSize=64";
+    ExampleRun dash = RunExample("distributed-collective", "--fabric=rail-only" + big);
+    ExampleRun bare = RunExample("distributed-collective", "--fabric=railonly" + big);
     ExpectOneErrorLine(dash, "rail-only");
     ExpectOneErrorLine(bare, "railonly");
+    EXPECT_NE(dash.err.find("--domains x --domainSize"), std::string::npos) << dash.err;
     EXPECT_EQ(dash.err, bare.err);
 }

@@ -36,6 +36,7 @@ main(int argc, char* argv[])
     fabric.dataPath = "fast";
     fabric.fabricHelp = "fabric: " + FabricRegistry::NameList() +
                         "; rail-only (or railonly) is --domains x --domainSize GPUs";
+    fabric.extraFabrics = {"railonly"};
     CollectiveRunOptions run;
     uint32_t domains = 4;
     uint32_t domainSize = 8;
@@ -48,14 +49,14 @@ main(int argc, char* argv[])
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
     cmd.AddValue("domains",
-                 "railonly: HB domains (domains x domainSize at most 1024)",
+                 "railonly: HB domains, at least 1 (domains x domainSize at most 1024)",
                  domains,
-                 0,
+                 1,
                  FabricOptions::MAX_RANKS);
     cmd.AddValue("domainSize",
-                 "railonly: GPUs per HB domain (= rails)",
+                 "railonly: GPUs per HB domain (= rails), at least 1",
                  domainSize,
-                 0,
+                 1,
                  FabricOptions::MAX_RANKS);
     cmd.AddChoice("communicators",
                   "all (one collective over every rank) | rails (railonly: one per rail, "

@@ -61,6 +61,22 @@ main(int argc, char* argv[])
                 hbDomains,
                 CheckCount);
     cmd.AddValue("radix", "switch radix k (ports, 2..4096)", radix, 2, 4096);
+    // The cross-flag rule, at parse time: every N splits into HB domains of every K.
+    cmd.OnParsed([&] {
+        for (uint64_t n : ParseCounts(gpus, "gpus"))
+        {
+            for (uint64_t k : ParseCounts(hbDomains, "hbDomains"))
+            {
+                if (n % k != 0)
+                {
+                    throw std::invalid_argument(
+                        "--hbDomains=" + std::to_string(k) + ": " + std::to_string(n) +
+                        " GPUs (--gpus) do not split into HB domains of " + std::to_string(k) +
+                        "; give HB-domain sizes that divide every --gpus count");
+                }
+            }
+        }
+    });
     cmd.AddValue("table", "JSON file overriding the price/power table (see railonly.md)", table);
     cmd.AddValue("json", "write the results document to this file", json);
 

@@ -12,6 +12,7 @@
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
 #include "ns3/topoopt-cluster-runner.h"
+#include "ns3/topoopt-job-options.h"
 
 #include <iostream>
 #include <sstream>
@@ -41,10 +42,7 @@ main(int argc, char* argv[])
     cmd.AddValue("degree", "optical ports used per server d (1..64)", config.degree, 1, 64);
     cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", config.ports, 0, 64);
     cmd.AddRate("bandwidth", "bandwidth per port B", bandwidth);
-    cmd.AddList(
-        "model",
-        "shipped model profile(s), comma-separated: dlrm bert candle-uno vgg16 resnet50 ncf",
-        model);
+    TopoOptJobOptions::AddModel(cmd, model, true);
     cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
     cmd.AddValue("scale",
                  "multiply the model's bytes and compute times (test runs), in (0, 100]",

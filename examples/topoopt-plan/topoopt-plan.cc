@@ -11,6 +11,7 @@
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
+#include "ns3/topoopt-job-options.h"
 #include "ns3/topoopt-search.h"
 
 #include <iostream>
@@ -34,7 +35,7 @@ main(int argc, char* argv[])
     cmd.AddValue("servers", "servers n (even, 2..4096)", servers, 2, TopologyPlan::MAX_SERVERS);
     cmd.AddValue("degree", "optical ports used per server d (1..64)", degree, 1, 64);
     cmd.AddValue("ports", "NIC ports per server (0: = degree; at most 64)", ports, 0, 64);
-    cmd.AddValue("model", "shipped model profile: dlrm bert candle-uno vgg16 resnet50 ncf", model);
+    TopoOptJobOptions::AddModel(cmd, model);
     cmd.AddValue("profile", "model profile file (overrides --model)", profileFile);
     cmd.AddRate("bandwidth", "bandwidth per port", bandwidth);
     cmd.AddValue("budget",
@@ -50,12 +51,7 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         OutputFiles::Declare({json});
         report.SetMeta("level", ToString(level.Get()));
-        if (ports > 0 && degree > ports)
-        {
-            throw std::invalid_argument("--degree=" + std::to_string(degree) + " exceeds the " +
-                                        std::to_string(ports) +
-                                        " NIC ports per server (--ports); lower --degree");
-        }
+        TopoOptJobOptions::CheckSize("--servers", servers, degree, ports);
         ModelProfile profile = profileFile.empty() ? ModelProfile::FromName(model)
                                                    : ModelProfile::FromFile(profileFile);
         Ptr<TopoOptSearch> search = CreateObject<TopoOptSearch>();

@@ -12,6 +12,7 @@
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
+#include "ns3/topoopt-job-options.h"
 #include "ns3/training-cluster-runner.h"
 
 #include <filesystem>
@@ -34,7 +35,7 @@ main(int argc, char* argv[])
     RunLevelOption level("training-cluster", {RunLevel::PACKET});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
-    cmd.AddValue("model", "model profile: bert dlrm candle-uno vgg16 resnet50 ncf", config.model);
+    TopoOptJobOptions::AddModel(cmd, config.model);
     cmd.AddValue("profile", "model profile file (overrides --model)", config.profileFile);
     cmd.AddValue("scale",
                  "factor on the model's bytes and compute times, in (0, 100]",

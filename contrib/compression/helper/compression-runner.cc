@@ -60,21 +60,35 @@ CompressionRunner::MakeCodec(const CompressionConfig& c)
     return codec;
 }
 
-nlohmann::json
-CompressionRunner::Run(const CompressionConfig& c)
+void
+CompressionConfig::Validate() const
 {
-    if (c.iterations == 0)
+    if (iterations == 0)
     {
         throw std::invalid_argument("--iterations must be at least 1");
     }
-    if (c.workers < 2)
+    if (workers < 2)
     {
         throw std::invalid_argument("--workers must be at least 2");
     }
-    if (!(c.targetAccuracy > 0 && c.targetAccuracy <= 1))
+    if (!(targetAccuracy > 0 && targetAccuracy <= 1))
     {
         throw std::invalid_argument("--targetAccuracy must be in (0, 1]");
     }
+    // Checked for every scheme, so a sweep whose quant row comes later fails before the
+    // first simulation (QuantizationCodec keeps its own check for API users).
+    if (bits != 2 && bits != 4 && bits != 8)
+    {
+        throw std::invalid_argument("--bits=" + std::to_string(bits) +
+                                    ": quantization packs 2, 4 or 8 bits per value; give one of "
+                                    "them");
+    }
+}
+
+nlohmann::json
+CompressionRunner::Run(const CompressionConfig& c)
+{
+    c.Validate();
     Ptr<GradientCodec> codec = MakeCodec(c);
     FabricRequest fabric;
     fabric.fabric = "ideal";
@@ -191,6 +205,7 @@ CompressionRunner::Sweep(const CompressionConfig& base,
                          const std::vector<std::string>& schemes,
                          const std::function<void()>& afterRun)
 {
+    base.Validate(); // before the first row is simulated
     nlohmann::json rows = nlohmann::json::array();
     for (const DataRate& rate : bandwidths)
     {

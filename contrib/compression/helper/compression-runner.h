@@ -44,6 +44,9 @@ struct CompressionConfig
     double memoryBandwidth{768e9};       //!< codec device memory bandwidth (B/s)
     double learningRate{0.05};           //!< SGD-momentum learning rate
     uint32_t batch{32};                  //!< samples per worker per iteration
+
+    /// \brief Throw std::invalid_argument naming the bad flag and what would be valid.
+    void Validate() const;
 };
 
 /**

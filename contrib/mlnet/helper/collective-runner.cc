@@ -15,6 +15,7 @@
 #include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <stdexcept>
@@ -24,13 +25,36 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MlnetCollectiveRunner");
 
+namespace
+{
+
+/// The distinct collective (first) or algorithm (!first) names CollectiveFactory knows.
+std::vector<std::string>
+FactoryNames(bool first)
+{
+    std::vector<std::string> names;
+    for (const auto& [collective, algorithm] : CollectiveFactory::List())
+    {
+        const std::string& name = first ? collective : algorithm;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+        {
+            names.push_back(name);
+        }
+    }
+    return names;
+}
+
+} // namespace
+
 void
 CollectiveRunOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
-    cmd.AddValue("collective",
-                 "allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv",
-                 collective);
-    cmd.AddValue("algorithm", "ring | hd | torus | pairwise | direct", algorithm);
+    // Choices over the factory's names: a typo is an error naming the flag at parse time.
+    // Which algorithms a collective has is the factory's check (CollectiveFactory::Create).
+    const std::vector<std::string> collectives = FactoryNames(true);
+    const std::vector<std::string> algorithms = FactoryNames(false);
+    cmd.AddChoice("collective", ValueParser::JoinChoices(collectives), collective, collectives);
+    cmd.AddChoice("algorithm", ValueParser::JoinChoices(algorithms), algorithm, algorithms);
     cmd.AddBytes("bytes",
                  "bytes of the vector each rank holds (all-to-all: bytes to each other rank), "
                  "e.g. 8MiB (at most 16GiB)",

@@ -19,9 +19,14 @@ namespace ns3
 void
 FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
 {
-    cmd.AddValue("fabric",
-                 fabricHelp.empty() ? "fabric: " + FabricRegistry::NameList() : fabricHelp,
-                 fabric);
+    // A choice over the registered names (and the scenario's own), so a typo is an
+    // error naming --fabric at parse time, not the registry's message after set-up.
+    std::vector<std::string> names = FabricRegistry::Names();
+    names.insert(names.end(), extraFabrics.begin(), extraFabrics.end());
+    cmd.AddChoice("fabric",
+                  fabricHelp.empty() ? "fabric: " + FabricRegistry::NameList() : fabricHelp,
+                  fabric,
+                  names);
     // The bracket CommandLine prints is the real default; say what 0 means.
     cmd.AddValue("ranks",
                  ranks == 0 ? "number of ranks (0 = 8, or the product of --torusDims for "

@@ -43,6 +43,9 @@ struct FabricOptions
         "ideal"};           //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
     uint32_t ranks{0};      //!< ranks; 0 = default (8, or the torus dims' product)
     std::string fabricHelp; //!< help text of --fabric; empty = "fabric: " + registered names
+    /// --fabric values the scenario handles itself besides the FabricRegistry names (e.g.
+    /// distributed-collective's "railonly"); set before AddToCommandLine
+    std::vector<std::string> extraFabrics;
     std::string torusDims{"4x4"}; //!< torus/mesh dimensions, e.g. 4x4x4
     std::string graphFile;        //!< JSON edge list for fabric=graph
     std::string rate{"100Gbps"};  //!< link rate

@@ -296,6 +296,41 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
 }
 
 void
+LlmRunOptions::Validate() const
+{
+    const std::string tpFlag = "--tp=" + std::to_string(model.tp);
+    if (model.tp == 0 || domainSize % model.tp != 0)
+    {
+        throw std::invalid_argument(tpFlag +
+                                    " does not divide --domainSize=" + std::to_string(domainSize) +
+                                    ": tensor parallelism stays inside an HB domain; give a "
+                                    "--tp that divides --domainSize");
+    }
+    const uint64_t gpus = uint64_t(domains) * domainSize;
+    const uint64_t product = uint64_t(model.tp) * model.pp * model.dp;
+    if (product != gpus)
+    {
+        throw std::invalid_argument(
+            "--tp x --pp x --dp = " + std::to_string(model.tp) + "x" + std::to_string(model.pp) +
+            "x" + std::to_string(model.dp) + " = " + std::to_string(product) + " is not the " +
+            std::to_string(gpus) +
+            " GPUs of --domains x --domainSize = " + std::to_string(domains) + "x" +
+            std::to_string(domainSize) + "; give degrees whose product is the number of GPUs");
+    }
+    if (failRailSwitch >= 0 && uint32_t(failRailSwitch) >= domainSize)
+    {
+        throw std::invalid_argument("--failRailSwitch=" + std::to_string(failRailSwitch) +
+                                    " is not a rail; rails are 0.." +
+                                    std::to_string(domainSize - 1));
+    }
+    if (failNic >= 0 && uint64_t(failNic) >= gpus)
+    {
+        throw std::invalid_argument("--failNic=" + std::to_string(failNic) +
+                                    " is not a GPU; GPUs are 0.." + std::to_string(gpus - 1));
+    }
+}
+
+void
 LlmTrainingRunner::RunAll(const LlmRunOptions& o,
                           const std::vector<std::string>& fabrics,
                           RunReport& report)
@@ -306,18 +341,7 @@ LlmTrainingRunner::RunAll(const LlmRunOptions& o,
     {
         ParseFabrics(f);
     }
-    if (o.failRailSwitch >= 0 && uint32_t(o.failRailSwitch) >= o.domainSize)
-    {
-        throw std::invalid_argument("--failRailSwitch=" + std::to_string(o.failRailSwitch) +
-                                    " is not a rail; rails are 0.." +
-                                    std::to_string(o.domainSize - 1));
-    }
-    if (o.failNic >= 0 && uint32_t(o.failNic) >= o.domains * o.domainSize)
-    {
-        throw std::invalid_argument("--failNic=" + std::to_string(o.failNic) +
-                                    " is not a GPU; GPUs are 0.." +
-                                    std::to_string(o.domains * o.domainSize - 1));
-    }
+    o.Validate();
     std::vector<LlmRunResult> results;
     for (const auto& f : fabrics)
     {

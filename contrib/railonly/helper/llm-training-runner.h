@@ -49,6 +49,13 @@ struct LlmRunOptions
     uint32_t iterations{1};       //!< iterations to simulate
     std::string transport{"udp"}; //!< udp | tcp | dctcp
     LlmModelConfig model;         //!< the GPT model and its TP/PP/DP
+
+    /**
+     * \brief Throw std::invalid_argument naming the flags unless the parallel degrees fit
+     * the fabric (--tp divides --domainSize; --tp x --pp x --dp = --domains x --domainSize)
+     * and --failRailSwitch / --failNic name a rail / a GPU that exists.
+     */
+    void Validate() const;
 };
 
 /**

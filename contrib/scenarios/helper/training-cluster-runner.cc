@@ -15,6 +15,7 @@
 #include "ns3/price-table.h"
 #include "ns3/rail-cost-model.h"
 #include "ns3/topoopt-cluster-runner.h"
+#include "ns3/topoopt-job-options.h"
 #include "ns3/topoopt-search.h"
 
 #include <chrono>
@@ -66,11 +67,7 @@ TrainingClusterConfig::Validate() const
         throw std::invalid_argument("--gpus=" + std::to_string(gpus) +
                                     " is not an even number >= 4; give e.g. --gpus=16");
     }
-    if (degree < 1 || degree >= gpus)
-    {
-        throw std::invalid_argument("--degree=" + std::to_string(degree) +
-                                    " must be between 1 and gpus-1; give e.g. --degree=4");
-    }
+    TopoOptJobOptions::CheckSize("--gpus", gpus, degree);
     if (hbDomain < 2 || gpus % hbDomain != 0 || hbDomain == gpus)
     {
         throw std::invalid_argument("--hbDomain=" + std::to_string(hbDomain) +

@@ -16,6 +16,7 @@
 #include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/topoopt-job-options.h"
 #include "ns3/traffic-accounting.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-runner.h"
@@ -125,28 +126,7 @@ TopoOptFabricResult::MeanIterationS() const
 TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
     : m_config(c)
 {
-    if (c.servers < 2 || c.servers % 2 != 0)
-    {
-        throw std::invalid_argument("--servers must be even and at least 2 (every optical plane "
-                                    "is a perfect matching), got " +
-                                    std::to_string(c.servers));
-    }
-    if (c.degree == 0)
-    {
-        throw std::invalid_argument("--degree must be at least 1");
-    }
-    if (c.ports > 0 && c.degree > c.ports)
-    {
-        throw std::invalid_argument("--degree=" + std::to_string(c.degree) + " exceeds the " +
-                                    std::to_string(c.ports) +
-                                    " NIC ports per server (--ports); lower --degree");
-    }
-    if (c.degree > c.servers - 1)
-    {
-        throw std::invalid_argument("--degree=" + std::to_string(c.degree) + " needs at least " +
-                                    std::to_string(c.degree + 1) +
-                                    " servers (--servers=" + std::to_string(c.servers) + ")");
-    }
+    TopoOptJobOptions::CheckSize("--servers", c.servers, c.degree, c.ports);
     if (c.iterations == 0)
     {
         throw std::invalid_argument("--iterations must be at least 1");
