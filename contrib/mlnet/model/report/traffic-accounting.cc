@@ -8,6 +8,7 @@
 #include "ns3/process-runtime.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
+#include "ns3/simulator.h"
 #include "ns3/traffic-control-layer.h"
 
 #include <algorithm>
@@ -129,6 +130,12 @@ TrafficAccounting::DoDispose()
     Object::DoDispose();
 }
 
+void
+TrafficAccounting::Release()
+{
+    m_transports.clear();
+}
+
 Ptr<TrafficAccounting>
 TrafficAccounting::Attach(Ptr<Cluster> cluster, Ptr<MessageTransport> transport)
 {
@@ -139,6 +146,7 @@ TrafficAccounting::Attach(Ptr<Cluster> cluster, Ptr<MessageTransport> transport)
         accounting = CreateObject<TrafficAccounting>();
         accounting->Connect(cluster);
         cluster->AggregateObject(accounting);
+        Simulator::ScheduleDestroy(&TrafficAccounting::Release, accounting);
     }
     if (transport)
     {
@@ -176,7 +184,7 @@ TrafficAccounting::WhereIndex(const std::string& where) const
 void
 TrafficAccounting::Connect(Ptr<Cluster> cluster)
 {
-    m_cluster = cluster;
+    m_cluster = PeekPointer(cluster);
     // Drop places in an order every process of a distributed run agrees on.
     std::set<std::string> classes;
     for (const ClusterLink& l : cluster->GetLinks())

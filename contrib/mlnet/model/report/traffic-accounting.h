@@ -185,6 +185,13 @@ protected:
     void DoDispose() override;
 
 private:
+    /**
+     * Let go of the transports at Simulator::Destroy: the accounting is aggregated to
+     * its cluster, and a transport holds the cluster, so holding the transports past
+     * the simulation would keep the whole fabric alive (a reference cycle).
+     */
+    void Release();
+
     /// Frame counters, each with frames and bytes.
     enum Counter
     {
@@ -258,7 +265,8 @@ private:
         uint64_t qdiscDropped[2]{0, 0}; //!< frames, bytes its queue disc dropped
     };
 
-    Ptr<Cluster> m_cluster;
+    Cluster* m_cluster{nullptr}; //!< the cluster this is aggregated to (not owned: a Ptr would keep
+                                 //!< the aggregate alive)
     std::vector<Ptr<MessageTransport>> m_transports;
     std::vector<Device> m_devices;                                //!< every link device
     std::vector<Ptr<FastForwarding>> m_fast;                      //!< fast-path nodes
