@@ -48,7 +48,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        OutputFiles::Declare({json});
+        OutputFiles::Declare({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         if (ports > 0 && degree > ports)
         {
