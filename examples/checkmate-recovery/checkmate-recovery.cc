@@ -76,7 +76,7 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        c.traces.DeclareOutputs({json});
+        c.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);
         report.Finish(std::cout, json);

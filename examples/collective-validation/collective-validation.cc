@@ -87,7 +87,7 @@ main(int argc, char* argv[])
         }
         const RunLevel runLevel = level.Get();
         report.SetMeta("level", ToString(runLevel));
-        fabric.traces.DeclareOutputs({json, csv}); // before the run, not after it
+        fabric.traces.DeclareOutputs({{"json", json}, {"csv", csv}}); // before the run
         for (auto& point : points)
         {
             point.second.level = runLevel;

@@ -89,7 +89,7 @@ main(int argc, char* argv[])
                        "final_accuracy"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        OutputFiles::Declare({json});
+        OutputFiles::Declare({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);

@@ -72,7 +72,7 @@ main(int argc, char* argv[])
 
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        fabric.traces.DeclareOutputs({json, csv});
+        fabric.traces.DeclareOutputs({{"json", json}, {"csv", csv}});
         DistributedSession session(&argc, &argv);
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);

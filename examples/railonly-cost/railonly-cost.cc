@@ -94,7 +94,7 @@ main(int argc, char* argv[])
                        "power_reduction"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        OutputFiles::Declare({json});
+        OutputFiles::Declare({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         Ptr<RailCostModel> model = CreateObject<RailCostModel>();
         model->SetRadix(radix);

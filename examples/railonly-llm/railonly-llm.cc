@@ -116,7 +116,7 @@ main(int argc, char* argv[])
         {
             o.model.experts = o.domains * o.domainSize;
         }
-        o.traces.DeclareOutputs({json});
+        o.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);

@@ -93,7 +93,7 @@ main(int argc, char* argv[])
     report.SetColumns({"fabric", "model", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        config.traces.DeclareOutputs({json});
+        config.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         config.rate = ParseDataRate(bandwidth);
         config.ocsDelay = ParseTime(ocsDelay);

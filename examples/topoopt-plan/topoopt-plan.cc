@@ -49,7 +49,7 @@ main(int argc, char* argv[])
     report.SetCommandLine(argc, argv);
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        OutputFiles::Declare({json});
+        OutputFiles::Declare({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         TopoOptJobOptions::CheckSize("--servers", servers, degree, ports);
         ModelProfile profile = profileFile.empty() ? ModelProfile::FromName(model)

@@ -104,9 +104,17 @@ main(int argc, char* argv[])
         config.hbRate = ParseDataRate(hbRate);
         config.fabrics = TrainingClusterRunner::ParseFabrics(fabrics);
         TrainingClusterRunner runner(config);
-        json = json.empty() ? out + "/training-cluster.json" : json;
-        csv = csv.empty() ? out + "/training-cluster.csv" : csv;
-        config.traces.DeclareOutputs({json, csv, plot ? out + "/training-cluster.png" : ""});
+        // A file left to its default is named by --out, the flag the user gave.
+        const OutputPath jsonOut = json.empty()
+                                       ? OutputPath{"out", out + "/training-cluster.json", out}
+                                       : OutputPath{"json", json};
+        const OutputPath csvOut = csv.empty()
+                                      ? OutputPath{"out", out + "/training-cluster.csv", out}
+                                      : OutputPath{"csv", csv};
+        json = jsonOut.path;
+        csv = csvOut.path;
+        config.traces.DeclareOutputs(
+            {jsonOut, csvOut, {"out", plot ? out + "/training-cluster.png" : "", out}});
         runner.Run(report, &std::cout);
         report.Finish(std::cout, json, csv);
         std::string png = out + "/training-cluster.png";

@@ -42,7 +42,7 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        fabric.traces.DeclareOutputs({json});
+        fabric.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(
             workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);

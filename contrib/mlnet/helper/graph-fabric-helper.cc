@@ -3,10 +3,13 @@
 
 #include "ns3/fabric-registry.h"
 
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/connected_components.hpp>
 #include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
 
 namespace ns3
 {
@@ -18,6 +21,33 @@ constexpr size_t kMaxLinks = 1ULL << 22;
 /// Largest link rate (bit/s) and delay (s) accepted.
 constexpr double kMaxRateBps = 1e14;
 constexpr double kMaxDelaySeconds = 1.0;
+
+/**
+ * Throw (naming `links`) unless every rank can reach rank 0 over the links, switches
+ * included; a switch nothing reaches is allowed (it carries no traffic).
+ */
+void
+CheckConnected(const GraphDescription& g, const JsonField& links)
+{
+    using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+    Graph graph(g.ranks + g.switches);
+    auto vertex = [&g](bool isRank, uint32_t i) { return isRank ? i : g.ranks + i; };
+    for (const GraphLink& l : g.links)
+    {
+        boost::add_edge(vertex(l.aIsRank, l.a), vertex(l.bIsRank, l.b), graph);
+    }
+    std::vector<int> component(boost::num_vertices(graph));
+    boost::connected_components(graph, component.data());
+    for (uint32_t r = 1; r < g.ranks; ++r)
+    {
+        if (component[r] != component[0])
+        {
+            links.Fail("rank " + std::to_string(r) +
+                       " cannot be reached from rank 0; add links joining every rank (directly "
+                       "or through switches) to the others");
+        }
+    }
+}
 
 /// Index of a node named r<i> or s<j>; throws naming the field for anything else.
 std::pair<bool, uint32_t>
@@ -205,6 +235,7 @@ GraphFabricHelper::Read(const JsonField& doc)
         }
         g.links.push_back(l);
     }
+    CheckConnected(g, doc.At("links"));
     return g;
 }
 

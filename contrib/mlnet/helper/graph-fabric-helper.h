@@ -16,8 +16,10 @@
  * JSON inputs: the document is closed (keys ranks, switches, links, description; a
  * link object a, b, class, rate, delay); 2 <= ranks <= 2^20, switches <= 2^20, at
  * most 2^22 links; a rate is <number><unit> in (0, 100 Tbps], a delay
- * <number>(s|ms|us|ns|ps) in [0, 1 s]. Every error names the file and the field
- * ("net.json: links[3].rate: expected ...").
+ * <number>(s|ms|us|ns|ps) in [0, 1 s]; every rank reaches rank 0 over the links
+ * (Boost connected_components; a switch nothing reaches is allowed). Every error names
+ * the file and the field ("net.json: links[3].rate: expected ...", "net.json: links:
+ * rank 1 cannot be reached from rank 0; ...").
  */
 #ifndef MLNET_GRAPH_FABRIC_HELPER_H
 #define MLNET_GRAPH_FABRIC_HELPER_H

@@ -177,11 +177,14 @@ TraceOptions::Attach(Ptr<Cluster> cluster, const std::string& name) const
 }
 
 void
-TraceOptions::DeclareOutputs(const std::vector<std::string>& files) const
+TraceOptions::DeclareOutputs(const std::vector<OutputPath>& files) const
 {
     OutputFiles::Declare(files);
-    OutputFiles::DeclarePrefix(pcap);
-    OutputFiles::Declare({flowmon, monitors.timeline, monitors.linkMonitor, monitors.messages});
+    OutputFiles::DeclarePrefix({"pcap", pcap});
+    OutputFiles::Declare({{"flowmon", flowmon},
+                          {"timeline", monitors.timeline},
+                          {"linkMonitor", monitors.linkMonitor},
+                          {"messages", monitors.messages}});
 }
 
 std::vector<std::string>

@@ -29,6 +29,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/monitor-options.h"
+#include "ns3/output-files.h"
 #include "ns3/scenario-command-line.h"
 
 #include <memory>
@@ -69,12 +70,12 @@ public:
     void Attach(Ptr<Cluster> cluster, const std::string& name = "") const;
     /**
      * \brief Check, before any simulation, every file the flags ask for and the
-     * program's own (e.g. --json, --csv; empty entries are skipped): folders are created
-     * or the path refused with std::invalid_argument (OutputFiles::Declare; the pcap
-     * prefix's folder with OutputFiles::DeclarePrefix).
-     * \param files the program's other output files
+     * program's own (e.g. {{"json", json}, {"csv", csv}}; empty paths are skipped):
+     * folders are created or the path refused with std::invalid_argument naming its flag
+     * (OutputFiles::Declare; the pcap prefix's folder with OutputFiles::DeclarePrefix).
+     * \param files the program's other output files and their flags
      */
-    void DeclareOutputs(const std::vector<std::string>& files = {}) const;
+    void DeclareOutputs(const std::vector<OutputPath>& files = {}) const;
     /// \return the FlowMonitor files written so far, in order
     std::vector<std::string> WrittenFiles() const;
 

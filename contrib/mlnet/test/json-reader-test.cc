@@ -152,6 +152,36 @@ TEST(JsonReaderTest, NestingIsBoundedBeforeAnythingRecurses)
     ExpectNamesFile(Message([&] { JsonReader::FromText(objects, "deep.json"); }),
                     "deep.json",
                     "nested more than 64 levels deep");
+    // The message names where: the path of the container that opened too deep (cut
+    // at 80 characters, on a component).
+    std::string at;
+    for (int i = 0; i < 24; ++i)
+    {
+        at += "[0]";
+    }
+    EXPECT_EQ(Message([&] {
+                  JsonReader::FromText(R"({"a": [1, {"b": )" + mlnettest::DeepArray(65) + "}]}",
+                                       "deep.json");
+              }),
+              "deep.json: a[1].b" + at +
+                  "...: arrays and objects are nested more than 64 levels deep; no input "
+                  "format nests that deep");
+    // Indices count the completed elements of any kind; the key is the current member's.
+    // "[2].k.m" is 7 characters: 24 "[0]" more make 79, a 25th would pass 80.
+    std::string path = "[2].k.m";
+    for (int i = 0; i < 24; ++i)
+    {
+        path += "[0]";
+    }
+    const std::string doc =
+        R"([{"x": [1]}, [[]], {"k": {"j": {"q": 1}, "m": )" + mlnettest::DeepArray(100000) + "}}]";
+    const std::string m = Message([&] { JsonReader::FromText(doc, "deep.json"); });
+    EXPECT_EQ(m.rfind("deep.json: " + path + "...: arrays and objects are nested", 0), 0u) << m;
+    // A bare deep array is named by its indices.
+    EXPECT_EQ(Message([&] {
+                  JsonReader::FromText(mlnettest::DeepArray(65), "deep.json");
+              }).rfind("deep.json: [0][0]", 0),
+              0u);
     // Comments only where the format allows them.
     EXPECT_NO_THROW(JsonReader::FromText("// c\n{}", "c.json", true));
     ExpectNamesFile(Message([&] { JsonReader::FromText("// c\n{}", "c.json"); }),
@@ -222,6 +252,17 @@ TEST(JsonInputTest, WorkloadFilesNameTheFileAndTheField)
                             mlnettest::DeepArray(100000) + "}]}"),
                     "w.json",
                     "nested more than 64 levels deep");
+    // The all-reduce algorithm is one the collective factory offers, checked on reading.
+    ExpectNamesFile(message(R"({"name": "w", "layers": [{"name": "a", "forward_us": 1,
+        "backward_us": 1, "param_bytes": 4}], "collective": {"algorithm": "spiral"}})"),
+                    "w.json",
+                    "collective.algorithm: unknown algorithm 'spiral' for allreduce; valid: "
+                    "ring, hd, torus");
+    EXPECT_EQ(TrainingWorkload::FromString(R"({"name": "w", "layers": [{"name": "a",
+        "forward_us": 1, "backward_us": 1, "param_bytes": 4}], "collective": {"algorithm": "hd"}})",
+                                           "w.json")
+                  .GetAlgorithm(),
+              "hd");
     // A valid document gives the same workload as before the reader existed.
     TrainingWorkload w = TrainingWorkload::FromString(kWorkload, "w.json");
     EXPECT_EQ(w.GetTotalParamBytes(), 120u);
@@ -286,6 +327,18 @@ TEST(JsonInputTest, GraphFilesNameTheFileAndTheField)
     ExpectNamesFile(message(R"({"ranks": 2, "links": [["r1", "r1"]]})"),
                     "g.json",
                     "links[0]: joins 'r1' to itself");
+    // Every rank must reach rank 0 (Boost's connected components over ranks and switches).
+    ExpectNamesFile(message(R"({"ranks": 3, "switches": 2,
+                                "links": [["r0", "s0"], ["r1", "s0"], ["r2", "s1"]]})"),
+                    "g.json",
+                    "links: rank 2 cannot be reached from rank 0; add links");
+    ExpectNamesFile(message(R"({"ranks": 3, "links": [["r0", "r2"]]})"),
+                    "g.json",
+                    "links: rank 1 cannot be reached from rank 0");
+    // Through a switch is reachable; a switch nothing reaches is allowed.
+    EXPECT_NO_THROW(GraphFabricHelper::Parse(R"({"ranks": 2, "switches": 2, "links": [["r0", "s1"],
+                                     ["s1", "r1"]]})",
+                                             "g.json"));
     GraphDescription g = GraphFabricHelper::Parse(valid, "g.json");
     ASSERT_EQ(g.links.size(), 2u);
     EXPECT_FALSE(g.links[0].bIsRank);

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <set>
 #include <sstream>
@@ -225,11 +226,61 @@ TEST_F(OutputFilesTest, BadPathsAreRefusedAtDeclaration)
     std::filesystem::permissions(Path("ro"), std::filesystem::perms::owner_all);
     // Nothing was made by a refused declaration; several paths at once skip empty ones.
     EXPECT_EQ(Tree(), (std::set<std::string>{"file", "ro"}));
-    EXPECT_NO_THROW(OutputFiles::Declare(std::vector<std::string>{"", Path("ok/run.json"), ""}));
-    EXPECT_NO_THROW(OutputFiles::Declare({std::string()})); // one flag left empty
+    EXPECT_NO_THROW(
+        OutputFiles::Declare({{"json", ""}, {"csv", Path("ok/run.json")}, {"plot", ""}}));
+    EXPECT_NO_THROW(OutputFiles::Declare({{"json", ""}})); // one flag left empty
     EXPECT_THROW(OutputFiles::Declare(std::string()), std::invalid_argument);
     EXPECT_TRUE(std::filesystem::is_directory(Path("ok")));
-    EXPECT_THROW(OutputFiles::DeclarePrefix(Path("file/cap")), std::invalid_argument);
+}
+
+TEST_F(OutputFilesTest, ARefusedPathNamesItsFlag)
+{
+    std::ofstream(Path("file")) << "x";
+    std::filesystem::create_directories(Path("adir"));
+    auto message = [](const std::function<void()>& declare) {
+        try
+        {
+            declare();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("(accepted)");
+    };
+    // The line starts with the flag as typed, then what is wrong with the path.
+    const std::string csv = Path("file/r.csv");
+    EXPECT_EQ(message([&] {
+                  OutputFiles::Declare({{"json", Path("r.json")}, {"csv", csv}});
+              }),
+              "--csv=" + csv + ": cannot create the folder '" + Path("file") +
+                  "': Not a directory; choose another path");
+    EXPECT_EQ(message([&] {
+                  OutputFiles::Declare({{"json", Path("adir")}});
+              }),
+              "--json=" + Path("adir") + ": is a folder, not a file; give a file name (e.g. " +
+                  Path("adir/run.json") + ")");
+    // A pcap prefix names its flag too.
+    EXPECT_EQ(message([&] {
+                  OutputFiles::DeclarePrefix({"pcap", Path("file/cap")});
+              }),
+              "--pcap=" + Path("file/cap") + ": cannot create the folder '" + Path("file") +
+                  "': Not a directory; choose another path");
+    EXPECT_EQ(message([&] { OutputFiles::DeclarePrefix({"pcap", ""}); }), "(accepted)");
+    // A path derived from another flag (--out=DIR gives DIR/run.json) names that flag
+    // and the file.
+    const std::string derived = Path("file/run.json");
+    EXPECT_EQ(message([&] {
+                  OutputFiles::Declare({{"out", derived, Path("file")}});
+              }),
+              "--out=" + Path("file") + " (file '" + derived + "'): cannot create the folder '" +
+                  Path("file") + "': Not a directory; choose another path");
+    // A path declared without a flag (library use) names the path.
+    EXPECT_EQ(message([&] { OutputFiles::Declare(csv); }),
+              "output file '" + csv + "': cannot create the folder '" + Path("file") +
+                  "': Not a directory; choose another path");
+    // Nothing was made by the refusals.
+    EXPECT_EQ(Tree(), (std::set<std::string>{"adir", "file"}));
 }
 
 TEST_F(OutputFilesTest, TwoFilesOneFailingNeitherAppears)
@@ -241,7 +292,8 @@ TEST_F(OutputFilesTest, TwoFilesOneFailingNeitherAppears)
     {
         FileSizeLimit limit(4096);
         status = RunReport::Main([&] {
-            OutputFiles::Declare({Path("out/run.json"), Path("run.csv")}); // before any work
+            OutputFiles::Declare(
+                {{"json", Path("out/run.json")}, {"csv", Path("run.csv")}}); // before any work
             OutputFiles::WriteText(Path("out/run.json"), "{}\n");
             OutputFiles::WriteText(Path("run.csv"), std::string(8192, 'x'));
         });

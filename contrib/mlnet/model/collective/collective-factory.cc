@@ -44,10 +44,9 @@ Registry()
     return entries;
 }
 
-} // namespace
-
-Ptr<Collective>
-CollectiveFactory::Create(const std::string& collective, const std::string& algorithm)
+/// The registry's entry for a pair; throws listing the valid choices for an unknown name.
+const Entry&
+Find(const std::string& collective, const std::string& algorithm)
 {
     std::string algorithms;
     std::string collectives;
@@ -58,7 +57,7 @@ CollectiveFactory::Create(const std::string& collective, const std::string& algo
         {
             if (algorithm == e.algorithm)
             {
-                return e.create();
+                return e;
             }
             algorithms += (algorithms.empty() ? "" : ", ") + std::string(e.algorithm);
         }
@@ -75,6 +74,20 @@ CollectiveFactory::Create(const std::string& collective, const std::string& algo
     }
     throw std::invalid_argument("unknown algorithm '" + algorithm + "' for " + collective +
                                 "; valid: " + algorithms);
+}
+
+} // namespace
+
+void
+CollectiveFactory::Check(const std::string& collective, const std::string& algorithm)
+{
+    Find(collective, algorithm);
+}
+
+Ptr<Collective>
+CollectiveFactory::Create(const std::string& collective, const std::string& algorithm)
+{
+    return Find(collective, algorithm).create();
 }
 
 std::vector<std::pair<std::string, std::string>>

@@ -30,6 +30,13 @@ public:
      * Throws std::invalid_argument listing the valid choices for an unknown name.
      */
     static Ptr<Collective> Create(const std::string& collective, const std::string& algorithm);
+    /**
+     * \brief Check a (collective, algorithm) pair where it enters (a flag, a JSON field)
+     * without creating anything: throws std::invalid_argument as Create does.
+     * \param collective e.g. "allreduce"
+     * \param algorithm e.g. "ring"
+     */
+    static void Check(const std::string& collective, const std::string& algorithm);
     /// \return every valid (collective, algorithm) pair
     static std::vector<std::pair<std::string, std::string>> List();
 };

@@ -21,9 +21,13 @@ namespace
 constexpr size_t kPreviewChars = 40;
 constexpr size_t kLibraryMessageChars = 160;
 
+/// Longest field path put into an error line (cut at a component, then "...").
+constexpr size_t kPathChars = 80;
+
 /// Thrown by the parser callback; caught in Parse (never leaves this file).
 struct TooDeep
 {
+    std::string path; //!< field path of the container that opened too deep
 };
 
 std::string
@@ -45,6 +49,75 @@ OneLine(std::string s)
     }
     return s;
 }
+
+/**
+ * The path of the value the parser is at, as JsonField writes it
+ * ("layers[3].param_bytes"): one frame per open container, at most kMaxDepth.
+ */
+class NestingPath
+{
+public:
+    /// A container opens (as the current element of its parent).
+    void Open(bool isArray)
+    {
+        m_frames.push_back({isArray, 0, std::string()});
+    }
+
+    /// An object's next key (cut: the path is bounded, a key may not be).
+    void SetKey(const std::string& key)
+    {
+        if (!m_frames.empty())
+        {
+            m_frames.back().key = key.substr(0, kPreviewChars + 1);
+        }
+    }
+
+    /// The innermost container closes.
+    void Close()
+    {
+        if (!m_frames.empty())
+        {
+            m_frames.pop_back();
+        }
+    }
+
+    /// The current element of the innermost container is complete.
+    void Completed()
+    {
+        if (!m_frames.empty() && m_frames.back().isArray)
+        {
+            ++m_frames.back().index;
+        }
+    }
+
+    /// \return the path of the value being opened, at most kPathChars (then "...")
+    std::string ToString() const
+    {
+        std::string out;
+        for (const Frame& f : m_frames)
+        {
+            std::string part =
+                f.isArray ? "[" + std::to_string(f.index) + "]"
+                          : (out.empty() ? "" : ".") + OneLine(Truncate(f.key, kPreviewChars));
+            if (out.size() + part.size() > kPathChars)
+            {
+                return out + "...";
+            }
+            out += part;
+        }
+        return out;
+    }
+
+private:
+    struct Frame
+    {
+        bool isArray;    //!< an array (index counts) or an object (key names)
+        size_t index;    //!< elements of the array completed so far
+        std::string key; //!< the object's current key
+    };
+
+    std::vector<Frame> m_frames;
+};
 
 std::string
 FormatDouble(double v)
@@ -70,12 +143,33 @@ Parse(const std::string& text, const std::string& name, bool allowComments)
     }
     // Refuse deep nesting while parsing, before any recursive code (dump, compare,
     // destructor) sees the value: depth is the nesting level at which a container opens.
-    auto bound = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-        if ((event == nlohmann::json::parse_event_t::object_start ||
-             event == nlohmann::json::parse_event_t::array_start) &&
-            depth >= static_cast<int>(JsonReader::kMaxDepth))
+    // The path of the value being parsed is tracked (a frame per open container: the
+    // current key of an object, the index of the element an array is at) so that the
+    // message names the field that nests too deep.
+    NestingPath path;
+    auto bound = [&path](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using Event = nlohmann::json::parse_event_t;
+        switch (event)
         {
-            throw TooDeep();
+        case Event::object_start:
+        case Event::array_start:
+            if (depth >= static_cast<int>(JsonReader::kMaxDepth))
+            {
+                throw TooDeep{path.ToString()};
+            }
+            path.Open(event == Event::array_start);
+            break;
+        case Event::key:
+            path.SetKey(parsed.get_ref<const std::string&>());
+            break;
+        case Event::object_end:
+        case Event::array_end:
+            path.Close();
+            path.Completed();
+            break;
+        case Event::value:
+            path.Completed();
+            break;
         }
         return true;
     };
@@ -84,9 +178,10 @@ Parse(const std::string& text, const std::string& name, bool allowComments)
     {
         *doc = nlohmann::json::parse(text, bound, true, allowComments);
     }
-    catch (const TooDeep&)
+    catch (const TooDeep& deep)
     {
-        throw std::invalid_argument(name + ": arrays and objects are nested more than " +
+        throw std::invalid_argument(name + ": " + (deep.path.empty() ? "top level" : deep.path) +
+                                    ": arrays and objects are nested more than " +
                                     std::to_string(JsonReader::kMaxDepth) +
                                     " levels deep; no input format nests that deep");
     }

@@ -9,7 +9,8 @@
  * What it does. JsonReader loads a file of at most kMaxFileBytes (a missing path, a
  * folder, an empty or too large file are each one message), parses it with
  * nlohmann-json under a parser callback that refuses nesting deeper than kMaxDepth
- * before the document is built (no recursive code ever sees a deep value), and turns
+ * before the document is built (no recursive code ever sees a deep value; the message
+ * names the path of the value that opened too deep, cut at 80 characters), and turns
  * library errors into the line above with the position. JsonField is a typed view of
  * one value that knows its path: At(key), At(index), Optional(key), AsArray(maxSize),
  * AsUint64/AsUint32(min, max), AsDouble(min, max) (finite), AsString(maxLength),

@@ -67,10 +67,11 @@ Find(const std::string& path)
 
 /**
  * Check that `path` can be created as a file; create its missing parent folders and,
- * when `created` is given, append the folders made (parents first).
+ * when `created` is given, append the folders made (parents first). A refusal starts
+ * with `label` (the flag that named the path, or the path itself).
  */
 void
-PrepareParent(const std::string& path, std::vector<std::string>* created)
+PrepareParent(const std::string& path, const std::string& label, std::vector<std::string>* created)
 {
     if (path.empty())
     {
@@ -81,8 +82,7 @@ PrepareParent(const std::string& path, std::vector<std::string>* created)
     std::error_code ec;
     if (!p.has_filename() || fs::is_directory(p, ec))
     {
-        throw std::invalid_argument("output file '" + path +
-                                    "' is a folder, not a file; give a file name (e.g. " +
+        throw std::invalid_argument(label + ": is a folder, not a file; give a file name (e.g. " +
                                     (p / "run.json").lexically_normal().string() + ")");
     }
     fs::path parent = p.parent_path();
@@ -97,8 +97,7 @@ PrepareParent(const std::string& path, std::vector<std::string>* created)
         fs::create_directories(parent, ec);
         if (ec || !fs::is_directory(parent))
         {
-            throw std::invalid_argument("cannot create the folder '" + parent.string() +
-                                        "' for output file '" + path +
+            throw std::invalid_argument(label + ": cannot create the folder '" + parent.string() +
                                         "': " + (ec ? ec.message() : "a file of that name exists") +
                                         "; choose another path");
         }
@@ -113,7 +112,7 @@ PrepareParent(const std::string& path, std::vector<std::string>* created)
     const std::string folder = parent.empty() ? "." : parent.string();
     if (access(folder.c_str(), W_OK) != 0)
     {
-        throw std::invalid_argument("cannot write output file '" + path + "': folder '" + folder +
+        throw std::invalid_argument(label + ": folder '" + folder +
                                     "' is not writable; choose another path");
     }
     // A probe at the temporary's name finds what the folder's mode does not tell: a name
@@ -124,11 +123,26 @@ PrepareParent(const std::string& path, std::vector<std::string>* created)
     int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
     {
-        throw std::invalid_argument("cannot write output file '" + path +
-                                    "': " + std::strerror(errno) + "; choose another path");
+        throw std::invalid_argument(label + ": cannot create the file: " + std::strerror(errno) +
+                                    "; choose another path");
     }
     close(fd);
     unlink(probe.c_str());
+}
+
+/// The label of a path declared without its flag.
+std::string
+PathLabel(const std::string& path)
+{
+    return "output file '" + path + "'";
+}
+
+/// PrepareParent inside the open session (folders made are removed on Discard).
+void
+DeclareIn(const std::string& path, const std::string& label)
+{
+    Session& s = TheSession();
+    PrepareParent(path, label, s.open ? &s.created : nullptr);
 }
 
 /// Write text to file (created or truncated); returns 0 or the errno of the failure.
@@ -294,40 +308,41 @@ OutputFiles::Discard()
     s.previous = previous;
 }
 
-void
-OutputFiles::Declare(const std::string& path)
+std::string
+OutputPath::Label() const
 {
-    Session& s = TheSession();
-    PrepareParent(path, s.open ? &s.created : nullptr);
+    const std::string given = value.empty() ? path : value;
+    return "--" + flag + "=" + given + (value.empty() ? "" : " (file '" + path + "')");
 }
 
 void
-OutputFiles::Declare(const std::vector<std::string>& paths)
+OutputFiles::Declare(const std::string& path)
 {
-    for (const std::string& path : paths)
+    DeclareIn(path, PathLabel(path));
+}
+
+void
+OutputFiles::Declare(const std::vector<OutputPath>& outputs)
+{
+    for (const OutputPath& o : outputs)
     {
-        if (!path.empty())
+        if (!o.path.empty())
         {
-            Declare(path);
+            DeclareIn(o.path, o.Label());
         }
     }
 }
 
 void
-OutputFiles::Declare(std::initializer_list<std::string> paths)
+OutputFiles::DeclarePrefix(const OutputPath& prefix)
 {
-    Declare(std::vector<std::string>(paths));
-}
-
-void
-OutputFiles::DeclarePrefix(const std::string& prefix)
-{
-    if (prefix.empty())
+    const std::string& p = prefix.path;
+    if (p.empty())
     {
         return;
     }
     // A prefix names files beside it: its folder must take them.
-    Declare(prefix.back() == '/' ? prefix + "file" : prefix);
+    DeclareIn(p.back() == '/' ? p + "file" : p, prefix.Label());
 }
 
 std::string
@@ -345,7 +360,7 @@ OutputFiles::Stage(const std::string& path, std::function<void()> close)
     Session& s = TheSession();
     if (!s.open)
     {
-        PrepareParent(path, nullptr);
+        PrepareParent(path, PathLabel(path), nullptr);
         return path;
     }
     Entry* e = Find(path);
@@ -420,7 +435,7 @@ OutputFiles::WriteText(const std::string& path, const std::string& text)
     const std::string temp = staging ? Stage(path) : TemporaryName(path, ++s.counter);
     if (!staging)
     {
-        PrepareParent(path, nullptr);
+        PrepareParent(path, PathLabel(path), nullptr);
     }
     int err = WriteWhole(temp, text);
     if (err == 0 && !staging && std::rename(temp.c_str(), path.c_str()) != 0)

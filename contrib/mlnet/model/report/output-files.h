@@ -16,7 +16,10 @@
  *
  * Declare() checks a path before any simulation: an empty file name, a path that is
  * a folder, a parent that is a file or an unwritable folder throw
- * std::invalid_argument naming the path; missing parent folders are created.
+ * std::invalid_argument naming the path; missing parent folders are created. A path
+ * declared as an OutputPath names the flag that gave it, so the error line reads
+ * "--csv=afile/r.csv: cannot create the folder 'afile': Not a directory; ..." (or
+ * "--out=res (file 'res/run.json'): ..." for a path derived from another flag).
  *
  * Outside a session (unit tests, library use) Stage() returns the final name and
  * WriteText() writes through a temporary and a rename, one file at a time.
@@ -32,12 +35,26 @@
 
 #include <cstdint>
 #include <functional>
-#include <initializer_list>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+/**
+ * \brief An output file and the command-line flag it came from, so that a refused path
+ * is reported as the flag the user typed.
+ */
+struct OutputPath
+{
+    std::string flag;  //!< the flag without dashes, e.g. "csv"
+    std::string path;  //!< the file; empty = not asked for (skipped)
+    std::string value; //!< what the flag was given when `path` was derived from it (e.g.
+                       //!< --out=res gives res/run.json); empty: `path` itself
+
+    /// \return "--flag=value" as the user typed it, with the file when it was derived
+    std::string Label() const;
+};
 
 /**
  * \brief Stages a run's output files under temporary names and renames them all at
@@ -78,17 +95,17 @@ public:
      */
     static void Declare(const std::string& path);
     /**
-     * \brief Declare several files; an empty entry is a file not asked for (a flag
-     * left empty) and is skipped.
+     * \brief Declare the files of flags, e.g. Declare({{"json", json}, {"csv", csv}}); an
+     * entry with an empty path is a file not asked for (a flag left empty) and is
+     * skipped. A refusal starts with the entry's Label() ("--csv=afile/r.csv: ...").
      */
-    static void Declare(const std::vector<std::string>& paths);
-    /// \brief Declare({json, csv}): as the vector form (a braced list of one is a list).
-    static void Declare(std::initializer_list<std::string> paths);
+    static void Declare(const std::vector<OutputPath>& outputs);
     /**
      * \brief Check the folder of files named "<prefix>..." (e.g. a pcap prefix):
-     * created if missing, refused as Declare() refuses a parent.
+     * created if missing, refused as Declare() refuses a parent, naming the flag.
+     * An empty prefix is skipped.
      */
-    static void DeclarePrefix(const std::string& prefix);
+    static void DeclarePrefix(const OutputPath& prefix);
 
     /**
      * \brief The name a writer opens for `path`: inside a session a temporary (the

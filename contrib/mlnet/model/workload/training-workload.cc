@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-workload.h"
 
+#include "ns3/collective-factory.h"
 #include "ns3/json-reader.h"
 #include "ns3/log.h"
 
@@ -131,6 +132,14 @@ TrainingWorkload::Read(const JsonField& doc)
         if (auto a = c->Optional("algorithm"))
         {
             w.m_algorithm = a->AsString(kMaxNameLength);
+            try
+            {
+                CollectiveFactory::Check("allreduce", w.m_algorithm); // the buckets' collective
+            }
+            catch (const std::invalid_argument& e)
+            {
+                a->Fail(e.what()); // the same message, with the file and the field
+            }
         }
     }
     NS_LOG_INFO("workload '" << w.m_name << "': " << w.m_layers.size() << " layers, "
