@@ -22,15 +22,7 @@ class AtomicOutputsTest : public ::testing::Test
 protected:
     void SetUp() override
     {
-        m_dir = ::testing::TempDir() + "mlnet-atomic-XXXXXX";
-        ASSERT_NE(mkdtemp(m_dir.data()), nullptr);
-        fs::create_directories(m_dir + "/out");
-        std::ofstream(m_dir + "/out/run.json") << "an earlier result\n";
-    }
-
-    void TearDown() override
-    {
-        fs::remove_all(m_dir);
+        m_folder.Write({{"out/run.json", "an earlier result\n"}});
     }
 
     /// Every file (with its content) and folder under the working folder.
@@ -66,7 +58,8 @@ protected:
         EXPECT_EQ(Tree(), before) << example << " " << flags;
     }
 
-    std::string m_dir;
+    TempFolder m_folder{"mlnet-atomic"};
+    const std::string m_dir{m_folder.Path()};
 };
 
 } // namespace

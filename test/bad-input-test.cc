@@ -880,46 +880,6 @@ RowName(const ::testing::TestParamInfo<Row>& info)
     return info.param.name;
 }
 
-/// A fresh, empty working directory per run, removed afterwards.
-class WorkDir
-{
-public:
-    WorkDir()
-    {
-        std::string tmpl = ::testing::TempDir() + "/mlnet-bad-input-XXXXXX";
-        std::vector<char> name(tmpl.begin(), tmpl.end());
-        name.push_back('\0');
-        const char* made = mkdtemp(name.data());
-        EXPECT_NE(made, nullptr) << "cannot make a temporary folder under " << tmpl;
-        m_path = made ? made : "";
-    }
-
-    ~WorkDir()
-    {
-        std::error_code ec;
-        fs::remove_all(m_path, ec);
-    }
-
-    /// Write every input file (creating its folders).
-    void Write(const std::map<std::string, std::string>& files) const
-    {
-        for (const auto& [name, text] : files)
-        {
-            fs::path p = fs::path(m_path) / name;
-            fs::create_directories(p.parent_path());
-            std::ofstream(p) << text;
-        }
-    }
-
-    const std::string& Path() const
-    {
-        return m_path;
-    }
-
-private:
-    std::string m_path;
-};
-
 /// "exit 1; stderr lines 1, first 'error: ...'; left: a b; 0.03 s": a run, as recorded.
 std::string
 Summary(const ExampleRun& run, const std::vector<std::string>& left)
@@ -964,7 +924,7 @@ class ValidEdgeCaseTest : public ::testing::TestWithParam<EdgeCase>
 TEST_P(BadInputTest, OneErrorLineAndNothingLeft)
 {
     const BadInput& c = GetParam();
-    WorkDir dir;
+    TempFolder dir("mlnet-bad-input");
     ASSERT_FALSE(dir.Path().empty());
     dir.Write(c.files);
     const std::vector<std::string> before = ListTree(dir.Path());
@@ -1008,7 +968,7 @@ INSTANTIATE_TEST_SUITE_P(BadInput,
 TEST_P(ValidEdgeCaseTest, RunsAndWritesItsOutputs)
 {
     const EdgeCase& c = GetParam();
-    WorkDir dir;
+    TempFolder dir("mlnet-bad-input");
     ASSERT_FALSE(dir.Path().empty());
     dir.Write(c.files);
 

@@ -6,6 +6,8 @@
 #ifndef MLNET_TEST_EXAMPLE_PROCESS_H
 #define MLNET_TEST_EXAMPLE_PROCESS_H
 
+#include "mlnet-test-support.h"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -95,19 +97,6 @@ RunExample(const std::string& name, const std::string& flags, const std::string&
     RunSettings how;
     how.launcher = launcher;
     return RunExampleIn(name, flags, how);
-}
-
-/// \brief Every path under `dir` (files and folders), relative to it, sorted.
-inline std::vector<std::string>
-ListTree(const std::string& dir)
-{
-    std::vector<std::string> paths;
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
-    {
-        paths.push_back(std::filesystem::relative(entry.path(), dir).string());
-    }
-    std::sort(paths.begin(), paths.end());
-    return paths;
 }
 
 /// \brief Parse a JSON file (throws when it is missing or malformed).

@@ -2,20 +2,92 @@
 // Small helpers every test binary of the suite shares (module tests and integration
 // tests alike; cmake/MlnetModule.cmake and test/CMakeLists.txt put this folder on their
 // include path): the message of a rejected input, a trace sink that counts calls
-// per Config path context, and the traffic conservation check of a results document.
+// per Config path context, the traffic conservation check of a results document, and
+// a fresh temporary folder with the listing of what is in it.
 #ifndef MLNET_TEST_SUPPORT_H
 #define MLNET_TEST_SUPPORT_H
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <gtest/gtest.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 namespace mlnettest
 {
+
+/// \brief A fresh, empty folder under the test temporary folder, removed with all it
+/// holds when it goes out of scope. Throws std::runtime_error if it cannot be made.
+class TempFolder
+{
+public:
+    /// \param stem the start of the folder's name (e.g. "mlnet-output-files")
+    explicit TempFolder(const std::string& stem)
+    {
+        std::string name =
+            (std::filesystem::path(::testing::TempDir()) / (stem + "-XXXXXX")).string();
+        if (mkdtemp(name.data()) == nullptr)
+        {
+            throw std::runtime_error("cannot make a temporary folder " + name);
+        }
+        m_path = name;
+    }
+
+    ~TempFolder()
+    {
+        std::error_code ec;
+        std::filesystem::remove_all(m_path, ec); // with any folders a test made
+    }
+
+    TempFolder(const TempFolder&) = delete;
+    TempFolder& operator=(const TempFolder&) = delete;
+
+    /// \return the folder
+    const std::string& Path() const
+    {
+        return m_path;
+    }
+
+    /// \return the path of `name` inside the folder
+    std::string operator/(const std::string& name) const
+    {
+        return m_path + "/" + name;
+    }
+
+    /// \brief Write files (name relative to the folder -> text), making their folders.
+    void Write(const std::map<std::string, std::string>& files) const
+    {
+        for (const auto& [name, text] : files)
+        {
+            std::filesystem::path p = std::filesystem::path(m_path) / name;
+            std::filesystem::create_directories(p.parent_path());
+            std::ofstream(p) << text;
+        }
+    }
+
+private:
+    std::string m_path;
+};
+
+/// \return every file and folder under dir (relative names, hidden ones too), sorted
+inline std::vector<std::string>
+ListTree(const std::string& dir)
+{
+    std::vector<std::string> paths;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    {
+        paths.push_back(std::filesystem::relative(entry.path(), dir).string());
+    }
+    std::sort(paths.begin(), paths.end());
+    return paths;
+}
 
 /// \return what `f` threw as std::invalid_argument, or `none` if it threw nothing
 inline std::string

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Tests of OutputFiles: a run's files appear together when it succeeds and not at all
 // when it fails; paths are refused before any work.
+#include "mlnet-test-support.h"
+
 #include "ns3/output-files.h"
 #include "ns3/run-report.h"
 
@@ -22,30 +24,19 @@ namespace
 class OutputFilesTest : public ::testing::Test
 {
 protected:
-    void SetUp() override
-    {
-        m_dir = ::testing::TempDir() + "mlnet-output-files-XXXXXX";
-        ASSERT_NE(mkdtemp(m_dir.data()), nullptr);
-    }
-
     void TearDown() override
     {
         if (OutputFiles::IsStaging())
         {
             OutputFiles::Discard();
         }
-        std::filesystem::remove_all(m_dir);
     }
 
     /// Every file and folder under the test's folder (relative names, hidden ones too).
     std::set<std::string> Tree() const
     {
-        std::set<std::string> out;
-        for (const auto& e : std::filesystem::recursive_directory_iterator(m_dir))
-        {
-            out.insert(std::filesystem::relative(e.path(), m_dir).string());
-        }
-        return out;
+        const std::vector<std::string> paths = mlnettest::ListTree(m_dir);
+        return {paths.begin(), paths.end()};
     }
 
     std::string Path(const std::string& name) const
@@ -61,7 +52,8 @@ protected:
         return ss.str();
     }
 
-    std::string m_dir;
+    mlnettest::TempFolder m_folder{"mlnet-output-files"};
+    const std::string m_dir{m_folder.Path()};
 };
 
 /// Limits the size of any file this process writes (disk full, as a write sees it).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Tests of RunReport: the JSON document, atomic writes, CSV and the printed table.
+#include "mlnet-test-support.h"
+
 #include "ns3/run-report.h"
 #include "ns3/simulator.h"
 
@@ -19,15 +21,8 @@ namespace
 class RunReportTest : public ::testing::Test
 {
 protected:
-    void SetUp() override
-    {
-        m_dir = ::testing::TempDir() + "mlnet-run-report-XXXXXX";
-        ASSERT_NE(mkdtemp(m_dir.data()), nullptr);
-    }
-
     void TearDown() override
     {
-        std::filesystem::remove_all(m_dir); // with any folders a test made
         Simulator::Destroy();
     }
 
@@ -59,7 +54,8 @@ protected:
         return ss.str();
     }
 
-    std::string m_dir;
+    mlnettest::TempFolder m_folder{"mlnet-run-report"};
+    const std::string m_dir{m_folder.Path()};
 };
 
 void

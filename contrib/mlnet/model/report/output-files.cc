@@ -52,6 +52,20 @@ TheSession()
     return s;
 }
 
+/// Forget a session's files and folders; keep what outlives it (the temporary-name
+/// counter and the installed exit hooks).
+void
+EndSession(Session& s)
+{
+    uint64_t counter = s.counter;
+    bool hooks = s.hooks;
+    std::terminate_handler previous = s.previous;
+    s = Session();
+    s.counter = counter;
+    s.hooks = hooks;
+    s.previous = previous;
+}
+
 Entry*
 Find(const std::string& path)
 {
@@ -277,13 +291,7 @@ OutputFiles::Commit()
         }
         NS_LOG_INFO("committed " << e.path);
     }
-    uint64_t counter = s.counter;
-    bool hooks = s.hooks;
-    std::terminate_handler previous = s.previous;
-    s = Session();
-    s.counter = counter;
-    s.hooks = hooks;
-    s.previous = previous;
+    EndSession(s);
 }
 
 void
@@ -299,13 +307,7 @@ OutputFiles::Discard()
     {
         rmdir(it->c_str()); // only when empty: another writer's file stays
     }
-    uint64_t counter = s.counter;
-    bool hooks = s.hooks;
-    std::terminate_handler previous = s.previous;
-    s = Session();
-    s.counter = counter;
-    s.hooks = hooks;
-    s.previous = previous;
+    EndSession(s);
 }
 
 std::string
