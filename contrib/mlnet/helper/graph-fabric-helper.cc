@@ -2,10 +2,10 @@
 #include "graph-fabric-helper.h"
 
 #include "ns3/fabric-registry.h"
+#include "ns3/value-parser.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
-#include <cctype>
 #include <cstdlib>
 #include <stdexcept>
 #include <tuple>
@@ -72,36 +72,6 @@ ParseName(const JsonField& f, uint32_t ranks, uint32_t switches)
     f.Expected("a node name " + valid);
 }
 
-/// The number in front of a unit ("2.5" of "2.5us"), or -1 if the text is not
-/// <digits>[.<digits>]<letters>; `unit` receives the rest.
-double
-SplitNumber(const std::string& text, std::string& unit)
-{
-    size_t i = 0;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
-    {
-        ++i;
-    }
-    if (i == 0)
-    {
-        return -1;
-    }
-    if (i < text.size() && text[i] == '.')
-    {
-        size_t j = ++i;
-        while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])))
-        {
-            ++i;
-        }
-        if (i == j)
-        {
-            return -1;
-        }
-    }
-    unit = text.substr(i);
-    return std::strtod(text.substr(0, i).c_str(), nullptr);
-}
-
 DataRate
 ReadRate(const JsonField& f)
 {
@@ -110,18 +80,16 @@ ReadRate(const JsonField& f)
     {
         f.Expected(expected);
     }
-    const std::string& text = f.Raw().get_ref<const std::string&>();
-    std::string unit;
-    double x = SplitNumber(text, unit);
-    DataRateValue v;
-    // The number is bounded before ns-3 parses it, so that no unit overflows.
-    if (x < 0 || x > 1e15 || unit.empty() ||
-        !v.DeserializeFromString(text, MakeDataRateChecker()) || v.Get().GetBitRate() == 0 ||
-        static_cast<double>(v.Get().GetBitRate()) > kMaxRateBps)
+    try
+    {
+        return ValueParser::Rate("rate",
+                                 f.Raw().get_ref<const std::string&>(),
+                                 static_cast<uint64_t>(kMaxRateBps));
+    }
+    catch (const std::invalid_argument&)
     {
         f.Expected(expected);
     }
-    return v.Get();
 }
 
 Time
@@ -132,23 +100,17 @@ ReadDelay(const JsonField& f)
     {
         f.Expected(expected);
     }
-    const std::string& text = f.Raw().get_ref<const std::string&>();
-    static const std::pair<const char*, double> units[] = {{"s", 1},
-                                                           {"ms", 1e-3},
-                                                           {"us", 1e-6},
-                                                           {"ns", 1e-9},
-                                                           {"ps", 1e-12}};
-    std::string unit;
-    double x = SplitNumber(text, unit);
-    for (const auto& [name, scale] : units)
+    try
     {
-        // Time's parser aborts on unknown units: check the form and the size first.
-        if (x >= 0 && unit == name && x * scale <= kMaxDelaySeconds)
-        {
-            return Time(text);
-        }
+        return ValueParser::Duration("delay",
+                                     f.Raw().get_ref<const std::string&>(),
+                                     Time(0),
+                                     Seconds(kMaxDelaySeconds));
     }
-    f.Expected(expected);
+    catch (const std::invalid_argument&)
+    {
+        f.Expected(expected);
+    }
 }
 } // namespace
 

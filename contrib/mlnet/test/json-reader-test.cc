@@ -311,6 +311,22 @@ TEST(JsonInputTest, GraphFilesNameTheFileAndTheField)
                                 "rate": "99999999999999999999Gbps"}]})"),
                     "g.json",
                     "links[0].rate: expected a rate");
+    // Found by fuzz-graph-fabric: ns-3's DataRate parser aborted on a space inside the
+    // number, and its Time parser likewise; both go through ValueParser now.
+    for (const char* rate : {"4 0Gbps", "100Gbps ", " 100Gbps", "0004Gbs", "1e3Gbps"})
+    {
+        ExpectNamesFile(message(std::string(R"({"ranks": 2, "links": [{"a": "r0", "b": "r1", )") +
+                                R"("rate": ")" + rate + R"("}]})"),
+                        "g.json",
+                        "links[0].rate: expected a rate");
+    }
+    for (const char* delay : {"1 us", "1us ", "1e3us", "1usec"})
+    {
+        ExpectNamesFile(message(std::string(R"({"ranks": 2, "links": [{"a": "r0", "b": "r1", )") +
+                                R"("delay": ")" + delay + R"("}]})"),
+                        "g.json",
+                        "links[0].delay: expected a delay");
+    }
     ExpectNamesFile(message(R"({"ranks": 2, "links": [{"a": "r0", "b": "r1", "delay": "2h"}]})"),
                     "g.json",
                     "links[0].delay: expected a delay like \"1us\"");
