@@ -93,6 +93,7 @@ TEST_F(CollectiveValidationTest, RealAllReduceIsExactOverUdpAndTcp)
             FabricOptions f;
             f.fabric = "fattree";
             f.ranks = 8;
+            f.transport = transport; // tcp: the IPv4 data path
             CollectiveRunOptions r;
             r.algorithm = algorithm;
             r.bytes = "256KiB";

@@ -52,6 +52,7 @@ main(int argc, char* argv[])
                        "busbw_gbps"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        fabric.transport = run.transport; // decides --dataPath=auto
         // The grid: (fabric options, run options) per point.
         std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
         if (sweep)

@@ -42,6 +42,7 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        fabric.transport = transport; // decides --dataPath=auto
         fabric.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(

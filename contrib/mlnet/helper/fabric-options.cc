@@ -66,10 +66,11 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  1000000);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
     cmd.AddChoice("dataPath",
-                  "data path: ipv4 (Internet stack, any transport) or fast (table-driven "
-                  "forwarding without IPv4, udp transport only; same completion times)",
+                  "data path: fast (table-driven forwarding without IPv4, udp transport "
+                  "only; same completion times), ipv4 (Internet stack, any transport) or "
+                  "auto (fast unless the transport or --ecn/--flowmon needs IPv4)",
                   dataPath,
-                  {"ipv4", "fast"});
+                  {"auto", "ipv4", "fast"});
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
     cmd.AddValue("fail",
@@ -112,7 +113,7 @@ FabricOptions::Request() const
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
     r.ecn = ecn;
-    r.dataPath = dataPath;
+    r.dataPath = ResolvedDataPath();
     r.tiers = tiers;
     r.radix = radix;
     r.oversubscription = oversubscription;
@@ -134,6 +135,48 @@ FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>
     ApplyFaults(cluster, request.fabric);
     traces.Attach(cluster);
     return cluster;
+}
+
+std::string
+FabricOptions::ResolveDataPath(const std::string& choice,
+                               const std::string& transport,
+                               const std::vector<std::string>& ipv4Only)
+{
+    if (choice != "auto" && choice != "ipv4" && choice != "fast")
+    {
+        throw std::invalid_argument("--dataPath=" + choice + ": give auto, ipv4 or fast");
+    }
+    std::vector<std::string> needs = ipv4Only;
+    if (transport != "udp")
+    {
+        needs.insert(needs.begin(), "--transport=" + transport);
+    }
+    if (choice == "fast" && !needs.empty())
+    {
+        throw std::invalid_argument("--dataPath=fast has no IPv4 stack, which " + needs.front() +
+                                    " needs; drop --dataPath (auto picks ipv4) or use "
+                                    "--dataPath=ipv4");
+    }
+    if (choice == "auto")
+    {
+        return needs.empty() ? "fast" : "ipv4";
+    }
+    return choice;
+}
+
+std::string
+FabricOptions::ResolvedDataPath() const
+{
+    std::vector<std::string> ipv4Only;
+    if (ecn)
+    {
+        ipv4Only.push_back("--ecn");
+    }
+    if (!traces.flowmon.empty())
+    {
+        ipv4Only.push_back("--flowmon");
+    }
+    return ResolveDataPath(dataPath, transport, ipv4Only);
 }
 
 bool

@@ -57,12 +57,32 @@ struct FabricOptions
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
-    std::string dataPath{"ipv4"}; //!< ipv4 | fast (FabricHelper::SetDataPath)
-    TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon (attached by Build)
+    /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (ResolveDataPath)
+    std::string dataPath{"auto"};
+    /// the transport the scenario runs (set it after parsing): decides dataPath=auto
+    std::string transport{"udp"};
+    TraceOptions traces; //!< --pcap, --pcapClass, --flowmon (attached by Build)
     // Faults (FaultPlan, doc/faults.md): named and timed failures, convergence delay.
     std::string fail;              //!< --fail: fault list, e.g. tor-agg:0@200us,node:switch2@1ms
     std::string failAt{"0s"};      //!< --failAt: time of the --failLinks failures
     std::string convergence{"0s"}; //!< --convergence: failure to new routes (FaultPlan)
+
+    /**
+     * \brief The data path a run takes (FabricHelper::SetDataPath).
+     *
+     * "auto" is "fast" (the same completion times and link bytes, less wall time)
+     * unless the transport needs IPv4 sockets (tcp, dctcp) or an IPv4-only feature is
+     * asked for, then "ipv4". An explicit "fast" with either is refused.
+     * \param choice auto | ipv4 | fast (the --dataPath flag)
+     * \param transport udp | tcp | dctcp | ... (only udp runs on the fast path)
+     * \param ipv4Only the flags asked for that need IPv4, e.g. {"--ecn", "--flowmon"}
+     * \return "ipv4" or "fast"; throws std::invalid_argument naming --dataPath
+     */
+    static std::string ResolveDataPath(const std::string& choice,
+                                       const std::string& transport,
+                                       const std::vector<std::string>& ipv4Only = {});
+    /// \return the data path these flags resolve to (ResolveDataPath with --ecn, --flowmon)
+    std::string ResolvedDataPath() const;
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).
     void AddToCommandLine(ScenarioCommandLine& cmd);

@@ -61,6 +61,7 @@ TEST_P(MonitorsTest, MessageLogHoldsWhatTheTransportDelivered)
     FabricOptions f;
     f.fabric = "fattree";
     f.ranks = 4;
+    f.transport = GetParam(); // tcp: the IPv4 data path
     Ptr<Cluster> cluster = f.Build();
     Ptr<MessageLog> log = CreateObject<MessageLog>();
     log->Install(cluster, m_file);

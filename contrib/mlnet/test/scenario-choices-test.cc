@@ -114,3 +114,35 @@ TEST(ScenarioChoicesTest, EveryFactoryPairIsAccepted)
         EXPECT_EQ(r.algorithm, algorithm);
     }
 }
+
+TEST(ScenarioChoicesTest, DataPathAutoIsFastUnlessSomethingNeedsIpv4)
+{
+    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "udp"), "fast");
+    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "tcp"), "ipv4");
+    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "dctcp"), "ipv4");
+    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "udp", {"--flowmon"}), "ipv4");
+    EXPECT_EQ(FabricOptions::ResolveDataPath("ipv4", "udp"), "ipv4");
+    EXPECT_EQ(FabricOptions::ResolveDataPath("fast", "udp"), "fast");
+    const std::string tcp =
+        InvalidArgumentMessage([] { FabricOptions::ResolveDataPath("fast", "dctcp"); });
+    EXPECT_TRUE(Holds(tcp, {"--dataPath=fast", "--transport=dctcp", "--dataPath=ipv4"})) << tcp;
+    const std::string ecn =
+        InvalidArgumentMessage([] { FabricOptions::ResolveDataPath("fast", "udp", {"--ecn"}); });
+    EXPECT_TRUE(Holds(ecn, {"--dataPath=fast", "--ecn"})) << ecn;
+
+    // Through the flags: the default is auto, and --ecn or --flowmon make it ipv4.
+    FabricOptions f;
+    EXPECT_EQ(ParseError({}, &f), "no exception");
+    EXPECT_EQ(f.dataPath, "auto");
+    EXPECT_EQ(f.Request().dataPath, "fast");
+    EXPECT_EQ(ParseError({"--ecn=true"}, &f), "no exception");
+    EXPECT_EQ(f.Request().dataPath, "ipv4");
+    EXPECT_EQ(ParseError({"--flowmon=x.xml"}, &f), "no exception");
+    EXPECT_EQ(f.Request().dataPath, "ipv4");
+    EXPECT_EQ(ParseError({"--dataPath=fast", "--ecn=true"}, &f), "no exception");
+    EXPECT_NE(InvalidArgumentMessage([&] { f.Request(); }).find("--ecn"), std::string::npos);
+    f.transport = "tcp";
+    f.dataPath = "auto";
+    f.ecn = false;
+    EXPECT_EQ(f.Request().dataPath, "ipv4");
+}
