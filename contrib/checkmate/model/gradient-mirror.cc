@@ -145,12 +145,6 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
 }
 
 void
-GradientMirror::SetShard(uint64_t first, uint64_t length, Ipv4Address shadow)
-{
-    m_shards[first] = {first + length, Shadow{UINT32_MAX, shadow}};
-}
-
-void
 GradientMirror::SetShard(uint64_t first, uint64_t length, uint32_t rank, Ipv4Address shadow)
 {
     m_shards[first] = {first + length, Shadow{rank, shadow}};
@@ -220,8 +214,6 @@ GradientMirror::Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t heade
         m_socket->SendTo(clone, 0, InetSocketAddress(shadow.address, m_port));
         return;
     }
-    NS_ASSERT_MSG(shadow.rank != UINT32_MAX,
-                  "the fast data path needs the shadow's rank (SetShard)");
     FastFrameHeader h;
     h.srcRank = UINT32_MAX; // a switch hosts no rank
     h.dstRank = shadow.rank;

@@ -90,14 +90,9 @@ public:
      */
     uint32_t Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<uint32_t>& workers);
     /**
-     * \brief The shadow that owns gradient bytes [first, first + length).
-     * Ranges must not overlap.
-     */
-    void SetShard(uint64_t first, uint64_t length, Ipv4Address shadow);
-    /**
-     * \brief The shadow that owns gradient bytes [first, first + length), by rank (the
-     * fast data path routes to ranks; `shadow` is the rank's address for the IPv4 path
-     * and the traces). Ranges must not overlap.
+     * \brief The shadow that owns gradient bytes [first, first + length): its rank
+     * (what the fast data path routes to) and its address (the IPv4 path's
+     * destination, and the Mirrored trace's). Ranges must not overlap.
      */
     void SetShard(uint64_t first, uint64_t length, uint32_t rank, Ipv4Address shadow);
     /**
