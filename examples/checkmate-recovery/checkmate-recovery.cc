@@ -9,6 +9,7 @@
 //       --failAt=12 --json=checkmate.json
 #include "ns3/checkmate-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
@@ -68,6 +69,7 @@ main(int argc, char* argv[])
                  c.mirrorLoss,
                  0,
                  1);
+    DataPathChoice::AddToCommandLine(cmd, c.dataPath);
     cmd.AddValue("json", "write the results document to this file", json);
     c.traces.AddToCommandLine(cmd);
 

@@ -7,6 +7,7 @@
 //   compression-utility --sweep --json=sweep.json
 #include "ns3/compression-runner.h"
 #include "ns3/core-module.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
@@ -75,6 +76,7 @@ main(int argc, char* argv[])
                 [](const std::string& flag, const std::string& item) {
                     ValueParser::Choice(flag, item, Schemes());
                 });
+    DataPathChoice::AddToCommandLine(cmd, c.dataPath);
     cmd.AddValue("json", "write the results document to this file", json);
 
     RunReport report("compression-utility");
@@ -91,6 +93,7 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         OutputFiles::Declare({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
+        report.SetMeta("data_path", c.DataPath());
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);
         if (sweep)

@@ -92,6 +92,7 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
             Ptr<ShadowNode> app = sc->GetShadows()[s];
             m->SetShard(app->GetFirstByte(),
                         4 * app->GetShardParameters(),
+                        shadows[s],
                         cluster->GetRankAddress(shadows[s]));
         }
         m_mirrors.push_back(m);

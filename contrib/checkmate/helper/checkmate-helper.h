@@ -10,7 +10,9 @@
  * The shadows are ranks of the Cluster that take no part in training (e.g. the
  * last ranks of an IdealSwitchHelper or FatTreeHelper built with N + Sh ranks),
  * so they are addressed and routed like any host. A mirror acts only on packets
- * entering the fabric at its switch, so each packet is cloned once.
+ * entering the fabric at its switch, so each packet is cloned once. It works on
+ * both data paths (FabricHelper::SetDataPath): the mirrors and shadows find the
+ * IPv4 stack or the fast path's FastForwarding on their nodes.
  */
 #ifndef CHECKMATE_HELPER_H
 #define CHECKMATE_HELPER_H

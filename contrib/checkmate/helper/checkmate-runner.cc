@@ -5,6 +5,7 @@
 #include "ns3/checkmate-helper.h"
 #include "ns3/core-module.h"
 #include "ns3/data-parallel-trainer.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
@@ -43,10 +44,17 @@ CheckmateRunConfig::MirrorLossRate() const
     return mirrorLoss;
 }
 
+std::string
+CheckmateRunConfig::DataPath() const
+{
+    return DataPathChoice::Resolve(dataPath, "udp", !traces.flowmon.empty());
+}
+
 void
 CheckmateRunConfig::Validate() const
 {
     MirrorLossRate();
+    DataPath();
     if (workers < 2)
     {
         throw std::invalid_argument("--workers must be >= 2, got " + std::to_string(workers));
@@ -154,6 +162,7 @@ BuildJob(const CheckmateRunConfig& c)
     fabric.ranks = c.workers + c.shadows;
     fabric.linkRate = ParseDataRate(c.rate);
     fabric.linkDelay = ParseTime(c.delay);
+    fabric.dataPath = c.DataPath();
     j.cluster = FabricRegistry::Build(fabric);
     c.traces.Attach(j.cluster);
     j.transport = CreateObject<UdpMessageTransport>();
@@ -820,6 +829,7 @@ CheckmateRunner::Run(const CheckmateRunConfig& userConfig, RunReport& report)
 {
     userConfig.Validate();
     CheckmateRunConfig config = userConfig;
+    report.SetMeta("data_path", config.DataPath());
     if (config.failRandom)
     {
         // One failure at a random iteration (changes with --RngRun), the same for

@@ -13,6 +13,11 @@
  * interval, throughput overhead against the baseline run, repeated iterations,
  * recovery time, mirrored and repaired bytes, and whether the shadow copy is
  * bit-identical to the workers after every committed iteration.
+ *
+ * Data path (--dataPath, DataPathChoice): auto runs on the fast data path (the job's
+ * transport is udp) unless FlowMonitor needs IPv4; both paths give the same times,
+ * bytes, clones, losses, repairs and checkpoints (mirror-fast-path-test.cc). The
+ * results document says which in meta.data_path.
  */
 #ifndef CHECKMATE_RUNNER_H
 #define CHECKMATE_RUNNER_H
@@ -52,6 +57,7 @@ struct CheckmateRunConfig
     std::string restart{"0s"};          //!< fixed restart time of a recovery (process restart)
     int64_t dropClone{-1};              //!< test hook: drop clone #0 of this iteration (-1: none)
     double mirrorLoss{0};               //!< --mirrorLoss: probability a clone is lost (0 <= p <= 1)
+    std::string dataPath{"auto"};       //!< --dataPath: auto | ipv4 | fast (DataPathChoice)
     TraceOptions traces;                //!< --pcap, --pcapClass, --flowmon
 
     /// \brief Throw std::invalid_argument naming the bad flag.
@@ -61,6 +67,11 @@ struct CheckmateRunConfig
     double MirrorLossRate() const;
     /// \return the model's parameter count
     uint64_t Parameters() const;
+    /**
+     * \return the data path the runs use: auto is fast (the transport is udp) unless
+     * --flowmon asks for IPv4 (DataPathChoice); throws naming --dataPath
+     */
+    std::string DataPath() const;
 };
 
 /**

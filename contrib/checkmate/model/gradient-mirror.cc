@@ -50,6 +50,13 @@ GradientMirror::GetTypeId()
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&GradientMirror::m_lossRate),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("SourcePort",
+                          "UDP source port of the clones (the switch's socket is bound to it; "
+                          "the default is the first port ns-3 gives an unbound socket). Part "
+                          "of the flow key the fabric hashes the clones' route on.",
+                          UintegerValue(49153),
+                          MakeUintegerAccessor(&GradientMirror::m_sourcePort),
+                          MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("Stream",
                           "First random-variable stream of LossRate draws; the mirror on "
                           "the switch of node id k draws from Stream + k, so losses depend "
@@ -77,6 +84,7 @@ GradientMirror::DoDispose()
     // Disposed with its switch node (it is aggregated to it): the node's IPv4 stack,
     // which holds the trace connection, goes away at the same time.
     m_socket = nullptr;
+    m_fast = nullptr;
     m_node = nullptr;
     m_lossRng = nullptr;
     Object::DoDispose();
@@ -87,9 +95,11 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
 {
     NS_ASSERT_MSG(!m_node, "installed twice");
     Ptr<Ipv4L3Protocol> ipv4 = sw->GetObject<Ipv4L3Protocol>();
-    if (!ipv4)
+    Ptr<FastForwarding> fast = sw->GetObject<FastForwarding>();
+    if (!ipv4 && !fast)
     {
-        throw std::invalid_argument("GradientMirror: the switch has no IPv4 stack");
+        throw std::invalid_argument("GradientMirror: the switch has neither an IPv4 stack nor "
+                                    "FastForwarding (build it with a fabric helper)");
     }
     std::set<uint32_t> attached;
     for (uint32_t id : cluster->GetLinksOfNode(sw->GetId()))
@@ -109,19 +119,35 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
     m_node = sw;
     m_lossRng = CreateObject<UniformRandomVariable>();
     m_lossRng->SetStream(m_stream + sw->GetId());
-    m_socket = Socket::CreateSocket(sw, UdpSocketFactory::GetTypeId());
-    m_socket->Bind();
-    ipv4->TraceConnectWithoutContext("UnicastForward",
-                                     MakeCallback(&GradientMirror::OnForward, this));
+    if (ipv4)
+    {
+        m_socket = Socket::CreateSocket(sw, UdpSocketFactory::GetTypeId());
+        if (m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_sourcePort)) != 0)
+        {
+            throw std::invalid_argument("GradientMirror: cannot bind the switch's clone socket to "
+                                        "port " +
+                                        std::to_string(m_sourcePort) +
+                                        "; choose another SourcePort");
+        }
+        ipv4->TraceConnectWithoutContext("UnicastForward",
+                                         MakeCallback(&GradientMirror::OnForward, this));
+    }
+    else
+    {
+        m_fast = fast;
+        m_address = cluster->GetNodeAddress(sw->GetId());
+        fast->TraceConnectWithoutContext("Forward",
+                                         MakeCallback(&GradientMirror::OnFastForward, this));
+    }
     // The node owns the mirror from now on (the trace holds a plain pointer to it).
     sw->AggregateObject(this);
     return n;
 }
 
 void
-GradientMirror::SetShard(uint64_t first, uint64_t length, Ipv4Address shadow)
+GradientMirror::SetShard(uint64_t first, uint64_t length, uint32_t rank, Ipv4Address shadow)
 {
-    m_shards[first] = {first + length, shadow};
+    m_shards[first] = {first + length, Shadow{rank, shadow}};
 }
 
 void
@@ -133,7 +159,21 @@ GradientMirror::DropClone(uint32_t iteration, uint32_t index)
 void
 GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, uint32_t)
 {
-    if (!m_ingress.count(header.GetSource().Get()))
+    Mirror(header.GetSource().Get(), packet, UdpHeader().GetSerializedSize());
+}
+
+void
+GradientMirror::OnFastForward(Ptr<const Packet> frame, uint32_t)
+{
+    FastFrameHeader h;
+    frame->PeekHeader(h);
+    Mirror(h.srcAddr, frame, FastFrameHeader::SIZE);
+}
+
+void
+GradientMirror::Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t headerBytes)
+{
+    if (!m_ingress.count(source))
     {
         return; // mirrored where it entered the fabric, not at every hop
     }
@@ -149,7 +189,7 @@ GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, ui
     NS_ASSERT_MSG(tag.offset + tag.length <= it->second.first,
                   "packet [" << tag.offset << ", " << tag.offset + tag.length
                              << ") straddles a shard boundary");
-    Ipv4Address shadow = it->second.second;
+    const Shadow shadow = it->second.second;
     uint32_t index = m_clonesOfIteration[tag.iteration]++;
     m_bytes += tag.length;
     ++m_packets;
@@ -162,16 +202,27 @@ GradientMirror::OnForward(const Ipv4Header& header, Ptr<const Packet> packet, ui
         return;
     }
     // Clone: the message payload (transport header + gradient bytes) without the
-    // UDP header, and the tag; the switch's stack gives it new UDP/IPv4 headers.
-    Ptr<Packet> copy = packet->Copy();
-    UdpHeader udp;
-    copy->RemoveHeader(udp);
-    std::vector<uint8_t> bytes(copy->GetSize());
-    copy->CopyData(bytes.data(), bytes.size());
-    Ptr<Packet> clone = Create<Packet>(bytes.data(), bytes.size());
+    // network headers, and the tag; the switch sends it with headers of its own.
+    std::vector<uint8_t> bytes(packet->GetSize());
+    packet->CopyData(bytes.data(), bytes.size());
+    NS_ASSERT(bytes.size() >= headerBytes);
+    Ptr<Packet> clone = Create<Packet>(bytes.data() + headerBytes, bytes.size() - headerBytes);
     clone->AddPacketTag(tag);
-    m_mirrorTrace(tag, shadow);
-    m_socket->SendTo(clone, 0, InetSocketAddress(shadow, m_port));
+    m_mirrorTrace(tag, shadow.address);
+    if (m_socket)
+    {
+        m_socket->SendTo(clone, 0, InetSocketAddress(shadow.address, m_port));
+        return;
+    }
+    FastFrameHeader h;
+    h.srcRank = UINT32_MAX; // a switch hosts no rank
+    h.dstRank = shadow.rank;
+    h.srcAddr = m_address.Get();
+    h.dstAddr = shadow.address.Get();
+    h.srcPort = m_sourcePort;
+    h.dstPort = m_port;
+    h.protocol = 17;
+    m_fast->Send(clone, h);
 }
 
 uint64_t

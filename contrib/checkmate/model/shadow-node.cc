@@ -5,6 +5,7 @@
 #include "ns3/double.h"
 #include "ns3/gradient-tag.h"
 #include "ns3/inet-socket-address.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/mlnet-transport-header.h"
 #include "ns3/simulator.h"
@@ -81,6 +82,7 @@ ShadowNode::DoDispose()
     m_applyEvent.Cancel();
     m_opt = nullptr;
     m_socket = nullptr;
+    m_fast = nullptr;
     m_readyCb = ReadyCallback();
     m_repairCb = RepairCallback();
     Application::DoDispose();
@@ -121,6 +123,13 @@ ShadowNode::SetRepairCallback(RepairCallback cb)
 void
 ShadowNode::StartApplication()
 {
+    Ptr<FastForwarding> fast = GetNode()->GetObject<FastForwarding>();
+    if (fast && !GetNode()->GetObject<Ipv4>())
+    {
+        m_fast = fast;
+        m_fast->SetPortDeliverCallback(m_port, MakeCallback(&ShadowNode::HandleFrame, this));
+        return;
+    }
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     m_socket->SetAttribute("RcvBufSize", UintegerValue(1u << 30));
     if (m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
@@ -133,6 +142,10 @@ ShadowNode::StartApplication()
 void
 ShadowNode::StopApplication()
 {
+    if (m_fast)
+    {
+        m_fast->SetPortDeliverCallback(m_port, FastForwarding::DeliverCallback());
+    }
     if (m_socket)
     {
         m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
@@ -164,24 +177,35 @@ ShadowNode::HandleRead(Ptr<Socket> socket)
     Ptr<Packet> p;
     while ((p = socket->Recv()))
     {
-        GradientTag tag;
-        if (!p->PeekPacketTag(tag))
-        {
-            NS_LOG_WARN("shadow " << m_index << " ignores an untagged packet");
-            continue;
-        }
-        std::vector<uint8_t> bytes(p->GetSize());
-        p->CopyData(bytes.data(), bytes.size());
-        NS_ASSERT_MSG(bytes.size() == MlnetTransportHeader::SIZE + tag.length,
-                      "clone of " << bytes.size() << " bytes for " << tag.length
-                                  << " gradient bytes");
-        m_received += tag.length;
-        Store(tag.iteration, tag.offset, bytes.data() + MlnetTransportHeader::SIZE, tag.length);
-        // Clones of a later iteration: every earlier incomplete one lost something.
-        for (uint32_t t = m_next; t < tag.iteration; ++t)
-        {
-            CheckRepair(t);
-        }
+        Receive(p);
+    }
+}
+
+void
+ShadowNode::HandleFrame(Ptr<Packet> p, const FastFrameHeader&)
+{
+    Receive(p);
+}
+
+void
+ShadowNode::Receive(Ptr<Packet> p)
+{
+    GradientTag tag;
+    if (!p->PeekPacketTag(tag))
+    {
+        NS_LOG_WARN("shadow " << m_index << " ignores an untagged packet");
+        return;
+    }
+    std::vector<uint8_t> bytes(p->GetSize());
+    p->CopyData(bytes.data(), bytes.size());
+    NS_ASSERT_MSG(bytes.size() == MlnetTransportHeader::SIZE + tag.length,
+                  "clone of " << bytes.size() << " bytes for " << tag.length << " gradient bytes");
+    m_received += tag.length;
+    Store(tag.iteration, tag.offset, bytes.data() + MlnetTransportHeader::SIZE, tag.length);
+    // Clones of a later iteration: every earlier incomplete one lost something.
+    for (uint32_t t = m_next; t < tag.iteration; ++t)
+    {
+        CheckRepair(t);
     }
 }
 

@@ -16,6 +16,11 @@
  * arrived, or when clones of a later iteration arrive, asks a worker for the
  * missing byte ranges (repair; the worker still holds the reduced gradient).
  *
+ * Data paths. On the IPv4 path clones arrive on a UDP socket bound to Port; on the
+ * fast data path (the node has FastForwarding, no IPv4) the node's FastForwarding
+ * hands the shadow the frames for Port (SetPortDeliverCallback), the transport keeps
+ * the rest. Either way the shadow reads the same payload and tag at the same instant.
+ *
  * Left out: the shadow's NIC-to-memory path and packet-processing CPU (only the
  * optimizer pass is timed); global-norm clipping and mixed-precision skipped
  * steps (not element-wise, see Optimizer).
@@ -26,6 +31,7 @@
 #include "ns3/application.h"
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
+#include "ns3/fast-forwarding.h"
 #include "ns3/nstime.h"
 #include "ns3/optimizer.h"
 #include "ns3/socket.h"
@@ -126,6 +132,10 @@ private:
     void StartApplication() override;
     void StopApplication() override;
     void HandleRead(Ptr<Socket> socket);
+    /// Fast data path: a frame for Port (header removed).
+    void HandleFrame(Ptr<Packet> p, const FastFrameHeader& h);
+    /// One clone (transport header + gradient bytes, GradientTag).
+    void Receive(Ptr<Packet> p);
     void Store(uint32_t iteration, uint64_t offset, const uint8_t* data, uint64_t length);
     void CheckRepair(uint32_t iteration);
     void TryApply();
@@ -151,7 +161,8 @@ private:
     uint32_t m_workers{1};
     Ptr<Optimizer> m_opt;
     Eigen::VectorXf m_params;
-    Ptr<Socket> m_socket;
+    Ptr<Socket> m_socket;       //!< IPv4 path
+    Ptr<FastForwarding> m_fast; //!< fast data path
     std::map<uint32_t, Pending> m_pending;
     std::map<int64_t, ShardState> m_applied; //!< applied, not yet committed
     ShardState m_committed;

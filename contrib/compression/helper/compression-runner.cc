@@ -5,6 +5,7 @@
 #include "ns3/boolean.h"
 #include "ns3/compressed-trainer.h"
 #include "ns3/compression-cost-model.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/double.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/fp32-codec.h"
@@ -60,9 +61,16 @@ CompressionRunner::MakeCodec(const CompressionConfig& c)
     return codec;
 }
 
+std::string
+CompressionConfig::DataPath() const
+{
+    return DataPathChoice::Resolve(dataPath, "udp");
+}
+
 void
 CompressionConfig::Validate() const
 {
+    DataPath();
     if (iterations == 0)
     {
         throw std::invalid_argument("--iterations must be at least 1");
@@ -95,6 +103,7 @@ CompressionRunner::Run(const CompressionConfig& c)
     fabric.ranks = c.workers;
     fabric.linkRate = c.bandwidth;
     fabric.linkDelay = c.delay;
+    fabric.dataPath = c.DataPath();
     Ptr<Cluster> cluster = FabricRegistry::Build(fabric);
     Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
     transport->Install(cluster);

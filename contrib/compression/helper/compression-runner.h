@@ -7,6 +7,8 @@
  * the analytical communication time beside the measured one, time to a target
  * accuracy (null if never reached) and final accuracy. Sweep runs a grid of link
  * bandwidths x schemes, one simulation each (the caller's RunReport records them).
+ * The data path (--dataPath, DataPathChoice) is the fast one unless ipv4 is asked
+ * for: both give the same times and bit-identical models (compression-test.cc).
  */
 #ifndef COMPRESSION_COMPRESSION_RUNNER_H
 #define COMPRESSION_COMPRESSION_RUNNER_H
@@ -44,9 +46,12 @@ struct CompressionConfig
     double memoryBandwidth{768e9};       //!< codec device memory bandwidth (B/s)
     double learningRate{0.05};           //!< SGD-momentum learning rate
     uint32_t batch{32};                  //!< samples per worker per iteration
+    std::string dataPath{"auto"};        //!< --dataPath: auto | ipv4 | fast (DataPathChoice)
 
     /// \brief Throw std::invalid_argument naming the bad flag and what would be valid.
     void Validate() const;
+    /// \return the data path of the runs: auto is fast (the transport is udp)
+    std::string DataPath() const;
 };
 
 /**

@@ -97,6 +97,7 @@ FastForwarding::DoDispose()
     m_next.clear();
     m_arrivals.clear();
     m_deliver = DeliverCallback();
+    m_portDeliver.clear();
     Object::DoDispose();
 }
 
@@ -178,6 +179,22 @@ FastForwarding::SetDeliverCallback(DeliverCallback cb)
     m_deliver = cb;
 }
 
+void
+FastForwarding::SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb)
+{
+    auto it = std::find_if(m_portDeliver.begin(), m_portDeliver.end(), [dstPort](const auto& e) {
+        return e.first == dstPort;
+    });
+    if (it != m_portDeliver.end())
+    {
+        m_portDeliver.erase(it);
+    }
+    if (!cb.IsNull())
+    {
+        m_portDeliver.emplace_back(dstPort, cb);
+    }
+}
+
 uint64_t
 FastForwarding::GetFramesForwarded() const
 {
@@ -248,14 +265,19 @@ FastForwarding::Handle(Ptr<Packet> packet)
     packet->PeekHeader(h);
     if (h.dstRank == m_rank)
     {
-        if (m_deliver.IsNull())
+        const DeliverCallback* deliver = &m_deliver;
+        for (const auto& [port, cb] : m_portDeliver)
+        {
+            deliver = port == h.dstPort ? &cb : deliver;
+        }
+        if (deliver->IsNull())
         {
             m_dropTrace(packet, h.dstRank);
             return;
         }
         m_deliverTrace(packet, h.dstRank);
         packet->RemoveHeader(h);
-        m_deliver(packet, h);
+        (*deliver)(packet, h);
         return;
     }
     Ptr<NetDevice> out = SelectDevice(h, false);

@@ -98,6 +98,13 @@ public:
     bool Send(Ptr<Packet> p, const FastFrameHeader& h);
     /// \brief Set the receiver of frames addressed to the local rank.
     void SetDeliverCallback(DeliverCallback cb);
+    /**
+     * \brief Receive the local rank's frames whose flow key names destination port
+     * `dstPort` with `cb` instead of the deliver callback, as a UDP socket bound to
+     * that port would on the IPv4 path (Checkmate's shadows take their clones so).
+     * A null `cb` removes the port's receiver.
+     */
+    void SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb);
     /// \return frames forwarded to another node (not counting local sends)
     uint64_t GetFramesForwarded() const;
 
@@ -135,6 +142,7 @@ private:
     uint32_t m_rank;
     std::vector<std::vector<Ptr<NetDevice>>> m_next;
     DeliverCallback m_deliver;
+    std::vector<std::pair<uint16_t, DeliverCallback>> m_portDeliver; //!< by destination port
     Address m_dest; //!< point-to-point devices ignore the destination address
     uint64_t m_forwarded{0};
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;

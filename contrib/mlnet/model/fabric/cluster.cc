@@ -163,6 +163,7 @@ void
 Cluster::AddNodeAddress(uint32_t nodeId, Ipv4Address address)
 {
     m_nodeOfAddress[address.Get()] = nodeId;
+    m_firstAddressOfNode.emplace(nodeId, address); // keeps the first
 }
 
 uint32_t
@@ -197,6 +198,13 @@ Cluster::GetNodeOfAddress(Ipv4Address address) const
 {
     auto it = m_nodeOfAddress.find(address.Get());
     return it == m_nodeOfAddress.end() ? std::numeric_limits<uint32_t>::max() : it->second;
+}
+
+Ipv4Address
+Cluster::GetNodeAddress(uint32_t nodeId) const
+{
+    auto it = m_firstAddressOfNode.find(nodeId);
+    return it == m_firstAddressOfNode.end() ? Ipv4Address::GetAny() : it->second;
 }
 
 const NodeContainer&

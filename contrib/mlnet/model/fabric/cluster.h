@@ -145,6 +145,12 @@ public:
     Ipv4Address GetRankAddress(uint32_t rank) const;
     /// \return the node id owning an address, or UINT32_MAX
     uint32_t GetNodeOfAddress(Ipv4Address address) const;
+    /**
+     * \return the first address recorded for a node (AddNodeAddress), 0.0.0.0 if none:
+     * on the IPv4 path its interface 1, the source of what the node sends itself
+     * (a switch's Checkmate clones), which the fast path puts in its flow key
+     */
+    Ipv4Address GetNodeAddress(uint32_t nodeId) const;
     /// \return all rank nodes, in rank order
     const NodeContainer& GetRankNodes() const;
     /// \return all switch nodes
@@ -253,6 +259,7 @@ private:
     std::vector<Ipv4Address> m_rankAddress;
     std::unordered_map<uint32_t, uint32_t> m_rankOfNode;
     std::unordered_map<uint32_t, uint32_t> m_nodeOfAddress;
+    std::unordered_map<uint32_t, Ipv4Address> m_firstAddressOfNode; //!< node id -> address
     std::vector<ClusterLink> m_links;
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_linksOfNode;
     FabricSpec m_spec;
