@@ -47,7 +47,10 @@ CheckmateRunConfig::MirrorLossRate() const
 std::string
 CheckmateRunConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath, "udp", !traces.flowmon.empty());
+    return DataPathChoice::Resolve(dataPath,
+                                   "udp",
+                                   traces.flowmon.empty() ? std::vector<std::string>{}
+                                                          : std::vector<std::string>{"--flowmon"});
 }
 
 void

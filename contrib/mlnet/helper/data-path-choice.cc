@@ -17,7 +17,8 @@ void
 DataPathChoice::AddToCommandLine(ScenarioCommandLine& cmd, std::string& value)
 {
     cmd.AddChoice("dataPath",
-                  "data path: auto (fast for the udp transport without --flowmon, else ipv4), "
+                  "data path: auto (fast for the udp transport without --flowmon or --ecn, "
+                  "else ipv4), "
                   "ipv4 (Internet stack) or fast (table-driven forwarding without IPv4, udp "
                   "only; same completion times)",
                   value,
@@ -25,21 +26,27 @@ DataPathChoice::AddToCommandLine(ScenarioCommandLine& cmd, std::string& value)
 }
 
 std::string
-DataPathChoice::Resolve(const std::string& choice, const std::string& transport, bool flowmon)
+DataPathChoice::Resolve(const std::string& choice,
+                        const std::string& transport,
+                        const std::vector<std::string>& ipv4Only)
 {
-    const bool tcp = transport == "tcp" || transport == "dctcp";
-    if (choice == "auto")
-    {
-        return tcp || flowmon ? "ipv4" : "fast";
-    }
-    if (choice == "fast" && tcp)
-    {
-        throw std::invalid_argument("--dataPath=fast has no TCP; the " + transport +
-                                    " transport needs --dataPath=ipv4 (or auto)");
-    }
-    if (choice != "ipv4" && choice != "fast")
+    if (choice != "auto" && choice != "ipv4" && choice != "fast")
     {
         throw std::invalid_argument("unknown --dataPath=" + choice + "; use auto, ipv4 or fast");
+    }
+    std::vector<std::string> needs = ipv4Only;
+    if (transport == "tcp" || transport == "dctcp")
+    {
+        needs.insert(needs.begin(), "the " + transport + " transport");
+    }
+    if (choice == "fast" && !needs.empty())
+    {
+        throw std::invalid_argument("--dataPath=fast has no IPv4 stack, which " + needs.front() +
+                                    " needs; use --dataPath=ipv4 (or auto)");
+    }
+    if (choice == "auto")
+    {
+        return needs.empty() ? "fast" : "ipv4";
     }
     return choice;
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * DataPathChoice: the --dataPath=auto|ipv4|fast rule of scenarios that pick their
- * data path themselves (checkmate-recovery, compression-utility).
+ * DataPathChoice: the --dataPath=auto|ipv4|fast rule of every scenario (FabricOptions,
+ * and the runners that build their fabrics themselves).
  *
  * auto takes the fast data path (FastForwarding, no IPv4 stack) wherever it gives
- * the same answers as the IPv4 path: with the udp transport and no FlowMonitor. It
- * takes ipv4 for tcp and dctcp (the fast path has no TCP) and when FlowMonitor is
- * asked for (it needs IPv4). An explicit fast with tcp/dctcp is an error naming
- * --dataPath; ipv4 is always allowed. pcap traces work on both paths.
+ * the same answers as the IPv4 path: with the udp transport and no IPv4-only
+ * feature. It takes ipv4 for tcp and dctcp (the fast path has no TCP) and when a
+ * flag that needs IPv4 is given (--flowmon: FlowMonitor watches IPv4; --ecn: RED
+ * marks in a queue disc). An explicit fast with either is an error naming
+ * --dataPath and the flag; ipv4 is always allowed. pcap traces work on both paths.
  */
 #ifndef MLNET_DATA_PATH_CHOICE_H
 #define MLNET_DATA_PATH_CHOICE_H
@@ -34,14 +35,14 @@ public:
      * \brief The data path a run uses.
      * \param choice auto, ipv4 or fast (the flag's value)
      * \param transport the run's transport: udp, tcp or dctcp
-     * \param flowmon true when FlowMonitor is asked for (--flowmon)
+     * \param ipv4Only the flags given that need IPv4, e.g. {"--flowmon", "--ecn"}
      * \return "ipv4" or "fast"
      * Throws std::invalid_argument naming --dataPath for an unknown choice or for fast
-     * with tcp/dctcp.
+     * with tcp/dctcp or with an IPv4-only flag.
      */
     static std::string Resolve(const std::string& choice,
                                const std::string& transport,
-                               bool flowmon = false);
+                               const std::vector<std::string>& ipv4Only = {});
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fabric-options.h"
 
+#include "ns3/data-path-choice.h"
 #include "ns3/distributed-session.h"
 #include "ns3/fat-tree-helper.h"
 #include "ns3/fault-plan.h"
@@ -65,12 +66,7 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  0,
                  1000000);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
-    cmd.AddChoice("dataPath",
-                  "data path: fast (table-driven forwarding without IPv4, udp transport "
-                  "only; same completion times), ipv4 (Internet stack, any transport) or "
-                  "auto (fast unless the transport or --ecn/--flowmon needs IPv4)",
-                  dataPath,
-                  {"auto", "ipv4", "fast"});
+    DataPathChoice::AddToCommandLine(cmd, dataPath);
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
     cmd.AddValue("fail",
@@ -138,33 +134,6 @@ FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>
 }
 
 std::string
-FabricOptions::ResolveDataPath(const std::string& choice,
-                               const std::string& transport,
-                               const std::vector<std::string>& ipv4Only)
-{
-    if (choice != "auto" && choice != "ipv4" && choice != "fast")
-    {
-        throw std::invalid_argument("--dataPath=" + choice + ": give auto, ipv4 or fast");
-    }
-    std::vector<std::string> needs = ipv4Only;
-    if (transport != "udp")
-    {
-        needs.insert(needs.begin(), "--transport=" + transport);
-    }
-    if (choice == "fast" && !needs.empty())
-    {
-        throw std::invalid_argument("--dataPath=fast has no IPv4 stack, which " + needs.front() +
-                                    " needs; drop --dataPath (auto picks ipv4) or use "
-                                    "--dataPath=ipv4");
-    }
-    if (choice == "auto")
-    {
-        return needs.empty() ? "fast" : "ipv4";
-    }
-    return choice;
-}
-
-std::string
 FabricOptions::ResolvedDataPath() const
 {
     std::vector<std::string> ipv4Only;
@@ -176,7 +145,7 @@ FabricOptions::ResolvedDataPath() const
     {
         ipv4Only.push_back("--flowmon");
     }
-    return ResolveDataPath(dataPath, transport, ipv4Only);
+    return DataPathChoice::Resolve(dataPath, transport, ipv4Only);
 }
 
 bool

@@ -57,7 +57,7 @@ struct FabricOptions
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
-    /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (ResolveDataPath)
+    /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (DataPathChoice)
     std::string dataPath{"auto"};
     /// the transport the scenario runs (set it after parsing): decides dataPath=auto
     std::string transport{"udp"};
@@ -67,21 +67,7 @@ struct FabricOptions
     std::string failAt{"0s"};      //!< --failAt: time of the --failLinks failures
     std::string convergence{"0s"}; //!< --convergence: failure to new routes (FaultPlan)
 
-    /**
-     * \brief The data path a run takes (FabricHelper::SetDataPath).
-     *
-     * "auto" is "fast" (the same completion times and link bytes, less wall time)
-     * unless the transport needs IPv4 sockets (tcp, dctcp) or an IPv4-only feature is
-     * asked for, then "ipv4". An explicit "fast" with either is refused.
-     * \param choice auto | ipv4 | fast (the --dataPath flag)
-     * \param transport udp | tcp | dctcp | ... (only udp runs on the fast path)
-     * \param ipv4Only the flags asked for that need IPv4, e.g. {"--ecn", "--flowmon"}
-     * \return "ipv4" or "fast"; throws std::invalid_argument naming --dataPath
-     */
-    static std::string ResolveDataPath(const std::string& choice,
-                                       const std::string& transport,
-                                       const std::vector<std::string>& ipv4Only = {});
-    /// \return the data path these flags resolve to (ResolveDataPath with --ecn, --flowmon)
+    /// \return the data path these flags resolve to (DataPathChoice, with --ecn and --flowmon)
     std::string ResolvedDataPath() const;
 
     /// \brief Register the flags (--fabric, --ranks, --torusDims, ..., --pcap, --flowmon).

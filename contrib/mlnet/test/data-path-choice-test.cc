@@ -30,7 +30,7 @@ ErrorOf(const std::string& choice, const std::string& transport)
 TEST(DataPathChoiceTest, AutoIsFastWhereItIsExact)
 {
     EXPECT_EQ(DataPathChoice::Resolve("auto", "udp"), "fast");
-    EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", true), "ipv4"); // FlowMonitor
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {"--flowmon"}), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp"), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "dctcp"), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("ipv4", "udp"), "ipv4");
@@ -46,6 +46,15 @@ TEST(DataPathChoiceTest, FastWithTcpAndUnknownNamesAreRefused)
         std::string e = ErrorOf("fast", transport);
         EXPECT_EQ(e.rfind("--dataPath=fast", 0), 0u) << e;
         EXPECT_NE(e.find(transport), std::string::npos) << e;
+    }
+    try
+    {
+        DataPathChoice::Resolve("fast", "udp", {"--ecn"});
+        ADD_FAILURE() << "fast with --ecn accepted";
+    }
+    catch (const std::invalid_argument& ecn)
+    {
+        EXPECT_NE(std::string(ecn.what()).find("--ecn"), std::string::npos) << ecn.what();
     }
     std::string e = ErrorOf("dpdk", "udp");
     EXPECT_EQ(e.rfind("unknown --dataPath=dpdk", 0), 0u) << e;

@@ -115,21 +115,8 @@ TEST(ScenarioChoicesTest, EveryFactoryPairIsAccepted)
     }
 }
 
-TEST(ScenarioChoicesTest, DataPathAutoIsFastUnlessSomethingNeedsIpv4)
+TEST(ScenarioChoicesTest, FabricDataPathIsAutoAndEcnOrFlowmonMakeItIpv4)
 {
-    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "udp"), "fast");
-    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "tcp"), "ipv4");
-    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "dctcp"), "ipv4");
-    EXPECT_EQ(FabricOptions::ResolveDataPath("auto", "udp", {"--flowmon"}), "ipv4");
-    EXPECT_EQ(FabricOptions::ResolveDataPath("ipv4", "udp"), "ipv4");
-    EXPECT_EQ(FabricOptions::ResolveDataPath("fast", "udp"), "fast");
-    const std::string tcp =
-        InvalidArgumentMessage([] { FabricOptions::ResolveDataPath("fast", "dctcp"); });
-    EXPECT_TRUE(Holds(tcp, {"--dataPath=fast", "--transport=dctcp", "--dataPath=ipv4"})) << tcp;
-    const std::string ecn =
-        InvalidArgumentMessage([] { FabricOptions::ResolveDataPath("fast", "udp", {"--ecn"}); });
-    EXPECT_TRUE(Holds(ecn, {"--dataPath=fast", "--ecn"})) << ecn;
-
     // Through the flags: the default is auto, and --ecn or --flowmon make it ipv4.
     FabricOptions f;
     EXPECT_EQ(ParseError({}, &f), "no exception");
