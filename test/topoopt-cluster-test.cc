@@ -102,9 +102,9 @@ TEST(TopoOptClusterExample, BothDataPathsGiveTheSameRows)
     for (const std::string path : {"ipv4", "auto"})
     {
         std::string json = ::testing::TempDir() + "/topoopt-cluster-path-" + path + ".json";
-        ExampleRun run = RunExample("topoopt-cluster",
-                                    kSmall + "--fabrics=topoopt --ocs --dataPath=" + path +
-                                        " --json=" + json);
+        ExampleRun run =
+            RunExample("topoopt-cluster",
+                       kSmall + "--fabrics=topoopt --ocs --dataPath=" + path + " --json=" + json);
         ASSERT_EQ(run.status, 0) << run.err;
         doc[path] = ReadJson(json);
         ExpectTrafficConserved(doc[path], 2);
