@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The topoopt-cluster example as a user runs it, at test size (8 servers, one
 // iteration, a scaled-down model): one row per fabric with packet-level and
-// analytical times, determinism, the OCS mode's counters, and one error line for
-// bad input (degree larger than ports, unknown model, malformed plan JSON).
+// analytical times, determinism, the OCS mode's counters, the same rows on both data
+// paths, and one error line for bad input (degree larger than ports, unknown model,
+// malformed plan JSON, the fast data path with TCP).
 #include "example-process.h"
 #include "mlnet-test-support.h"
 
@@ -92,6 +93,37 @@ TEST(TopoOptClusterExample, OcsModeReportsWhatThePolicyDid)
     }
 }
 
+TEST(TopoOptClusterExample, BothDataPathsGiveTheSameRows)
+{
+    // Default (auto): udp and no FlowMonitor, so the fast data path; --dataPath=ipv4
+    // builds the same fabrics on ns-3's Internet stack. Same iteration times (to the
+    // picosecond, as doubles), the same OCS counters and the same frame accounting.
+    std::map<std::string, nlohmann::json> doc;
+    for (const std::string path : {"ipv4", "auto"})
+    {
+        std::string json = ::testing::TempDir() + "/topoopt-cluster-path-" + path + ".json";
+        ExampleRun run =
+            RunExample("topoopt-cluster",
+                       kSmall + "--fabrics=topoopt --ocs --dataPath=" + path + " --json=" + json);
+        ASSERT_EQ(run.status, 0) << run.err;
+        doc[path] = ReadJson(json);
+        ExpectTrafficConserved(doc[path], 2);
+    }
+    EXPECT_EQ(doc["ipv4"]["meta"]["data_path"], "ipv4");
+    EXPECT_EQ(doc["auto"]["meta"]["data_path"], "fast");
+    ASSERT_EQ(doc["auto"]["rows"].size(), 2u);
+    EXPECT_EQ(doc["auto"]["rows"], doc["ipv4"]["rows"]);
+    for (size_t k = 0; k < 2; ++k)
+    {
+        const nlohmann::json& fast = doc["auto"]["accounting"][k];
+        const nlohmann::json& ipv4 = doc["ipv4"]["accounting"][k];
+        EXPECT_EQ(fast["data_path"], "fast");
+        EXPECT_EQ(ipv4["data_path"], "ipv4");
+        EXPECT_EQ(fast["frames"], ipv4["frames"]) << k;
+        EXPECT_EQ(fast["messages"], ipv4["messages"]) << k;
+    }
+}
+
 TEST(TopoOptClusterExample, BadInputGivesOneErrorLine)
 {
     ExpectOneErrorLine(RunExample("topoopt-cluster", "--servers=8 --degree=4 --ports=2"),
@@ -106,6 +138,11 @@ TEST(TopoOptClusterExample, BadInputGivesOneErrorLine)
     ExpectOneErrorLine(RunExample("topoopt-cluster", kSmall + "--plan=" + bad), "self-loop plan");
     ExpectOneErrorLine(RunExample("topoopt-cluster", kSmall + "--ocs --ocs-policy=teleport"),
                        "bad policy");
+    ExampleRun tcp = RunExample("topoopt-cluster", kSmall + "--dataPath=fast --transport=tcp");
+    ExpectOneErrorLine(tcp, "fast data path with tcp");
+    EXPECT_NE(tcp.err.find("--dataPath"), std::string::npos) << tcp.err;
+    ExpectOneErrorLine(RunExample("topoopt-cluster", kSmall + "--dataPath=dpdk"),
+                       "unknown data path");
 }
 
 TEST(TopoOptClusterExample, RunsAPlanWrittenByTopoOptPlan)

@@ -70,6 +70,12 @@ main(int argc, char* argv[])
                  "use this plan file (topoopt-plan --json output) instead of searching",
                  config.planFile);
     cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    cmd.AddChoice("dataPath",
+                  "data path of every fabric: auto (fast with --transport=udp and no "
+                  "--flowmon, else ipv4), ipv4 (Internet stack) or fast (no IPv4, udp only; "
+                  "same times)",
+                  config.dataPath,
+                  {"auto", "ipv4", "fast"});
     cmd.AddTime("forwarding-latency",
                 "host relay latency per hop (at most 1s)",
                 forwarding,
@@ -118,6 +124,7 @@ main(int argc, char* argv[])
             }
         }
         TopoOptClusterRunner runner(config);
+        report.SetMeta("data_path", runner.GetDataPath());
         nlohmann::json searches = nlohmann::json::object();
         for (ModelProfile profile : profiles)
         {

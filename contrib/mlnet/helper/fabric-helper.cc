@@ -464,4 +464,11 @@ FabricHelper::FailRandomLinks(Ptr<Cluster> cluster,
     return failed;
 }
 
+void
+FabricHelper::RecordFastAddress(Ptr<Cluster> cluster, uint32_t nodeId, Ipv4Address address)
+{
+    m_firstAddress.emplace(nodeId, address); // keeps the first, like interface 1
+    cluster->AddNodeAddress(nodeId, address);
+}
+
 } // namespace ns3

@@ -132,6 +132,13 @@ protected:
      * `spec` gets the common fields (rate, delay, mtu, ranks) filled in here.
      */
     void Finish(Ptr<Cluster> cluster, FabricSpec spec);
+    /**
+     * Fast data path, for a fabric that makes its own devices instead of calling
+     * Connect (topoopt's optical planes): record an address of a node, as Connect does.
+     * The node's first recorded address is its rank's address (interface 1 on the IPv4
+     * path), so give them in the order the IPv4 path adds the interfaces.
+     */
+    void RecordFastAddress(Ptr<Cluster> cluster, uint32_t nodeId, Ipv4Address address);
 
     DataRate m_rate{"100Gbps"};          //!< link rate
     Time m_delay{MicroSeconds(1)};       //!< link delay

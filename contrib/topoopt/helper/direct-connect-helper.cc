@@ -5,6 +5,7 @@
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/drop-tail-queue.h"
 #include "ns3/fabric-registry.h"
+#include "ns3/fast-forwarding.h"
 #include "ns3/host-forwarding-routing-helper.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
@@ -12,6 +13,8 @@
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 #include "ns3/optical-circuit-switch.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
 #include "ns3/random-regular-topology.h"
 #include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
@@ -132,13 +135,29 @@ DirectConnectHelper::Install()
         planes.push_back(ocs);
     }
 
+    const bool fast = m_dataPath == "fast";
     Ptr<Cluster> cluster = CreateObject<Cluster>();
     NodeContainer nodes;
-    nodes.Create(n);
-    InternetStackHelper stack;
-    stack.SetIpv6StackInstall(false);
-    stack.SetRoutingHelper(HostForwardingRoutingHelper(m_forwardingLatency, m_forwardingRate));
-    stack.Install(nodes);
+    if (fast)
+    {
+        // FastForwarding on every server (FabricHelper::CreateNodes), whose relay stage
+        // is HostForwardingRouting's relay.
+        nodes = CreateNodes(n);
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            Ptr<FastForwarding> ff = nodes.Get(s)->GetObject<FastForwarding>();
+            ff->SetAttribute("RelayLatency", TimeValue(m_forwardingLatency));
+            ff->SetAttribute("RelayRate", DataRateValue(m_forwardingRate));
+        }
+    }
+    else
+    {
+        nodes.Create(n);
+        InternetStackHelper stack;
+        stack.SetIpv6StackInstall(false);
+        stack.SetRoutingHelper(HostForwardingRoutingHelper(m_forwardingLatency, m_forwardingRate));
+        stack.Install(nodes);
+    }
     for (uint32_t s = 0; s < n; ++s)
     {
         cluster->AddRankNode(nodes.Get(s));
@@ -150,7 +169,8 @@ DirectConnectHelper::Install()
     {
         deviceFactory.Set(name, *value);
     }
-    std::vector<std::vector<uint32_t>> interfaces(n, std::vector<uint32_t>(d));
+    // interfaces[s][p]: the IPv4 interface of a port (0 on the fast path: no IPv4).
+    std::vector<std::vector<uint32_t>> interfaces(n, std::vector<uint32_t>(d, 0));
     for (uint32_t s = 0; s < n; ++s)
     {
         Ptr<Node> node = nodes.Get(s);
@@ -174,8 +194,14 @@ DirectConnectHelper::Install()
                 throw std::invalid_argument("DirectConnectHelper: too many ports for "
                                             "10.0.0.0/8 addressing (4M max)");
             }
-            uint32_t i = ipv4->AddInterface(dev);
             Ipv4Address address((10u << 24) + subnet * 4 + 1);
+            if (fast)
+            {
+                // The same addresses, as the flow keys of the ranks (port 0's is the rank's).
+                RecordFastAddress(cluster, node->GetId(), address);
+                continue;
+            }
+            uint32_t i = ipv4->AddInterface(dev);
             ipv4->AddAddress(i, Ipv4InterfaceAddress(address, Ipv4Mask("255.255.255.252")));
             ipv4->SetMetric(i, 1);
             ipv4->SetUp(i);
@@ -201,15 +227,27 @@ DirectConnectHelper::Install()
     spec.routing = "ecmp";
     Finish(cluster, spec);
 
-    // Finish gave the ports with a circuit a host FIFO queue disc; ports the plan
-    // leaves unused get one too, for the circuits a reconfiguration may give them.
+    // Finish configured the queues of the ports with a circuit; the ports the plan
+    // leaves unused get the same, for the circuits a reconfiguration may give them: a
+    // host FIFO queue disc, or on the fast path a device queue as deep as queue disc
+    // and device queue together (as Finish gives host devices there).
     TrafficControlHelper hostTc;
     hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(m_hostQueueSize));
     for (uint32_t p = 0; p < d; ++p)
     {
         for (uint32_t s = 0; s < n; ++s)
         {
-            Ptr<NetDevice> dev = planes[p]->GetPortDevice(s);
+            Ptr<PointToPointNetDevice> dev = planes[p]->GetPortDevice(s);
+            if (fast)
+            {
+                if (m_queueSize.GetUnit() == m_hostQueueSize.GetUnit())
+                {
+                    dev->GetQueue()->SetMaxSize(
+                        QueueSize(m_queueSize.GetUnit(),
+                                  m_queueSize.GetValue() + m_hostQueueSize.GetValue()));
+                }
+                continue;
+            }
             Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
             if (!tc->GetRootQueueDiscOnDevice(dev))
             {

@@ -6,13 +6,24 @@
  * plane p (one OpticalCircuitSwitch per plane) whose circuits are the plan's
  * plane p. Every circuit becomes a Cluster link of class "ocs" (parallel circuits
  * between the same pair stay separate links, with their own devices and queues).
- * There is no packet switch: servers relay transit traffic with
- * HostForwardingRouting (FlowHashRouting over RoutePlanner's shortest paths, plus a
- * per-hop relay latency and an optional relay rate cap). The Cluster is an
+ * There is no packet switch: servers relay transit traffic (shortest paths from
+ * RoutePlanner, flow-hashed, plus a per-hop relay latency and an optional relay
+ * rate cap). The Cluster is an
  * ordinary mlnet Cluster, so transports, collectives, the training driver and the
  * alpha-beta twin run on it unchanged; its DirectConnectFabric
  * (cluster->GetObject<DirectConnectFabric>()) reconfigures planes and keeps the
  * link registry and routes in step.
+ *
+ * Data paths (FabricHelper::SetDataPath). "ipv4" (the default): every server has
+ * an Internet stack whose routing protocol is HostForwardingRouting. "fast": no
+ * Internet stack; every server has mlnet's FastForwarding, whose relay stage
+ * (RelayLatency, RelayRate) is set to the forwarding latency and rate, so a relayed
+ * frame waits exactly what HostForwardingRouting makes it wait; the ports keep the
+ * same addresses as flow keys, so flows hash onto the same circuits. The planes
+ * work on the point-to-point devices either way, and DirectConnectFabric's route
+ * recomputations go into whichever tables the servers have (RoutePlanner::Install):
+ * same completion times and link bytes on both paths
+ * (contrib/topoopt/test/direct-connect-fast-path-test.cc).
  *
  * Rates and delays come from FabricHelper's SetLinkRate / SetLinkDelay (they set
  * every plane's DataRate and FibreDelay); other switch attributes (Technology,

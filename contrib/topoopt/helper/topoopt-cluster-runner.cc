@@ -144,6 +144,38 @@ TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
         throw std::invalid_argument(
             "--ocs-policy must be drop, buffer or drain-then-switch, got '" + c.ocsPolicy + "'");
     }
+    // What needs ns-3's Internet stack: TCP sockets, FlowMonitor.
+    const bool needsIpv4 = c.transport != "udp" || !c.traces.flowmon.empty();
+    if (c.dataPath == "auto")
+    {
+        m_dataPath = needsIpv4 ? "ipv4" : "fast";
+    }
+    else if (c.dataPath == "ipv4" || c.dataPath == "fast")
+    {
+        m_dataPath = c.dataPath;
+    }
+    else
+    {
+        throw std::invalid_argument("--dataPath must be auto, ipv4 or fast, got '" + c.dataPath +
+                                    "'");
+    }
+    if (m_dataPath == "fast" && c.transport != "udp")
+    {
+        throw std::invalid_argument("--dataPath=fast has no TCP; use --transport=udp with it, or "
+                                    "--dataPath=ipv4 (or auto) for --transport=" +
+                                    c.transport);
+    }
+    if (m_dataPath == "fast" && !c.traces.flowmon.empty())
+    {
+        throw std::invalid_argument("--dataPath=fast has no IPv4 for FlowMonitor to watch; drop "
+                                    "--flowmon or use --dataPath=ipv4 (or auto)");
+    }
+}
+
+const std::string&
+TopoOptClusterRunner::GetDataPath() const
+{
+    return m_dataPath;
 }
 
 const SearchResult&
@@ -305,18 +337,7 @@ TopoOptClusterRunner::Train(Ptr<Cluster> cluster,
     double analytical = 0;
     if (dcf)
     {
-        // Frames on a circuit torn down under them leave no device trace: account them.
-        Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster);
-        for (uint32_t p = 0; p < dcf->GetNPlanes(); ++p)
-        {
-            Ptr<OpticalCircuitSwitch> sw = dcf->GetPlane(p);
-            sw->TraceConnectWithoutContext(
-                "LostInFlight",
-                Callback<void, Ptr<const Packet>, uint32_t>(
-                    [accounting, sw](Ptr<const Packet> frame, uint32_t port) {
-                        accounting->CountLostOnWire(sw->GetPortDevice(port), frame);
-                    }));
-        }
+        dcf->AccountLostFrames();
     }
     r.iterationS = RunIterations(cluster,
                                  profile,
@@ -398,6 +419,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         r.linkDelay = c.linkDelay;
         r.degree = d;
         r.forwardingLatency = c.forwardingLatency;
+        r.dataPath = m_dataPath;
         r.opticalAttributes = {{"Technology", "patch-panel"}};
         return r;
     };

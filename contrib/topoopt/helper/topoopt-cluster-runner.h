@@ -31,6 +31,11 @@
  * drain-then-switch) and reconfiguration delay; it reports frames dropped and
  * held while dark, total port dark time and the iteration time that resulted.
  *
+ * Data path: every fabric is built on one (--dataPath): the fast data path (no
+ * Internet stack, same completion times and link bytes) when the transport is udp and
+ * no FlowMonitor is asked for, the IPv4 path otherwise; the results document records
+ * it (meta.data_path, and each run's accounting entry).
+ *
  * What it leaves out: a separate strategy search per baseline (every fabric runs
  * TopoOpt's strategy), intra-server (NVLink) communication, compute/communication
  * interference.
@@ -68,8 +73,11 @@ struct TopoOptClusterConfig
     Time linkDelay{MicroSeconds(1)}; //!< per-link propagation delay
     Time forwardingLatency{0};       //!< host relay latency per hop
     std::string transport{"udp"};    //!< udp | tcp | dctcp
-    uint32_t iterations{1};          //!< training iterations per fabric
-    uint32_t searchBudget{100};      //!< MCMC steps
+    /// auto | ipv4 | fast (FabricHelper::SetDataPath) for every fabric; auto: fast with
+    /// the udp transport and no FlowMonitor, ipv4 otherwise
+    std::string dataPath{"auto"};
+    uint32_t iterations{1};     //!< training iterations per fabric
+    uint32_t searchBudget{100}; //!< MCMC steps
     std::vector<std::string> fabrics{"topoopt", "fattree", "ideal", "expander"}; //!< order
     std::string planFile;             //!< use this plan (file) instead of searching
     bool ocs{false};                  //!< add the mid-run reconfiguration row
@@ -113,6 +121,8 @@ public:
 
     /// \return the search behind the TopoOpt plan (valid after Run)
     const SearchResult& GetSearch() const;
+    /// \return the data path every fabric is built with: ipv4 or fast (auto resolved)
+    const std::string& GetDataPath() const;
 
     /**
      * \brief Packet-level and analytical iteration times of a strategy's graph on a
@@ -154,6 +164,7 @@ private:
                                   TopoOptFabricResult& r);
 
     TopoOptClusterConfig m_config;
+    std::string m_dataPath; //!< ipv4 | fast
     SearchResult m_search;
 };
 

@@ -5,6 +5,7 @@
 #include "ns3/log.h"
 #include "ns3/route-planner.h"
 #include "ns3/trace-names.h"
+#include "ns3/traffic-accounting.h"
 
 #include <stdexcept>
 
@@ -161,6 +162,23 @@ DirectConnectFabric::CheckPlane(uint32_t plane,
                                             std::to_string(GetNServers() - 1));
             }
         }
+    }
+}
+
+void
+DirectConnectFabric::AccountLostFrames()
+{
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(GetObject<Cluster>());
+    for (const Ptr<OpticalCircuitSwitch>& plane : m_planes)
+    {
+        // The switch holds the callback: a raw pointer back to it, not a cycle.
+        OpticalCircuitSwitch* sw = PeekPointer(plane);
+        plane->TraceConnectWithoutContext(
+            "LostInFlight",
+            Callback<void, Ptr<const Packet>, uint32_t>(
+                [accounting, sw](Ptr<const Packet> frame, uint32_t port) {
+                    accounting->CountLostOnWire(sw->GetPortDevice(port), frame);
+                }));
     }
 }
 

@@ -12,7 +12,8 @@
  * recomputed over the remaining circuits if they still connect every server; when
  * the new circuits come up they are registered (a circuit seen before gets its old
  * link back, Cluster::ReattachLink, so its counters continue) and the routes are
- * recomputed and reinstalled (RoutePlanner::Install).
+ * recomputed and reinstalled (RoutePlanner::Install: into HostForwardingRouting on
+ * the IPv4 data path, into FastForwarding's tables on the fast one).
  *
  * What it leaves out: routes follow shortest paths over the live circuits
  * (FlowHashRouting by destination), not the plan's per-pair routes; an
@@ -52,6 +53,7 @@ public:
      * \brief Set up (done by DirectConnectHelper, after aggregation to the cluster).
      * \param planes one switch per plane, port i = server i
      * \param interfaces interfaces[server][plane] = IPv4 interface index of that port
+     * (all 0 on the fast data path, which has no IPv4 interfaces)
      */
     void Bind(const std::vector<Ptr<OpticalCircuitSwitch>>& planes,
               const std::vector<std::vector<uint32_t>>& interfaces);
@@ -68,6 +70,13 @@ public:
     int64_t GetLinkOfPort(uint32_t plane, uint32_t server) const;
     /// \return how many times routes were recomputed and installed
     uint32_t GetRouteInstalls() const;
+
+    /**
+     * \brief Count the frames the planes lose on their fibres (circuits torn down under
+     * them: OpticalCircuitSwitch's LostInFlight, which no device trace sees) in the
+     * cluster's TrafficAccounting, attaching it. Call once per run, before it starts.
+     */
+    void AccountLostFrames();
 
     /**
      * \brief Reconfigure one plane to a new full matching of servers.

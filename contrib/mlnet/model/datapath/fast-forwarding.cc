@@ -2,6 +2,7 @@
 #include "fast-forwarding.h"
 
 #include "ns3/boolean.h"
+#include "ns3/data-rate.h"
 #include "ns3/flow-hash-routing.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
@@ -61,6 +62,24 @@ FastForwarding::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&FastForwarding::m_ordered),
                           MakeBooleanChecker())
+            .AddAttribute("RelayLatency",
+                          "Time a rank node takes to relay one frame for another node (s), "
+                          "as HostForwardingRouting's ForwardingLatency; 0: none.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&FastForwarding::m_relayLatency),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("RelayRate",
+                          "Relay bandwidth cap of a rank node (bit/s of frames with their "
+                          "28-byte header, i.e. of IP packets; FIFO), as "
+                          "HostForwardingRouting's ForwardingRate; 0: no cap.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&FastForwarding::m_relayRate),
+                          MakeDataRateChecker())
+            .AddTraceSource("Relay",
+                            "A rank node relays a frame for another node (on arrival, "
+                            "header on): frame, time it waits before it is sent on.",
+                            MakeTraceSourceAccessor(&FastForwarding::m_relayTrace),
+                            "ns3::FastForwarding::RelayTracedCallback")
             .AddTraceSource("Drop",
                             "A frame was dropped: no route to its rank, or addressed to "
                             "this rank with no transport installed: frame, destination rank.",
@@ -204,13 +223,13 @@ FastForwarding::GetFramesForwarded() const
 uint32_t
 FastForwarding::GetPendingFrames() const
 {
-    return static_cast<uint32_t>(m_arrivals.size());
+    return static_cast<uint32_t>(m_arrivals.size()) + m_relayFrames;
 }
 
 uint64_t
 FastForwarding::GetPendingBytes() const
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = m_relayBytes;
     for (const auto& [ifIndex, packet] : m_arrivals)
     {
         bytes += packet->GetSize();
@@ -288,7 +307,44 @@ FastForwarding::Handle(Ptr<Packet> packet)
         return;
     }
     ++m_forwarded;
+    if (m_rank != std::numeric_limits<uint32_t>::max())
+    {
+        Time wait = Relay(packet);
+        if (wait.IsStrictlyPositive())
+        {
+            ++m_relayFrames;
+            m_relayBytes += packet->GetSize();
+            Simulator::Schedule(wait, &FastForwarding::SendRelayed, this, packet, out, h.dstRank);
+            return;
+        }
+    }
     m_forwardTrace(packet, h.dstRank);
+    out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
+}
+
+Time
+FastForwarding::Relay(Ptr<const Packet> packet)
+{
+    // HostForwardingRouting::Relay on the fast path: the same wait for the same bytes
+    // (the frame with its header is the IPv4 packet's size).
+    Time wait = m_relayLatency;
+    if (m_relayRate.GetBitRate() > 0)
+    {
+        Time now = Simulator::Now();
+        m_relayFreeAt =
+            std::max(now, m_relayFreeAt) + m_relayRate.CalculateBytesTxTime(packet->GetSize());
+        wait += m_relayFreeAt - now;
+    }
+    m_relayTrace(packet, wait);
+    return wait;
+}
+
+void
+FastForwarding::SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank)
+{
+    --m_relayFrames;
+    m_relayBytes -= packet->GetSize();
+    m_forwardTrace(packet, dstRank);
     out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
 }
 

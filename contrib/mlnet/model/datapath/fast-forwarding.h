@@ -27,6 +27,15 @@
  * it ends (Deliver to the local rank's transport, or Drop), always with its
  * FastFrameHeader, so frame accounting (TrafficAccounting) can balance them.
  *
+ * Relay stage. A node that hosts a rank and forwards a frame for another (a TopoOpt
+ * server relaying transit traffic, a torus node) passes it through a relay stage, as
+ * topoopt's HostForwardingRouting does on the IPv4 path: the output device is chosen
+ * on arrival, then the frame waits RelayLatency and, with RelayRate set, its turn in a
+ * FIFO relay engine of that rate (charged the frame's size with its FastFrameHeader,
+ * which is the IPv4 packet's size: 20 + 8 + payload), and is sent on (Forward) when
+ * both are done. Relay fires on arrival with the wait. Both zero (the default): sent
+ * on at once, as a switch does. Frames in the stage count as pending.
+ *
  * Left out: TTL (tables are loop-free), ECN marking (needs a queue disc; fast
  * fabrics refuse SetSwitchEcn), multicast, anything but unicast to a rank.
  */
@@ -35,8 +44,10 @@
 
 #include "ns3/address.h"
 #include "ns3/callback.h"
+#include "ns3/data-rate.h"
 #include "ns3/fast-frame-header.h"
 #include "ns3/net-device.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/traced-callback.h"
@@ -105,12 +116,14 @@ public:
      * A null `cb` removes the port's receiver.
      */
     void SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb);
-    /// \return frames forwarded to another node (not counting local sends)
+    /// \return frames forwarded to another node (not counting local sends); on a rank
+    /// node, the frames it relayed (counted on arrival, as HostForwardingRouting counts)
     uint64_t GetFramesForwarded() const;
 
     /**
-     * \return frames received and not handled yet: with OrderSimultaneousArrivals,
-     * those that arrived at this instant (always 0 otherwise)
+     * \return frames received and not sent on or delivered yet: with
+     * OrderSimultaneousArrivals, those that arrived at this instant, and those waiting
+     * in the relay stage (RelayLatency, RelayRate)
      */
     uint32_t GetPendingFrames() const;
     /// \return bytes (FastFrameHeader included) of the frames GetPendingFrames counts
@@ -120,6 +133,8 @@ public:
     using DropTracedCallback = void (*)(Ptr<const Packet>, uint32_t);
     /// Signature of the Tx, Forward and Deliver traces: the frame, its destination rank.
     using FrameTracedCallback = void (*)(Ptr<const Packet>, uint32_t);
+    /// Signature of the Relay trace: the frame (header on), the time it waits.
+    using RelayTracedCallback = void (*)(Ptr<const Packet>, Time);
 
 protected:
     void DoDispose() override;
@@ -135,6 +150,10 @@ private:
     void Handle(Ptr<Packet> packet);
     /// Handle this instant's frames in device order (OrderSimultaneousArrivals).
     void HandleArrivals();
+    /// Relay stage of a rank node: \return how long the frame waits before it leaves.
+    Time Relay(Ptr<const Packet> packet);
+    /// Send a frame on after its wait in the relay stage.
+    void SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank);
 
     uint32_t m_seed{0};
     bool m_ordered{false}; //!< attribute OrderSimultaneousArrivals
@@ -149,6 +168,12 @@ private:
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;      //!< sent by the local rank
     TracedCallback<Ptr<const Packet>, uint32_t> m_forwardTrace; //!< sent on to another node
     TracedCallback<Ptr<const Packet>, uint32_t> m_deliverTrace; //!< to the local transport
+    Time m_relayLatency{0};                                     //!< attribute RelayLatency
+    DataRate m_relayRate{0};   //!< attribute RelayRate (0: no engine)
+    Time m_relayFreeAt{0};     //!< when the relay engine finishes its backlog
+    uint32_t m_relayFrames{0}; //!< frames waiting in the relay stage
+    uint64_t m_relayBytes{0};  //!< their bytes (FastFrameHeader included)
+    TracedCallback<Ptr<const Packet>, Time> m_relayTrace; //!< (frame, wait)
 };
 
 } // namespace ns3
