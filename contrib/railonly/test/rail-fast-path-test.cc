@@ -18,7 +18,9 @@
 #include "ns3/llm-training-runner.h"
 #include "ns3/node.h"
 #include "ns3/rail-fabric-helper.h"
+#include "ns3/rail-only-helper.h"
 #include "ns3/route-planner.h"
+#include "ns3/udp-message-transport.h"
 
 #include <functional>
 #include <gtest/gtest.h>
@@ -327,6 +329,47 @@ TEST_F(RailFastPathTest, TimedRailSwitchFailureLosesAndRepairsLikeIpv4)
     Outcome failed = ExpectSame(ByName(failing, 4, 64, ""), ring, failing.fail);
     EXPECT_GT(failed.framesLost, 0u) << "the failure hits traffic in flight";
     EXPECT_GT(failed.simulatedS, healthy.simulatedS) << "lost frames are repaired, later";
+}
+
+// Relays queue: under ForwardAtSource, GPUs 1..3 of domain 0 each send 2 MB to GPU 0
+// of domain 1, all over NVLink into GPU 0 of domain 0 (3600 Gbps in) and out by its
+// 400 Gbps NIC. With queues shrunk to 100 packets per switch port and 200 on a host
+// (the IPv4 path's queue disc; the fast path folds it into the device queue, 300 in
+// all on both), the relay's NIC queue overflows: both paths drop the same frames
+// there, repair them with the same retransmissions and deliver every message at the
+// same instants.
+TEST_F(RailFastPathTest, OverflowingRelayQueueDropsAndRepairsLikeIpv4)
+{
+    std::vector<Time> delivered[2];
+    uint64_t retransmissions[2];
+    std::vector<uint64_t> perLink[2];
+    const char* paths[2] = {"ipv4", "fast"};
+    for (int i = 0; i < 2; ++i)
+    {
+        RailOnlyHelper h(2, 4);
+        h.SetCrossRailPolicy(RailRoutePreference::FORWARD_AT_SOURCE);
+        h.SetQueueSize(QueueSize("100p"));
+        h.SetHostQueueSize(QueueSize("200p"));
+        h.SetDataPath(paths[i]);
+        Ptr<Cluster> c = h.Install();
+        auto udp = CreateObject<UdpMessageTransport>();
+        udp->Install(c);
+        uint32_t channel = udp->RegisterChannel(MessageTransport::ReceiveCallback(
+            [&delivered, i](const Message& m) { delivered[i].push_back(m.delivered); }));
+        for (uint32_t src : {1u, 2u, 3u})
+        {
+            udp->Send(src, 4, channel, 0, 2000000);
+        }
+        Simulator::Run();
+        retransmissions[i] = udp->GetRetransmissions();
+        perLink[i] = PerLink(c);
+        Simulator::Destroy();
+    }
+    ASSERT_EQ(delivered[0].size(), 3u);
+    EXPECT_GT(retransmissions[0], 0u) << "the relay queue did not overflow: nothing tested";
+    EXPECT_EQ(retransmissions[1], retransmissions[0]);
+    EXPECT_EQ(delivered[1], delivered[0]);
+    EXPECT_EQ(perLink[1], perLink[0]);
 }
 
 // --dataPath=auto runs UDP on the fast path and TCP (or FlowMonitor) on IPv4; an
