@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * LlmTrainingRunner: the railonly-llm scenario's logic. Builds a rail fabric
- * (rail-only, rail-optimized or the NVLink fat-tree), optionally fails a rail switch
+ * (rail-only, rail-optimized or the NVLink fat-tree) on the fast data path or the IPv4
+ * one (LlmRunOptions::ResolveDataPath; same results), optionally fails a rail switch
  * or a NIC, runs an LlmWorkload's iterations at packet level with mlnet's
  * TrainingDriver, and puts beside every result the closed-form LlmIterationModel and
  * the alpha-beta twin (the same iteration graph timed by IterationGraph::Estimate with
