@@ -4,9 +4,10 @@
  * IPv4 path, in one process: the same completion time (to the picosecond tick) and the
  * same wire bytes on every link in each direction, so the same relays through the HB
  * domain and the same flow-hash choices. Rail-only 2 domains x 4 GPUs with cross-rail
- * traffic under each cross-rail policy, rail-optimized and the NVLink fat-tree with
- * their spine, an LLM iteration through LlmTrainingRunner, a failed rail switch, a
- * failed NIC, and a rail switch failing during a run with a route convergence delay.
+ * traffic under each cross-rail policy, 2-tier rails, rail-optimized and the NVLink
+ * fat-tree with their spine, one HB domain, LLM iterations through LlmTrainingRunner,
+ * a failed rail switch, a failed NIC, a rail switch failing during a run with a route
+ * convergence delay, a relay queue that overflows; and the --dataPath choice.
  */
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
@@ -205,6 +206,7 @@ ExpectSameLlm(LlmRunOptions options, const std::string& fabric, bool failed)
     EXPECT_EQ(r[1].bytesByLinkClass, r[0].bytesByLinkClass) << what;
     EXPECT_EQ(r[1].failure, r[0].failure) << what;
     EXPECT_EQ(r[1].failedLinks, r[0].failedLinks) << what;
+    EXPECT_EQ(r[0].failedLinks > 0, failed) << what;
     EXPECT_EQ(r[1].moeAllToAllS, r[0].moeAllToAllS) << what;
     // The twin and the closed form read the same routes and packetization.
     EXPECT_EQ(r[1].twinIterationS, r[0].twinIterationS) << what;
