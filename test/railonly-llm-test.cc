@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The railonly-llm example as a user runs it: every fabric at a tiny size, MoE,
-// a failed rail switch, determinism, and one error line for bad input.
+// a failed rail switch, both data paths, determinism, and one error line for bad input.
 #include "example-process.h"
 #include "mlnet-test-support.h"
 
@@ -110,14 +110,33 @@ TEST(RailonlyLlmExample, SameFlagsGiveTheSameJson)
     EXPECT_EQ(a, b);
 }
 
+// The default data path is the fast one for UDP; the IPv4 path gives the same rows (the
+// same iteration times, twin and link bytes), healthy and with a failed NIC; TCP runs on
+// IPv4 under auto.
+TEST(RailonlyLlmExample, BothDataPathsGiveTheSameRows)
+{
+    nlohmann::json fast = RunLlm("--fabric=all --failNic=5", "llm-fast.json");
+    nlohmann::json ipv4 = RunLlm("--fabric=all --failNic=5 --dataPath=ipv4", "llm-ipv4.json");
+    EXPECT_EQ(fast["meta"]["data_path"], "fast");
+    EXPECT_EQ(ipv4["meta"]["data_path"], "ipv4");
+    ASSERT_EQ(fast["rows"].size(), 6u) << "3 fabrics, healthy and with a failed NIC";
+    StripWall(fast);
+    StripWall(ipv4);
+    EXPECT_EQ(fast["rows"], ipv4["rows"]);
+    nlohmann::json tcp = RunLlm("--fabric=rail-only --transport=tcp", "llm-tcp.json");
+    EXPECT_EQ(tcp["meta"]["data_path"], "ipv4");
+}
+
 TEST(RailonlyLlmExample, BadInputGivesOneErrorLine)
 {
     for (const std::string& flags : std::vector<std::string>{
-             "--tp=3 --dp=2",          // TP does not divide the domain
-             "--tp=4 --pp=2 --dp=4",   // 32 ranks on 16 GPUs
-             "--domains=40 --radix=4", // rail too wide for radix 4
-             "--fabric=torus",         // unknown fabric
-             "--failRailSwitch=7",     // no such rail
+             "--tp=3 --dp=2",                   // TP does not divide the domain
+             "--tp=4 --pp=2 --dp=4",            // 32 ranks on 16 GPUs
+             "--domains=40 --radix=4",          // rail too wide for radix 4
+             "--fabric=torus",                  // unknown fabric
+             "--failRailSwitch=7",              // no such rail
+             "--dataPath=fast --transport=tcp", // TCP needs the IPv4 stack
+             "--dataPath=dpdk",                 // no such data path
          })
     {
         ExampleRun run = RunExample("railonly-llm", kTiny + " " + flags);

@@ -7,6 +7,7 @@
 //   railonly-llm --fabric=all --json=llm.json
 //   railonly-llm --fabric=all --moe --json=llm-moe.json
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
+//   railonly-llm --transport=tcp        (TCP runs on the IPv4 path; UDP on the fast path)
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
 #include "ns3/llm-training-runner.h"
@@ -94,6 +95,12 @@ main(int argc, char* argv[])
                  1,
                  10000);
     cmd.AddChoice("transport", "udp | tcp | dctcp", o.transport, {"udp", "tcp", "dctcp"});
+    cmd.AddChoice("dataPath",
+                  "data path: auto (fast for udp without --flowmon, else ipv4), ipv4 (Internet "
+                  "stack, any transport) or fast (table-driven forwarding, udp only; same "
+                  "times and link bytes)",
+                  o.dataPath,
+                  {"auto", "ipv4", "fast"});
     cmd.AddValue("json", "write the results document to this file", json);
     o.traces.AddToCommandLine(cmd);
 
@@ -118,6 +125,7 @@ main(int argc, char* argv[])
         }
         o.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
+        report.SetMeta("data_path", o.ResolveDataPath());
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);
     });

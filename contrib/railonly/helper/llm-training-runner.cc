@@ -105,6 +105,7 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
     request.linkRate = o.nicRate;
     request.linkDelay = o.nicDelay;
     request.crossRailPolicy = o.policy;
+    request.dataPath = o.ResolveDataPath();
     std::shared_ptr<FabricHelper> helper;
     Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)
@@ -181,6 +182,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     Ptr<Cluster> cluster = BuildFabric(o, fabric, &helper);
     LlmRunResult result;
     result.fabric = fabric;
+    result.dataPath = cluster->GetFabricSpec().dataPath;
 
     Ptr<LlmWorkload> workload = CreateObject<LlmWorkload>();
     bool hierarchical =
@@ -291,13 +293,47 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                  std::to_string(o.iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    for (const ClusterLink& l : cluster->GetLinks())
+    {
+        result.linkBytes.push_back(l.bytesAtoB);
+        result.linkBytes.push_back(l.bytesBtoA);
+    }
     NS_LOG_INFO(fabric << " (" << result.failure << "): " << result.IterationS() << " s");
     return result;
+}
+
+std::string
+LlmRunOptions::ResolveDataPath() const
+{
+    if (dataPath != "auto")
+    {
+        return dataPath;
+    }
+    return transport == "udp" && traces.flowmon.empty() ? "fast" : "ipv4";
 }
 
 void
 LlmRunOptions::Validate() const
 {
+    if (dataPath != "auto" && dataPath != "ipv4" && dataPath != "fast")
+    {
+        throw std::invalid_argument("--dataPath=" + dataPath +
+                                    " is not a data path; use auto (fast for udp, ipv4 for "
+                                    "tcp/dctcp or --flowmon), ipv4 or fast");
+    }
+    if (dataPath == "fast" && transport != "udp")
+    {
+        throw std::invalid_argument(
+            "--dataPath=fast has no Internet stack, which --transport=" + transport +
+            " needs; use --dataPath=auto or ipv4, or --transport=udp");
+    }
+    if (dataPath == "fast" && !traces.flowmon.empty())
+    {
+        throw std::invalid_argument("--dataPath=fast with --flowmon: FlowMonitor watches IPv4 "
+                                    "flows, which the fast path does not have; use "
+                                    "--dataPath=auto or ipv4, or drop --flowmon (--pcap works "
+                                    "on both)");
+    }
     const std::string tpFlag = "--tp=" + std::to_string(model.tp);
     if (model.tp == 0 || domainSize % model.tp != 0)
     {

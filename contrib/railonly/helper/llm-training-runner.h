@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * LlmTrainingRunner: the railonly-llm scenario's logic. Builds a rail fabric
- * (rail-only, rail-optimized or the NVLink fat-tree), optionally fails a rail switch
+ * (rail-only, rail-optimized or the NVLink fat-tree) on the fast data path or the IPv4
+ * one (LlmRunOptions::ResolveDataPath; same results), optionally fails a rail switch
  * or a NIC, runs an LlmWorkload's iterations at packet level with mlnet's
  * TrainingDriver, and puts beside every result the closed-form LlmIterationModel and
  * the alpha-beta twin (the same iteration graph timed by IterationGraph::Estimate with
@@ -48,14 +49,23 @@ struct LlmRunOptions
     TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon
     uint32_t iterations{1};       //!< iterations to simulate
     std::string transport{"udp"}; //!< udp | tcp | dctcp
+    std::string dataPath{"auto"}; //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
     LlmModelConfig model;         //!< the GPT model and its TP/PP/DP
 
     /**
      * \brief Throw std::invalid_argument naming the flags unless the parallel degrees fit
-     * the fabric (--tp divides --domainSize; --tp x --pp x --dp = --domains x --domainSize)
-     * and --failRailSwitch / --failNic name a rail / a GPU that exists.
+     * the fabric (--tp divides --domainSize; --tp x --pp x --dp = --domains x --domainSize),
+     * --failRailSwitch / --failNic name a rail / a GPU that exists, and --dataPath is
+     * auto, ipv4 or fast, fast only with the udp transport and without --flowmon.
      */
     void Validate() const;
+    /**
+     * \return the data path the fabrics are built on: "fast" or "ipv4". auto is fast
+     * when the transport is udp and no IPv4-only trace (FlowMonitor) is asked for (pcap
+     * works on both), ipv4 otherwise (TCP and DCTCP need the Internet stack). Both give
+     * the same times and link bytes (contrib/railonly/doc/railonly.md, "Data paths").
+     */
+    std::string ResolveDataPath() const;
 };
 
 /**
@@ -72,6 +82,8 @@ struct LlmRunResult
     double moeAllToAllS{0};                           //!< one MoE all-to-all alone (s), 0 if dense
     uint32_t failedLinks{0};                          //!< links failed
     uint32_t tasks{0};                                //!< tasks of the iteration graph
+    std::string dataPath;                             //!< ipv4 | fast: the path it ran on
+    std::vector<uint64_t> linkBytes; //!< wire bytes per link (id order), A->B then B->A
 
     /// \return mean packet-level iteration time (s)
     double IterationS() const;

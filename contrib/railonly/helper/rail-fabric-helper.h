@@ -13,7 +13,8 @@
  *
  * What it leaves out: NVSwitch internals (one output-queued node), NVLink
  * protocol overheads (a point-to-point link with PPP framing), GPU relaying cost
- * (IP forwarding in the GPU node, per packet).
+ * (IP forwarding in the GPU node, or FastForwarding's forward on the fast data path,
+ * per packet, with the same routes and results).
  */
 #ifndef RAILONLY_RAIL_FABRIC_HELPER_H
 #define RAILONLY_RAIL_FABRIC_HELPER_H
