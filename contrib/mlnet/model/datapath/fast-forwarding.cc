@@ -22,8 +22,6 @@ NS_OBJECT_ENSURE_REGISTERED(FastForwarding);
 
 namespace
 {
-const std::vector<Ptr<NetDevice>> kNoDevices;
-
 /// A port as FlowHashRouting::RouteInput reads it: the raw 16-bit word of its
 /// network-order bytes.
 inline uint16_t
@@ -113,7 +111,7 @@ FastForwarding::~FastForwarding() = default;
 void
 FastForwarding::DoDispose()
 {
-    m_next.clear();
+    m_next.Clear();
     m_arrivals.clear();
     m_deliver = DeliverCallback();
     m_portDeliver.clear();
@@ -143,25 +141,33 @@ FastForwarding::GetLocalRank() const
 }
 
 void
-FastForwarding::SetTable(std::vector<std::vector<Ptr<NetDevice>>> next)
+FastForwarding::SetTable(const std::vector<std::vector<Ptr<NetDevice>>>& next)
 {
-    m_next = std::move(next);
+    m_next = RankTable<Ptr<NetDevice>>(next);
+}
+
+void
+FastForwarding::SetTable(RankTable<Ptr<NetDevice>> table)
+{
+    m_next = std::move(table);
+}
+
+const RankTable<Ptr<NetDevice>>&
+FastForwarding::GetTable() const
+{
+    return m_next;
 }
 
 const std::vector<Ptr<NetDevice>>&
 FastForwarding::GetDevices(uint32_t rank) const
 {
-    return rank < m_next.size() ? m_next[rank] : kNoDevices;
+    return m_next.Get(rank);
 }
 
 Ptr<NetDevice>
 FastForwarding::SelectDevice(const FastFrameHeader& h, bool local) const
 {
-    if (h.dstRank >= m_next.size())
-    {
-        return nullptr;
-    }
-    const std::vector<Ptr<NetDevice>>& choices = m_next[h.dstRank];
+    const std::vector<Ptr<NetDevice>>& choices = m_next.Get(h.dstRank);
     switch (choices.size())
     {
     case 0:

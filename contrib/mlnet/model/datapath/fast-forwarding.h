@@ -10,8 +10,9 @@
  * NetDevice::Send: no IPv4 routing lookup, no traffic-control layer, no socket,
  * no tags and no allocation besides the ns-3 Packet itself (a received frame is
  * forwarded as is, not copied). The table maps a destination rank to its
- * candidate output devices, built by RoutePlanner from the same next-hop sets
- * as FlowHashRouting's (ECMP, dimension order, failures, route preferences), in
+ * candidate output devices (a RankTable: each distinct device set once, ranks mapped
+ * to it by runs, so a node's table does not grow with the cluster), built by RoutePlanner from the
+ * same next-hop sets as FlowHashRouting's (ECMP, dimension order, failures, route preferences), in
  * the same order; a frame picks one with the same seeded flow hash
  * (FlowHashRouting::HashFlow over the flow key of its FastFrameHeader). So a
  * flow takes the path it takes on the IPv4 path. The switch queue is the
@@ -50,6 +51,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/rank-table.h"
 #include "ns3/traced-callback.h"
 
 #include <utility>
@@ -91,7 +93,11 @@ public:
      * \brief Replace the table: next[rank] = candidate output devices towards that rank,
      * in the order the flow hash indexes them (RoutePlanner::Install sets it).
      */
-    void SetTable(std::vector<std::vector<Ptr<NetDevice>>> next);
+    void SetTable(const std::vector<std::vector<Ptr<NetDevice>>>& next);
+    /// \brief Replace the table with one in compact form (RoutePlanner::Install builds it).
+    void SetTable(RankTable<Ptr<NetDevice>> table);
+    /// \return the table (its sets and runs: what the node's forwarding state costs)
+    const RankTable<Ptr<NetDevice>>& GetTable() const;
     /// \return candidate output devices towards a rank (empty: none)
     const std::vector<Ptr<NetDevice>>& GetDevices(uint32_t rank) const;
     /**
@@ -159,7 +165,7 @@ private:
     bool m_ordered{false}; //!< attribute OrderSimultaneousArrivals
     std::vector<std::pair<uint32_t, Ptr<Packet>>> m_arrivals; //!< this instant's frames
     uint32_t m_rank;
-    std::vector<std::vector<Ptr<NetDevice>>> m_next;
+    RankTable<Ptr<NetDevice>> m_next; //!< destination rank -> candidate devices
     DeliverCallback m_deliver;
     std::vector<std::pair<uint16_t, DeliverCallback>> m_portDeliver; //!< by destination port
     Address m_dest; //!< point-to-point devices ignore the destination address

@@ -47,7 +47,7 @@ FlowHashRouting::DoDispose()
 {
     m_ipv4 = nullptr;
     m_ranks.reset();
-    m_next.clear();
+    m_next.Clear();
     m_routeOfInterface.clear();
     Ipv4RoutingProtocol::DoDispose();
 }
@@ -56,15 +56,21 @@ void
 FlowHashRouting::SetTable(std::shared_ptr<const AddressMap> ranks,
                           const std::vector<std::vector<uint32_t>>& next)
 {
+    SetTable(std::move(ranks), RankTable<uint32_t>(next));
+}
+
+void
+FlowHashRouting::SetTable(std::shared_ptr<const AddressMap> ranks, RankTable<uint32_t> table)
+{
     m_ranks = std::move(ranks);
-    m_next = next;
+    m_next = std::move(table);
     m_routeOfInterface.clear(); // gateways may have changed
 }
 
 std::vector<uint32_t>
 FlowHashRouting::GetInterfaces(uint32_t rank) const
 {
-    return rank < m_next.size() ? m_next[rank] : std::vector<uint32_t>();
+    return m_next.Get(rank);
 }
 
 uint32_t
@@ -75,11 +81,11 @@ FlowHashRouting::SelectInterface(uint32_t rank,
                                  uint16_t srcPort,
                                  uint16_t dstPort) const
 {
-    if (rank >= m_next.size() || m_next[rank].empty())
+    const std::vector<uint32_t>& choices = m_next.Get(rank);
+    if (choices.empty())
     {
         return std::numeric_limits<uint32_t>::max();
     }
-    const std::vector<uint32_t>& choices = m_next[rank];
     if (choices.size() == 1)
     {
         return choices[0];
@@ -262,10 +268,10 @@ FlowHashRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit u
 {
     std::ostream& os = *stream->GetStream();
     os << "Node " << m_ipv4->GetObject<Node>()->GetId() << " flow-hash table (rank: interfaces)\n";
-    for (uint32_t r = 0; r < m_next.size(); ++r)
+    for (uint32_t r = 0; r < m_next.GetNRanks(); ++r)
     {
         os << "  " << r << ":";
-        for (uint32_t i : m_next[r])
+        for (uint32_t i : m_next.Get(r))
         {
             os << " " << i;
         }

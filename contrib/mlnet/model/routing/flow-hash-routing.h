@@ -3,7 +3,8 @@
  * FlowHashRouting: table-driven IPv4 forwarding for training fabrics.
  *
  * Each node holds, per destination rank, the set of output interfaces that lie
- * on a route to it (computed by RoutePlanner from the Cluster's links). When a
+ * on a route to it (computed by RoutePlanner from the Cluster's links; a RankTable,
+ * each distinct set stored once). When a
  * set has several entries the node picks one by hashing the flow's 5-tuple
  * (source and destination address, protocol, source and destination port) with
  * a per-node seed, so one flow always takes one path (no TCP reordering) and
@@ -21,6 +22,7 @@
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
+#include "ns3/rank-table.h"
 #include "ns3/traced-callback.h"
 
 #include <memory>
@@ -55,6 +57,11 @@ public:
      */
     void SetTable(std::shared_ptr<const AddressMap> ranks,
                   const std::vector<std::vector<uint32_t>>& next);
+    /**
+     * \brief Replace the forwarding table with one in compact form (what
+     * RoutePlanner::Install gives: each distinct interface set once).
+     */
+    void SetTable(std::shared_ptr<const AddressMap> ranks, RankTable<uint32_t> table);
     /// \return the output interfaces towards a rank (empty if none)
     std::vector<uint32_t> GetInterfaces(uint32_t rank) const;
     /**
@@ -121,7 +128,7 @@ private:
     Ptr<Ipv4> m_ipv4;
     uint32_t m_seed{0};
     std::shared_ptr<const AddressMap> m_ranks;
-    std::vector<std::vector<uint32_t>> m_next;
+    RankTable<uint32_t> m_next; //!< destination rank -> output interfaces
     mutable std::vector<Ptr<Ipv4Route>> m_routeOfInterface; //!< one reusable route per interface
     TracedCallback<Ptr<const Packet>, const Ipv4Header&> m_noRouteTrace;
 };

@@ -81,26 +81,32 @@ RoutePlanner::Compute()
     }
 
     uint32_t nRanks = m_cluster->GetNRanks();
-    m_next.assign(nRanks, std::vector<std::vector<uint32_t>>(nv));
-    m_dist.assign(nRanks, std::vector<uint32_t>(nv, kUnreachable));
+    m_nRanks = nRanks;
+    m_nv = nv;
+    m_sets.assign(1, std::vector<uint32_t>()); // index 0: the empty set
+    m_index.clear();
+    m_singleton.assign(links.size(), 0);
+    m_setOf.assign(static_cast<size_t>(nRanks) * nv, 0);
+    // One destination at a time: its distances and next hops are scratch, reused.
+    std::vector<uint32_t> d(nv);
+    std::vector<uint32_t> dist(nv);
+    std::vector<boost::default_color_type> color(nv);
+    std::vector<std::vector<uint32_t>> next(nv);
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         uint32_t dstNode = m_cluster->GetRankNode(r)->GetId();
-        std::vector<uint32_t> dist(nv, 0);
-        std::vector<boost::default_color_type> color(nv);
+        std::fill(dist.begin(), dist.end(), 0);
         boost::breadth_first_search(
             g,
             boost::vertex(dstNode, g),
             boost::visitor(boost::make_bfs_visitor(
                                boost::record_distances(dist.data(), boost::on_tree_edge())))
                 .color_map(color.data()));
-        auto& d = m_dist[r];
         for (uint32_t v = 0; v < nv; ++v)
         {
             // BFS leaves unreached vertices white.
             d[v] = (v == dstNode || color[v] != boost::white_color) ? dist[v] : kUnreachable;
         }
-        auto& next = m_next[r];
         for (const auto& l : links)
         {
             if (l.failed || d[l.nodeA] == kUnreachable || d[l.nodeB] == kUnreachable)
@@ -116,6 +122,15 @@ RoutePlanner::Compute()
                 next[l.nodeB].push_back(l.id);
             }
         }
+        uint32_t* row = &m_setOf[static_cast<size_t>(r) * nv];
+        for (uint32_t v = 0; v < nv; ++v)
+        {
+            if (!next[v].empty())
+            {
+                row[v] = Intern(next[v]);
+                next[v].clear();
+            }
+        }
     }
 
     const FabricSpec& spec = m_cluster->GetFabricSpec();
@@ -124,6 +139,50 @@ RoutePlanner::Compute()
         ComputeDimensionOrder();
     }
     ApplyPreference();
+    m_index.clear();
+    m_singleton.clear();
+    m_singleton.shrink_to_fit();
+}
+
+uint32_t
+RoutePlanner::Intern(const std::vector<uint32_t>& links)
+{
+    if (links.empty())
+    {
+        return 0;
+    }
+    // Most sets are one link (a host's NIC, a down-link): no hashing for them.
+    if (links.size() == 1 && links[0] < m_singleton.size() && m_singleton[links[0]] != 0)
+    {
+        return m_singleton[links[0]];
+    }
+    std::string key(reinterpret_cast<const char*>(links.data()), links.size() * sizeof(uint32_t));
+    auto [it, inserted] = m_index.emplace(std::move(key), static_cast<uint32_t>(m_sets.size()));
+    if (inserted)
+    {
+        m_sets.push_back(links);
+        if (links.size() == 1 && links[0] < m_singleton.size())
+        {
+            m_singleton[links[0]] = it->second;
+        }
+    }
+    return it->second;
+}
+
+uint32_t
+RoutePlanner::GetNSets() const
+{
+    return static_cast<uint32_t>(m_sets.size());
+}
+
+uint32_t
+RoutePlanner::SetIndex(uint32_t nodeId, uint32_t dstRank) const
+{
+    if (dstRank >= m_nRanks || nodeId >= m_nv)
+    {
+        return 0;
+    }
+    return m_setOf[static_cast<size_t>(dstRank) * m_nv + nodeId];
 }
 
 void
@@ -134,15 +193,17 @@ RoutePlanner::ApplyPreference()
     {
         return;
     }
-    for (uint32_t r = 0; r < m_next.size(); ++r)
+    for (uint32_t r = 0; r < m_nRanks; ++r)
     {
-        for (uint32_t v = 0; v < m_next[r].size(); ++v)
+        for (uint32_t v = 0; v < m_nv; ++v)
         {
-            std::vector<uint32_t>& next = m_next[r][v];
-            if (next.size() < 2)
+            uint32_t& index = m_setOf[static_cast<size_t>(r) * m_nv + v];
+            if (m_sets[index].size() < 2)
             {
                 continue;
             }
+            // A copy: interning may grow m_sets.
+            const std::vector<uint32_t> next = m_sets[index];
             std::vector<uint32_t> pick = preference->Select(*m_cluster, v, r, next);
             std::vector<uint32_t> kept;
             for (uint32_t id : next)
@@ -154,7 +215,7 @@ RoutePlanner::ApplyPreference()
             }
             if (!kept.empty())
             {
-                next = std::move(kept);
+                index = Intern(kept);
             }
         }
     }
@@ -220,7 +281,7 @@ RoutePlanner::ComputeDimensionOrder()
             if (clean)
             {
                 // Otherwise keep the shortest-path next hops computed above.
-                m_next[dst][srcNode] = {firstLink};
+                m_setOf[static_cast<size_t>(dst) * m_nv + srcNode] = Intern({firstLink});
             }
         }
     }
@@ -245,51 +306,74 @@ RoutePlanner::Install()
         }
     }
     const auto& links = m_cluster->GetLinks();
+    const uint32_t nRanks = m_cluster->GetNRanks();
+    // A node's table keeps only the sets it uses: planner set -> the node's own index.
+    std::vector<uint32_t> localOf(m_sets.size(), kUnreachable);
+    std::vector<uint32_t> used;
+    std::vector<uint32_t> setOfRank(nRanks);
     for (uint32_t n = 0; n < all.GetN(); ++n)
     {
         Ptr<Node> node = all.Get(n);
+        const uint32_t id = node->GetId();
+        for (uint32_t r = 0; r < nRanks; ++r)
+        {
+            uint32_t set = SetIndex(id, r);
+            if (localOf[set] == kUnreachable)
+            {
+                localOf[set] = static_cast<uint32_t>(used.size());
+                used.push_back(set);
+            }
+            setOfRank[r] = localOf[set];
+        }
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
         if (!ipv4)
         {
             // Fast data path: the same next-hop sets, in the same order, as devices.
             Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
-            NS_ASSERT_MSG(fast, "node " << node->GetId() << " has neither IPv4 nor FastForwarding");
-            std::vector<std::vector<Ptr<NetDevice>>> devices(m_cluster->GetNRanks());
-            for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+            NS_ASSERT_MSG(fast, "node " << id << " has neither IPv4 nor FastForwarding");
+            std::vector<std::vector<Ptr<NetDevice>>> devices(used.size());
+            for (size_t i = 0; i < used.size(); ++i)
             {
-                for (uint32_t id : m_next[r][node->GetId()])
+                for (uint32_t link : m_sets[used[i]])
                 {
-                    const ClusterLink& l = links[id];
-                    devices[r].push_back(l.nodeA == node->GetId() ? Ptr<NetDevice>(l.devA)
-                                                                  : Ptr<NetDevice>(l.devB));
+                    const ClusterLink& l = links[link];
+                    devices[i].push_back(l.nodeA == id ? Ptr<NetDevice>(l.devA)
+                                                       : Ptr<NetDevice>(l.devB));
                 }
             }
-            fast->SetTable(std::move(devices));
-            continue;
+            fast->SetTable(RankTable<Ptr<NetDevice>>(std::move(devices), setOfRank));
         }
-        Ptr<FlowHashRouting> routing = DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol());
-        NS_ASSERT_MSG(routing, "node " << node->GetId() << " does not run FlowHashRouting");
-        std::vector<std::vector<uint32_t>> table(m_cluster->GetNRanks());
-        for (uint32_t r = 0; r < m_cluster->GetNRanks(); ++r)
+        else
         {
-            for (uint32_t id : m_next[r][node->GetId()])
+            Ptr<FlowHashRouting> routing = DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol());
+            NS_ASSERT_MSG(routing, "node " << id << " does not run FlowHashRouting");
+            std::vector<std::vector<uint32_t>> interfaces(used.size());
+            for (size_t i = 0; i < used.size(); ++i)
             {
-                const ClusterLink& l = links[id];
-                table[r].push_back(l.nodeA == node->GetId() ? l.ifA : l.ifB);
+                for (uint32_t link : m_sets[used[i]])
+                {
+                    const ClusterLink& l = links[link];
+                    interfaces[i].push_back(l.nodeA == id ? l.ifA : l.ifB);
+                }
             }
+            routing->SetTable(ranks, RankTable<uint32_t>(std::move(interfaces), setOfRank));
         }
-        routing->SetTable(ranks, table);
+        for (uint32_t set : used)
+        {
+            localOf[set] = kUnreachable;
+        }
+        used.clear();
     }
 }
 
 const std::vector<uint32_t>&
 RoutePlanner::NextLinks(uint32_t nodeId, uint32_t dstRank) const
 {
-    if (dstRank >= m_next.size() || nodeId >= m_next[dstRank].size())
+    if (dstRank >= m_nRanks || nodeId >= m_nv)
     {
         return kNoLinks;
     }
-    return m_next[dstRank][nodeId];
+    return m_sets[m_setOf[static_cast<size_t>(dstRank) * m_nv + nodeId]];
 }
 
 uint32_t

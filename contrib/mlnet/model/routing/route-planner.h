@@ -13,12 +13,21 @@
  * (ECMP: an even split over next hops, which is what flow hashing gives in expectation).
  * Last, where a set holds several links and the Cluster carries a RoutePreference,
  * the set is narrowed to the links the preference keeps (see route-preference.h).
+ *
+ * Memory. A fabric has few distinct next-hop sets (a host's one NIC, a ToR's up-links,
+ * one down-link per neighbour), so each set is stored once and the table holds, per
+ * destination rank and node, a 4-byte index into them: ranks x nodes x 4 bytes and no
+ * allocation per entry (it used to be a vector per entry, about 50 bytes each, and a
+ * second ranks x nodes table of distances). The distances of one breadth-first search
+ * live only while that destination is computed.
  */
 #ifndef MLNET_ROUTE_PLANNER_H
 #define MLNET_ROUTE_PLANNER_H
 
 #include "ns3/cluster.h"
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -52,7 +61,14 @@ public:
      */
     std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank, uint32_t dstRank) const;
 
+    /// \return the number of distinct next-hop sets the tables hold (the empty set included)
+    uint32_t GetNSets() const;
+    /// \return the index of the set NextLinks(nodeId, dstRank) returns (0: the empty set)
+    uint32_t SetIndex(uint32_t nodeId, uint32_t dstRank) const;
+
 private:
+    /// \return the index of the set of these links, stored once (0: the empty set)
+    uint32_t Intern(const std::vector<uint32_t>& links);
     /// Replace routes of a torus/mesh by dimension order where they are clean.
     void ComputeDimensionOrder();
     /// Narrow multi-link sets with the cluster's RoutePreference, if any.
@@ -60,9 +76,15 @@ private:
 
     Ptr<Cluster> m_cluster;
     uint32_t m_maxNodeId{0};
-    // m_next[dstRank][nodeId] = next-hop link ids; m_dist[dstRank][nodeId] = hops
-    std::vector<std::vector<std::vector<uint32_t>>> m_next;
-    std::vector<std::vector<uint32_t>> m_dist;
+    uint32_t m_nRanks{0};
+    uint32_t m_nv{0}; //!< node ids 0..m_nv-1
+    /// the distinct next-hop sets of link ids; m_sets[0] is the empty set
+    std::vector<std::vector<uint32_t>> m_sets;
+    /// m_setOf[dstRank * m_nv + nodeId] = index into m_sets
+    std::vector<uint32_t> m_setOf;
+    /// set contents (raw bytes of the link ids) -> index, while Compute runs
+    std::unordered_map<std::string, uint32_t> m_index;
+    std::vector<uint32_t> m_singleton; //!< link id -> index of the set {link}, while Compute runs
 };
 
 } // namespace ns3
