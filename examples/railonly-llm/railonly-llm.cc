@@ -9,6 +9,7 @@
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
 //   railonly-llm --transport=tcp        (TCP runs on the IPv4 path; UDP on the fast path)
 #include "ns3/core-module.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
 #include "ns3/llm-training-runner.h"
 #include "ns3/run-level.h"
@@ -95,12 +96,7 @@ main(int argc, char* argv[])
                  1,
                  10000);
     cmd.AddChoice("transport", "udp | tcp | dctcp", o.transport, {"udp", "tcp", "dctcp"});
-    cmd.AddChoice("dataPath",
-                  "data path: auto (fast for udp without --flowmon, else ipv4), ipv4 (Internet "
-                  "stack, any transport) or fast (table-driven forwarding, udp only; same "
-                  "times and link bytes)",
-                  o.dataPath,
-                  {"auto", "ipv4", "fast"});
+    DataPathChoice::AddToCommandLine(cmd, o.dataPath);
     cmd.AddValue("json", "write the results document to this file", json);
     o.traces.AddToCommandLine(cmd);
 

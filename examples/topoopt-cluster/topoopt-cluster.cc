@@ -7,6 +7,7 @@
 //   topoopt-cluster --servers=16 --degree=4 --bandwidth=25Gbps --model=bert \
 //       --iterations=1 --json=bert.json
 #include "ns3/core-module.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
@@ -70,12 +71,7 @@ main(int argc, char* argv[])
                  "use this plan file (topoopt-plan --json output) instead of searching",
                  config.planFile);
     cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
-    cmd.AddChoice("dataPath",
-                  "data path of every fabric: auto (fast with --transport=udp and no "
-                  "--flowmon, else ipv4), ipv4 (Internet stack) or fast (no IPv4, udp only; "
-                  "same times)",
-                  config.dataPath,
-                  {"auto", "ipv4", "fast"});
+    DataPathChoice::AddToCommandLine(cmd, config.dataPath);
     cmd.AddTime("forwarding-latency",
                 "host relay latency per hop (at most 1s)",
                 forwarding,

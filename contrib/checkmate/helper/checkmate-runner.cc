@@ -47,10 +47,7 @@ CheckmateRunConfig::MirrorLossRate() const
 std::string
 CheckmateRunConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath,
-                                   "udp",
-                                   traces.flowmon.empty() ? std::vector<std::string>{}
-                                                          : std::vector<std::string>{"--flowmon"});
+    return DataPathChoice::Resolve(dataPath, "udp", traces.Ipv4OnlyFlags());
 }
 
 void

@@ -37,7 +37,7 @@ DataPathChoice::Resolve(const std::string& choice,
     std::vector<std::string> needs = ipv4Only;
     if (transport == "tcp" || transport == "dctcp")
     {
-        needs.insert(needs.begin(), "the " + transport + " transport");
+        needs.insert(needs.begin(), "--transport=" + transport);
     }
     if (choice == "fast" && !needs.empty())
     {

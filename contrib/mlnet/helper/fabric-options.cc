@@ -136,14 +136,10 @@ FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>
 std::string
 FabricOptions::ResolvedDataPath() const
 {
-    std::vector<std::string> ipv4Only;
+    std::vector<std::string> ipv4Only = traces.Ipv4OnlyFlags();
     if (ecn)
     {
         ipv4Only.push_back("--ecn");
-    }
-    if (!traces.flowmon.empty())
-    {
-        ipv4Only.push_back("--flowmon");
     }
     return DataPathChoice::Resolve(dataPath, transport, ipv4Only);
 }

@@ -62,6 +62,12 @@ TraceOptions::AddToCommandLine(ScenarioCommandLine& cmd)
     monitors.AddToCommandLine(cmd);
 }
 
+std::vector<std::string>
+TraceOptions::Ipv4OnlyFlags() const
+{
+    return flowmon.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--flowmon"};
+}
+
 void
 TraceOptions::Attach(Ptr<Cluster> cluster, const std::string& name) const
 {

@@ -58,6 +58,9 @@ public:
 
     /// \brief Register --pcap, --pcapClass, --pcapSnapLen and --flowmon (ScenarioCommandLine).
     void AddToCommandLine(ScenarioCommandLine& cmd);
+    /// \return the flags given that need the IPv4 data path ({"--flowmon"} or none), for
+    /// DataPathChoice::Resolve
+    std::vector<std::string> Ipv4OnlyFlags() const;
     /**
      * \brief Enable what the flags ask for on this cluster's devices and nodes.
      * Call after the fabric is built and before Simulator::Run. Throws

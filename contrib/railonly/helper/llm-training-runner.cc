@@ -5,6 +5,7 @@
 #include "ns3/boolean.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/log.h"
 #include "ns3/progress-scheduler.h"
@@ -305,35 +306,13 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
 std::string
 LlmRunOptions::ResolveDataPath() const
 {
-    if (dataPath != "auto")
-    {
-        return dataPath;
-    }
-    return transport == "udp" && traces.flowmon.empty() ? "fast" : "ipv4";
+    return DataPathChoice::Resolve(dataPath, transport, traces.Ipv4OnlyFlags());
 }
 
 void
 LlmRunOptions::Validate() const
 {
-    if (dataPath != "auto" && dataPath != "ipv4" && dataPath != "fast")
-    {
-        throw std::invalid_argument("--dataPath=" + dataPath +
-                                    " is not a data path; use auto (fast for udp, ipv4 for "
-                                    "tcp/dctcp or --flowmon), ipv4 or fast");
-    }
-    if (dataPath == "fast" && transport != "udp")
-    {
-        throw std::invalid_argument(
-            "--dataPath=fast has no Internet stack, which --transport=" + transport +
-            " needs; use --dataPath=auto or ipv4, or --transport=udp");
-    }
-    if (dataPath == "fast" && !traces.flowmon.empty())
-    {
-        throw std::invalid_argument("--dataPath=fast with --flowmon: FlowMonitor watches IPv4 "
-                                    "flows, which the fast path does not have; use "
-                                    "--dataPath=auto or ipv4, or drop --flowmon (--pcap works "
-                                    "on both)");
-    }
+    ResolveDataPath(); // throws naming --dataPath for a bad or impossible choice
     const std::string tpFlag = "--tp=" + std::to_string(model.tp);
     if (model.tp == 0 || domainSize % model.tp != 0)
     {

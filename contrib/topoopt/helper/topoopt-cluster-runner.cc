@@ -5,6 +5,7 @@
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
 #include "ns3/cost-model.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/direct-connect-fabric.h"
 #include "ns3/direct-connect-helper.h"
 #include "ns3/enum.h"
@@ -144,32 +145,7 @@ TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
         throw std::invalid_argument(
             "--ocs-policy must be drop, buffer or drain-then-switch, got '" + c.ocsPolicy + "'");
     }
-    // What needs ns-3's Internet stack: TCP sockets, FlowMonitor.
-    const bool needsIpv4 = c.transport != "udp" || !c.traces.flowmon.empty();
-    if (c.dataPath == "auto")
-    {
-        m_dataPath = needsIpv4 ? "ipv4" : "fast";
-    }
-    else if (c.dataPath == "ipv4" || c.dataPath == "fast")
-    {
-        m_dataPath = c.dataPath;
-    }
-    else
-    {
-        throw std::invalid_argument("--dataPath must be auto, ipv4 or fast, got '" + c.dataPath +
-                                    "'");
-    }
-    if (m_dataPath == "fast" && c.transport != "udp")
-    {
-        throw std::invalid_argument("--dataPath=fast has no TCP; use --transport=udp with it, or "
-                                    "--dataPath=ipv4 (or auto) for --transport=" +
-                                    c.transport);
-    }
-    if (m_dataPath == "fast" && !c.traces.flowmon.empty())
-    {
-        throw std::invalid_argument("--dataPath=fast has no IPv4 for FlowMonitor to watch; drop "
-                                    "--flowmon or use --dataPath=ipv4 (or auto)");
-    }
+    m_dataPath = DataPathChoice::Resolve(c.dataPath, c.transport, c.traces.Ipv4OnlyFlags());
 }
 
 const std::string&
