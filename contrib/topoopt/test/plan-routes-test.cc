@@ -95,6 +95,7 @@ TEST_F(PlanRoutesTest, AllPairsRoutesFollowTheFabricsRoutes)
     Ptr<Cluster> cluster = DirectConnectHelper(plan).Install();
     RoutePlanner planner(cluster);
     planner.Compute();
+    uint32_t hops = 0;
     for (const auto& [pair, paths] : plan.GetAllRoutes())
     {
         const auto [src, dst] = pair;
@@ -107,6 +108,7 @@ TEST_F(PlanRoutesTest, AllPairsRoutesFollowTheFabricsRoutes)
                 const uint32_t from = cluster->GetRankNode(path.hops[h])->GetId();
                 const uint32_t to = cluster->GetRankNode(path.hops[h + 1])->GetId();
                 bool forwarded = false;
+                ++hops;
                 for (uint32_t id : planner.NextLinks(from, dst))
                 {
                     const ClusterLink& l = cluster->GetLink(id);
