@@ -119,9 +119,9 @@ TEST_F(AtomicOutputsTest, FailedJsonLeavesNoCsvAndNoTimeline)
 
 TEST_F(AtomicOutputsTest, FailedPlanJsonKeepsTheEarlierOne)
 {
-    // An analytic run: the plan document (~19 KB) is over an 8 KiB limit.
+    // An analytic run: the plan document with every route (~19 KB) is over an 8 KiB limit.
     ExpectFailedRunLeavesNothing("topoopt-plan",
-                                 "--servers=8 --degree=2 --budget=10 --json=" + m_dir +
+                                 "--servers=8 --degree=2 --budget=10 --routes --json=" + m_dir +
                                      "/out/run.json",
                                  16,
                                  "cannot write results to '" + m_dir + "/out/run.json'");

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The topoopt-plan example as a user runs it: a plan for a shipped model, the
-// report's fields, determinism under a fixed seed, 128 servers in seconds, and one
-// error line for bad input.
+// report's fields, routes only with --routes (then every pair), determinism under a
+// fixed seed, 128 servers in seconds, and one error line for bad input.
 #include "example-process.h"
 #include "mlnet-test-support.h"
 
 #include <chrono>
+#include <set>
 
 using namespace mlnettest;
 
@@ -28,6 +29,35 @@ TEST(TopoOptPlanExample, WritesAPlanWithItsSummary)
     EXPECT_EQ(doc["plan"]["servers"], 16);
     EXPECT_EQ(doc["plan"]["planes"].size(), 4u);
     EXPECT_EQ(doc["strategy"]["placements"].size(), 64u); // DLRM's tables stay placed
+    // Without --routes the plan holds circuits and rings only.
+    EXPECT_TRUE(doc["plan"]["routes"].empty());
+    EXPECT_EQ(row["routes"], 0);
+}
+
+TEST(TopoOptPlanExample, RoutesFlagWritesEveryPair)
+{
+    std::string json = ::testing::TempDir() + "/topoopt-plan-routes.json";
+    const std::string flags = "--servers=16 --degree=4 --model=dlrm --budget=20 --json=" + json;
+    ASSERT_EQ(RunExample("topoopt-plan", flags).status, 0);
+    nlohmann::json bare = ReadJson(json);
+    ExampleRun run = RunExample("topoopt-plan", flags + " --routes");
+    ASSERT_EQ(run.status, 0) << run.err;
+    nlohmann::json doc = ReadJson(json);
+    const auto& routes = doc["plan"]["routes"];
+    ASSERT_EQ(routes.size(), 16u * 15);
+    EXPECT_EQ(doc["rows"][0]["routes"], 16 * 15);
+    std::set<std::pair<int, int>> pairs;
+    for (const auto& r : routes)
+    {
+        pairs.emplace(r["src"].get<int>(), r["dst"].get<int>());
+        EXPECT_EQ(r["paths"][0]["hops"].front(), r["src"]);
+        EXPECT_EQ(r["paths"][0]["hops"].back(), r["dst"]);
+    }
+    EXPECT_EQ(pairs.size(), 16u * 15); // each ordered pair once
+    // The routes change nothing else: same circuits, rings and prediction.
+    EXPECT_EQ(doc["plan"]["planes"], bare["plan"]["planes"]);
+    EXPECT_EQ(doc["plan"]["rings"], bare["plan"]["rings"]);
+    EXPECT_EQ(doc["rows"][0]["predicted_iteration_s"], bare["rows"][0]["predicted_iteration_s"]);
 }
 
 TEST(TopoOptPlanExample, SameSeedSamePlan)

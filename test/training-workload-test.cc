@@ -35,6 +35,32 @@ TEST(TrainingWorkloadExample, IterationsMatchTheAnalyticalCriticalPath)
     EXPECT_GT(doc["bytes_by_link_class"]["host-tor"].get<double>(), 0);
 }
 
+TEST(TrainingWorkloadExample, ReuseConvergedReportsTheExactIterationTimes)
+{
+    std::string exact = ::testing::TempDir() + "/tw-exact.json";
+    std::string reuse = ::testing::TempDir() + "/tw-reuse.json";
+    std::string err;
+    const std::string flags = "--ranks=4 --iterations=6 ";
+    ASSERT_EQ(RunTraining(flags + "--json=" + exact, &err), 0) << err;
+    ASSERT_EQ(RunTraining(flags + "--reuseConverged --convergedIterations=2 --json=" + reuse, &err),
+              0)
+        << err;
+    nlohmann::json a = ReadJson(exact);
+    nlohmann::json b = ReadJson(reuse);
+    ASSERT_EQ(b["rows"].size(), 6u);
+    EXPECT_FALSE(a["rows"][0].contains("extrapolated")); // off: the document is unchanged
+    EXPECT_FALSE(a.contains("converged_reuse"));
+    const uint32_t copies = b["converged_reuse"]["extrapolated_iterations"];
+    EXPECT_EQ(copies, 4u); // iterations 0 and 1 agree: 2..5 are copies
+    EXPECT_EQ(b["converged_reuse"]["simulated_iterations"], 2);
+    for (size_t i = 0; i < 6; ++i)
+    {
+        EXPECT_EQ(b["rows"][i]["iteration_s"], a["rows"][i]["iteration_s"]) << i;
+        EXPECT_EQ(b["rows"][i]["extrapolated"], i >= 2) << i;
+    }
+    ExpectTrafficConserved(b, 1); // the simulated iterations' bytes, accounted
+}
+
 TEST(TrainingWorkloadExample, BadWorkloadGivesOneErrorLine)
 {
     std::string bad = ::testing::TempDir() + "/tw-bad.json";

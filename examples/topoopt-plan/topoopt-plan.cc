@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // TopoOpt's co-optimization for one job: the strategy search (MCMC over embedding
 // placements) alternating with the topology finder; writes the plan and prints its
-// degree, diameter, rings and the predicted iteration time.
+// degree, diameter, rings and the predicted iteration time. The plan written holds
+// the circuits and rings (what a fabric is built from); with --routes it also holds a
+// route for every server pair (the finder's ring and model-parallel routes, BFS
+// shortest paths for the rest), which costs O(n^2) time, memory and file size.
 //
 //   topoopt-plan --servers=128 --degree=8 --model=dlrm --bandwidth=100Gbps \
 //       --RngRun=1 --json=plan.json
@@ -29,6 +32,7 @@ main(int argc, char* argv[])
     std::string bandwidth = "25Gbps";
     uint32_t budget = 100;
     std::string json;
+    bool routes = false;
     RunLevelOption level("topoopt-plan", {RunLevel::ANALYTIC});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
@@ -44,6 +48,10 @@ main(int argc, char* argv[])
                  0,
                  1000000);
     cmd.AddValue("json", "write the report (plan under \"plan\") to this file", json);
+    cmd.AddValue("routes",
+                 "write a route for every server pair in the plan (O(n^2); without it the plan "
+                 "holds circuits and rings, and the fabric routes along shortest paths)",
+                 routes);
 
     RunReport report("topoopt-plan");
     report.SetCommandLine(argc, argv);
@@ -60,6 +68,18 @@ main(int argc, char* argv[])
         search->SetAttribute("Budget", UintegerValue(budget));
         search->AssignStreams(0);
         SearchResult r = search->Run(profile, servers);
+        if (routes)
+        {
+            // The search's own routes (rings, model-parallel pairs) stay; every other pair
+            // gets a BFS shortest path drawn from a stream of its own.
+            Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+            rng->SetStream(2);
+            r.plan.AddShortestPathRoutes(rng);
+        }
+        else
+        {
+            r.plan.ClearRoutes();
+        }
 
         std::cout << "model " << profile.GetName() << ", " << servers << " servers, degree "
                   << r.plan.GetDegree() << ", diameter " << r.plan.Diameter() << "\n";
@@ -102,8 +122,10 @@ main(int argc, char* argv[])
                     {"accepted", r.accepted},
                     {"rebuilds", r.rebuilds},
                     {"degree_split", r.finder.releasedSplitChosen ? "released" : "fixed"},
-                    {"degree_allreduce", r.finder.degreeAllReduce}});
-        report.Set("plan", nlohmann::json::parse(r.plan.ToJson(0)));
+                    {"degree_allreduce", r.finder.degreeAllReduce},
+                    {"routes", r.plan.GetRouteCount()},
+                    {"boost_matchings", r.finder.boostMatchings}});
+        report.Set("plan", r.plan.ToJsonValue());
         report.Set("strategy", r.strategy.ToJson(profile));
         report.Finish(std::cout, json);
     });

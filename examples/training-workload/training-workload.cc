@@ -5,6 +5,10 @@
 //
 //   training-workload --workload=workloads/training/mlp-small.json \
 //       --fabric=fattree --ranks=16 --iterations=3 --json=train.json
+//
+// --reuseConverged (off by default) stops simulating once --convergedIterations
+// iterations in a row took the same time and nothing else is pending; the rest are
+// reported as copies, flagged "extrapolated" (contrib/mlnet/doc/performance.md).
 #include "ns3/core-module.h"
 #include "ns3/data-file.h"
 #include "ns3/fabric-options.h"
@@ -25,6 +29,8 @@ main(int argc, char* argv[])
     std::string transport = "udp";
     uint32_t iterations = 3;
     std::string json;
+    ConvergedReuse reuse;
+    std::string tolerance = "0s";
     RunLevelOption level("training-workload", {RunLevel::PACKET});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
@@ -36,6 +42,18 @@ main(int argc, char* argv[])
     cmd.AddChoice("transport", "udp | tcp | dctcp", transport, {"udp", "tcp", "dctcp"});
     cmd.AddValue("iterations", "training iterations to simulate (1..10000)", iterations, 1, 10000);
     cmd.AddValue("json", "write the results document to this file", json);
+    cmd.AddValue("reuseConverged",
+                 "report the remaining iterations as copies once they converged (an "
+                 "approximation; off: every iteration simulated)",
+                 reuse.enabled);
+    cmd.AddValue("convergedIterations",
+                 "iterations in a row of equal duration before --reuseConverged applies (2..1000)",
+                 reuse.iterations,
+                 2,
+                 1000);
+    cmd.AddTime("convergedTolerance",
+                "largest difference between those iterations' durations, e.g. 1ns (0: exact)",
+                tolerance);
 
     RunReport report("training-workload");
     report.SetCommandLine(argc, argv);
@@ -49,7 +67,7 @@ main(int argc, char* argv[])
             workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());
-        TrainingRunResult result = TrainingRunner::Run(cluster, job, transport, iterations);
+        TrainingRunResult result = TrainingRunner::Run(cluster, job, transport, iterations, reuse);
         for (const auto& row : result.IterationRows())
         {
             nlohmann::json r = row;
@@ -58,6 +76,11 @@ main(int argc, char* argv[])
             report.Add(r);
         }
         report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
+        if (reuse.enabled)
+        {
+            report.Set("converged_reuse", result.ReuseJson());
+            std::cout << "converged reuse: " << result.reuseNote << "\n";
+        }
         report.Stop();
         Simulator::Destroy(); // writes --flowmon's XML
         report.Finish(std::cout, json);

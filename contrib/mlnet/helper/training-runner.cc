@@ -2,8 +2,13 @@
 #include "training-runner.h"
 
 #include "ns3/alpha-beta-model.h"
+#include "ns3/boolean.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
+#include "ns3/error-model.h"
+#include "ns3/fault-plan.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
 #include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/traffic-accounting.h"
@@ -22,19 +27,88 @@ TrainingRunResult::IterationRows() const
     for (const auto& it : iterations)
     {
         double s = it.GetDuration().GetSeconds();
-        rows.push_back({{"iteration", it.iteration},
-                        {"iteration_s", s},
-                        {"analytical_iteration_s", analyticalIterationS},
-                        {"error", (s - analyticalIterationS) / s}});
+        nlohmann::json row = {{"iteration", it.iteration},
+                              {"iteration_s", s},
+                              {"analytical_iteration_s", analyticalIterationS},
+                              {"error", (s - analyticalIterationS) / s}};
+        if (reuse)
+        {
+            row["extrapolated"] = it.extrapolated;
+        }
+        rows.push_back(row);
     }
     return rows;
+}
+
+nlohmann::json
+TrainingRunResult::ReuseJson() const
+{
+    return {{"enabled", reuse},
+            {"extrapolated_iterations", extrapolatedIterations},
+            {"simulated_iterations", iterations.size() - extrapolatedIterations},
+            {"note", reuseNote},
+            {"bytes",
+             "link byte counters and bytes_by_link_class cover the simulated "
+             "iterations only"}};
+}
+
+void
+ConvergedReuse::Configure(Ptr<TrainingDriver> driver) const
+{
+    driver->SetAttribute("ReuseConverged", BooleanValue(enabled));
+    driver->SetAttribute("ConvergedIterations", UintegerValue(iterations));
+    driver->SetAttribute("ConvergedTolerance", TimeValue(tolerance));
+}
+
+Time
+ConvergedReuse::Horizon(Ptr<Cluster> cluster)
+{
+    Ptr<FaultPlan> plan = cluster->GetObject<FaultPlan>();
+    Time last(0);
+    if (!plan)
+    {
+        return last;
+    }
+    for (const FaultSpec& f : plan->GetFaults())
+    {
+        last = std::max(last, f.at);
+    }
+    if (last.IsZero())
+    {
+        return last; // faults before the run only: routes already around them
+    }
+    TimeValue convergence;
+    plan->GetAttribute("Convergence", convergence);
+    return last + convergence.Get();
+}
+
+std::string
+ConvergedReuse::Blocker(Ptr<Cluster> cluster)
+{
+    for (const auto& link : cluster->GetLinks())
+    {
+        for (const auto& dev : {link.devA, link.devB})
+        {
+            PointerValue em;
+            if (dev)
+            {
+                dev->GetAttribute("ReceiveErrorModel", em);
+            }
+            if (em.Get<ErrorModel>())
+            {
+                return "a link has a receive error model (random loss changes iterations)";
+            }
+        }
+    }
+    return "";
 }
 
 TrainingRunResult
 TrainingRunner::Run(Ptr<Cluster> cluster,
                     const TrainingWorkload& workload,
                     const std::string& transportName,
-                    uint32_t iterations)
+                    uint32_t iterations,
+                    const ConvergedReuse& reuse)
 {
     if (iterations == 0)
     {
@@ -64,7 +138,11 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
 
     ProgressScheduler::SetExpectedEnd(Simulator::Now() +
                                       Seconds(result.analyticalIterationS * iterations));
-    result.iterations = RunGraph(transport, graph, iterations)->GetIterationRecords();
+    Ptr<TrainingDriver> driver = RunGraph(transport, graph, iterations, {}, reuse);
+    result.iterations = driver->GetIterationRecords();
+    result.reuse = reuse.enabled;
+    result.extrapolatedIterations = driver->GetExtrapolatedIterations();
+    result.reuseNote = driver->GetReuseNote();
     if (result.iterations.size() != iterations)
     {
         throw std::runtime_error("training stopped after " +
@@ -79,16 +157,18 @@ Ptr<TrainingDriver>
 TrainingRunner::RunGraph(Ptr<MessageTransport> transport,
                          const IterationGraph& graph,
                          uint32_t iterations,
-                         const std::function<void()>& atStart)
+                         const std::function<void()>& atStart,
+                         const ConvergedReuse& reuse)
 {
-    return RunJobs(transport, {std::cref(graph)}, iterations, atStart).front();
+    return RunJobs(transport, {std::cref(graph)}, iterations, atStart, reuse).front();
 }
 
 std::vector<Ptr<TrainingDriver>>
 TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
                         const std::vector<std::reference_wrapper<const IterationGraph>>& jobs,
                         uint32_t iterations,
-                        const std::function<void()>& atStart)
+                        const std::function<void()>& atStart,
+                        const ConvergedReuse& reuse)
 {
     if (jobs.empty())
     {
@@ -97,6 +177,15 @@ TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
     Ptr<Cluster> cluster = transport->GetCluster();
     Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, transport);
     std::vector<Ptr<TrainingDriver>> drivers;
+    std::string blocker;
+    Time horizon(0);
+    if (reuse.enabled)
+    {
+        blocker = jobs.size() > 1 ? "several jobs share the fabric"
+                  : atStart       ? "the scenario schedules events of its own during the run"
+                                  : ConvergedReuse::Blocker(cluster);
+        horizon = ConvergedReuse::Horizon(cluster);
+    }
     auto pending = std::make_shared<size_t>(jobs.size());
     for (const IterationGraph& graph : jobs)
     {
@@ -105,6 +194,15 @@ TrainingRunner::RunJobs(Ptr<MessageTransport> transport,
         {
             driver->SetAttribute("Iterations", UintegerValue(iterations));
         }
+        if (reuse.enabled)
+        {
+            reuse.Configure(driver);
+        }
+        if (!blocker.empty())
+        {
+            driver->SetReuseBlocked(blocker);
+        }
+        driver->SetReuseHorizon(horizon);
         driver->SetGraph(graph);
         driver->SetTransport(transport);
         driver->SetCollectiveCreator(&CollectiveFactory::Create);

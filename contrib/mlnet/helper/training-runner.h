@@ -5,6 +5,13 @@
  * with the analytical iteration time beside it: the same iteration graph timed by
  * IterationGraph::Estimate with each bucket's all-reduce predicted by the
  * AlphaBetaModel on the same cluster and transport packetization.
+ *
+ * Optionally (ConvergedReuse, off by default) the driver stops simulating once
+ * iterations have converged and reports the rest as copies (TrainingDriver's
+ * ReuseConverged); the runner blocks it when a link has a receive error model
+ * (random loss), several jobs share the fabric or the scenario schedules events
+ * of its own (atStart), and holds it off until the fabric's last timed fault and
+ * its route convergence (FaultPlan) are past.
  */
 #ifndef MLNET_TRAINING_RUNNER_H
 #define MLNET_TRAINING_RUNNER_H
@@ -24,6 +31,25 @@ namespace ns3
 {
 
 /**
+ * \brief Converged-iteration reuse: the TrainingDriver attributes ReuseConverged,
+ * ConvergedIterations and ConvergedTolerance, as one option.
+ */
+struct ConvergedReuse
+{
+    bool enabled{false};    //!< reuse converged iterations (off: every iteration simulated)
+    uint32_t iterations{3}; //!< iterations in a row that must agree (>= 2)
+    Time tolerance{0};      //!< largest difference from the last one's duration
+
+    /// \brief Set the driver's attributes from this option.
+    void Configure(Ptr<TrainingDriver> driver) const;
+    /// \return "" when reuse may apply to this cluster, else why not (random loss)
+    static std::string Blocker(Ptr<Cluster> cluster);
+    /// \return the time after which the cluster's FaultPlan changes nothing more: its
+    /// last fault during the run plus the route convergence (0: none)
+    static Time Horizon(Ptr<Cluster> cluster);
+};
+
+/**
  * \brief What a training run measured.
  */
 struct TrainingRunResult
@@ -31,9 +57,16 @@ struct TrainingRunResult
     std::vector<IterationRecord> iterations;          //!< packet-level iterations
     double analyticalIterationS{0};                   //!< analytical iteration time (s)
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
+    bool reuse{false};                                //!< converged-iteration reuse was enabled
+    uint32_t extrapolatedIterations{0}; //!< iterations reported as copies, not simulated
+    std::string reuseNote;              //!< what reuse did, or why it did not apply
 
-    /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s, error)
+    /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s,
+    /// error; with reuse enabled also extrapolated)
     nlohmann::json IterationRows() const;
+    /// \return the "converged_reuse" document field (enabled, extrapolated and simulated
+    /// iterations, note, what the byte totals cover)
+    nlohmann::json ReuseJson() const;
 };
 
 /**
@@ -50,7 +83,8 @@ public:
     static TrainingRunResult Run(Ptr<Cluster> cluster,
                                  const TrainingWorkload& workload,
                                  const std::string& transport,
-                                 uint32_t iterations);
+                                 uint32_t iterations,
+                                 const ConvergedReuse& reuse = {});
 
     /**
      * \brief Run any iteration graph at packet level: a TrainingDriver over the
@@ -62,25 +96,29 @@ public:
      * \param iterations how many (0 keeps the driver's default attribute)
      * \param atStart called after the driver started, before Simulator::Run (to
      *        schedule mid-run events); may be empty
+     * \param reuse converged-iteration reuse (off by default)
      * \return the driver, for its records (the caller destroys the simulator)
      */
     static Ptr<TrainingDriver> RunGraph(Ptr<MessageTransport> transport,
                                         const IterationGraph& graph,
                                         uint32_t iterations,
-                                        const std::function<void()>& atStart = {});
+                                        const std::function<void()>& atStart = {},
+                                        const ConvergedReuse& reuse = {});
 
     /**
      * \brief Run a set of jobs at once on one cluster: one TrainingDriver per graph
      * (place each job on its ranks with IterationGraph::Placed), all started at the same
      * time over the same transport, until every job is done. Jobs that share links or
-     * NICs slow each other down exactly as their packets contend.
+     * NICs slow each other down exactly as their packets contend. Converged-iteration
+     * reuse applies to a single job only (jobs' iterations interleave).
      * \return the drivers, in the order of `jobs`
      */
     static std::vector<Ptr<TrainingDriver>> RunJobs(
         Ptr<MessageTransport> transport,
         const std::vector<std::reference_wrapper<const IterationGraph>>& jobs,
         uint32_t iterations,
-        const std::function<void()>& atStart = {});
+        const std::function<void()>& atStart = {},
+        const ConvergedReuse& reuse = {});
 };
 
 } // namespace ns3

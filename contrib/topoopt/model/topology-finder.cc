@@ -480,22 +480,24 @@ TopologyFinder::CheckedDemand(uint32_t n, const Eigen::MatrixXd& mpDemand)
                  std::to_string(mpDemand.cols()) + "; it must be " + std::to_string(n) + "x" +
                  std::to_string(n) + " (or empty for no MP traffic)");
         }
-        for (uint32_t i = 0; i < n; ++i)
+        // One vectorized check; the scan that names the first bad entry only on failure.
+        if (!mpDemand.allFinite() || (mpDemand.array() < 0).any())
         {
-            for (uint32_t j = 0; j < n; ++j)
+            for (uint32_t i = 0; i < n; ++i)
             {
-                double x = mpDemand(i, j);
-                if (!std::isfinite(x) || x < 0)
+                for (uint32_t j = 0; j < n; ++j)
                 {
-                    Fail("MP demand(" + std::to_string(i) + "," + std::to_string(j) +
-                         ") = " + std::to_string(x) + "; demands must be finite bytes >= 0");
-                }
-                if (i != j)
-                {
-                    demand(i, j) = x;
+                    double x = mpDemand(i, j);
+                    if (!std::isfinite(x) || x < 0)
+                    {
+                        Fail("MP demand(" + std::to_string(i) + "," + std::to_string(j) +
+                             ") = " + std::to_string(x) + "; demands must be finite bytes >= 0");
+                    }
                 }
             }
         }
+        demand = mpDemand;
+        demand.diagonal().setZero();
     }
     return demand;
 }

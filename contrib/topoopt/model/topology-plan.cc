@@ -4,6 +4,7 @@
 #include "ns3/json-reader.h"
 #include "ns3/output-files.h"
 
+#include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
@@ -33,6 +34,34 @@ uint32_t
 Gcd(uint32_t a, uint32_t b)
 {
     return std::gcd(a, b);
+}
+
+/// The circuits as an undirected Boost graph (parallel circuits are parallel edges).
+BglGraph
+Graph(uint32_t n, const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& planes)
+{
+    BglGraph g(n);
+    for (const auto& plane : planes)
+    {
+        for (const auto& c : plane)
+        {
+            boost::add_edge(c.first, c.second, g);
+        }
+    }
+    return g;
+}
+
+/// Hop distances from src by Boost BFS (UINT32_MAX: unreachable).
+std::vector<uint32_t>
+Bfs(const BglGraph& g, uint32_t src)
+{
+    std::vector<uint32_t> dist(boost::num_vertices(g), std::numeric_limits<uint32_t>::max());
+    dist[src] = 0;
+    boost::breadth_first_search(g,
+                                boost::vertex(src, g),
+                                boost::visitor(boost::make_bfs_visitor(
+                                    boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    return dist;
 }
 
 } // namespace
@@ -144,19 +173,26 @@ TopologyPlan::GetRings() const
 void
 TopologyPlan::SetRoutes(uint32_t src, uint32_t dst, const std::vector<PlanPath>& paths)
 {
-    m_routes[{src, dst}] = paths;
+    m_routes[RouteKey(src, dst)] = paths;
 }
 
 bool
 TopologyPlan::HasRoutes(uint32_t src, uint32_t dst) const
 {
-    return m_routes.count({src, dst}) > 0;
+    return m_routes.count(RouteKey(src, dst)) > 0;
+}
+
+const std::vector<PlanPath>*
+TopologyPlan::FindRoutes(uint32_t src, uint32_t dst) const
+{
+    auto it = m_routes.find(RouteKey(src, dst));
+    return it == m_routes.end() ? nullptr : &it->second;
 }
 
 const std::vector<PlanPath>&
 TopologyPlan::GetRoutes(uint32_t src, uint32_t dst) const
 {
-    auto it = m_routes.find({src, dst});
+    auto it = m_routes.find(RouteKey(src, dst));
     if (it == m_routes.end())
     {
         Fail("no route from " + std::to_string(src) + " to " + std::to_string(dst));
@@ -168,35 +204,42 @@ void
 TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
                                     const std::function<bool(uint32_t, uint32_t)>& want)
 {
+    // One graph and one BFS per source that has a pair to route: O(n (n + n d)) for
+    // all pairs, O(sources * n d) for a few. The draws (one per hop with several
+    // predecessors, sources and destinations ascending) do not depend on how the
+    // distances are computed.
     const uint32_t unreached = std::numeric_limits<uint32_t>::max();
     std::vector<std::vector<uint32_t>> nb = Neighbours();
     for (auto& v : nb)
     {
         v.erase(std::unique(v.begin(), v.end()), v.end());
     }
+    const BglGraph g = Graph(m_servers, m_planes);
+    std::vector<uint32_t> preds;
     for (uint32_t s = 0; s < m_servers; ++s)
     {
         std::vector<uint32_t> dist;
         for (uint32_t t = 0; t < m_servers; ++t)
         {
-            if (s == t || HasRoutes(s, t) || (want && !want(s, t)))
+            if (s == t || (want && !want(s, t)) || HasRoutes(s, t))
             {
                 continue;
             }
             if (dist.empty())
             {
-                dist = Distances(s);
+                dist = Bfs(g, s);
             }
             if (dist[t] == unreached)
             {
                 Fail("no path from " + std::to_string(s) + " to " + std::to_string(t) +
                      ": the circuits do not connect them");
             }
-            std::vector<uint32_t> rev{t};
+            std::vector<uint32_t> hops(dist[t] + 1);
             uint32_t v = t;
+            hops[dist[t]] = t;
             while (v != s)
             {
-                std::vector<uint32_t> preds;
+                preds.clear();
                 for (uint32_t u : nb[v])
                 {
                     if (dist[u] + 1 == dist[v])
@@ -205,17 +248,34 @@ TopologyPlan::AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
                     }
                 }
                 v = preds[preds.size() == 1 ? 0 : rng->GetInteger(0, preds.size() - 1)];
-                rev.push_back(v);
+                hops[dist[v]] = v;
             }
-            SetRoutes(s, t, {PlanPath{std::vector<uint32_t>(rev.rbegin(), rev.rend()), 1.0}});
+            m_routes[RouteKey(s, t)] = {PlanPath{std::move(hops), 1.0}};
         }
     }
 }
 
-const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>&
+std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>
 TopologyPlan::GetAllRoutes() const
 {
-    return m_routes;
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>> all;
+    for (const auto& [key, paths] : m_routes)
+    {
+        all.emplace(std::make_pair(uint32_t(key >> 32), uint32_t(key)), paths);
+    }
+    return all;
+}
+
+size_t
+TopologyPlan::GetRouteCount() const
+{
+    return m_routes.size();
+}
+
+void
+TopologyPlan::ClearRoutes()
+{
+    m_routes.clear();
 }
 
 std::vector<uint32_t>
@@ -274,21 +334,7 @@ TopologyPlan::Distances(uint32_t src) const
     {
         Fail("Distances: server " + std::to_string(src) + " out of range");
     }
-    BglGraph g(m_servers);
-    for (const auto& plane : m_planes)
-    {
-        for (const auto& c : plane)
-        {
-            boost::add_edge(c.first, c.second, g);
-        }
-    }
-    std::vector<uint32_t> dist(m_servers, std::numeric_limits<uint32_t>::max());
-    dist[src] = 0;
-    boost::breadth_first_search(g,
-                                boost::vertex(src, g),
-                                boost::visitor(boost::make_bfs_visitor(
-                                    boost::record_distances(dist.data(), boost::on_tree_edge()))));
-    return dist;
+    return Bfs(Graph(m_servers, m_planes), src);
 }
 
 bool
@@ -311,10 +357,11 @@ TopologyPlan::IsConnected() const
 uint32_t
 TopologyPlan::Diameter() const
 {
+    const BglGraph g = Graph(m_servers, m_planes);
     uint32_t diameter = 0;
     for (uint32_t s = 0; s < m_servers; ++s)
     {
-        for (uint32_t d : Distances(s))
+        for (uint32_t d : Bfs(g, s))
         {
             diameter = std::max(diameter, d);
         }
@@ -327,8 +374,11 @@ TopologyPlan::Validate() const
 {
     // Degree exceeded cannot happen through AddCircuit (one circuit per plane and
     // server); the per-plane matching was checked there.
-    Eigen::MatrixXi counts = CircuitCounts();
     const uint32_t n = m_servers;
+    const std::vector<std::vector<uint32_t>> nb = Neighbours(); // sorted: binary search
+    auto circuit = [&](uint32_t a, uint32_t b) {
+        return std::binary_search(nb[a].begin(), nb[a].end(), b);
+    };
     for (const PlanRing& r : m_rings)
     {
         std::string where = "ring of size " + std::to_string(r.size);
@@ -353,7 +403,7 @@ TopologyPlan::Validate() const
                 for (uint32_t i = 0; i < n; ++i)
                 {
                     uint32_t k = (i + j) % n;
-                    if (counts(i, k) == 0)
+                    if (!circuit(i, k))
                     {
                         Fail(where + " jump " + std::to_string(j) + ": no circuit " +
                              std::to_string(i) + "-" + std::to_string(k) +
@@ -363,28 +413,31 @@ TopologyPlan::Validate() const
             }
         }
     }
-    for (const auto& [key, paths] : m_routes)
-    {
-        std::string where =
-            "route " + std::to_string(key.first) + "->" + std::to_string(key.second);
-        if (key.first >= n || key.second >= n)
+    // Routes: one pass in storage order; only when it finds a problem, a sorted pass
+    // names the first one, so the message does not depend on hashing.
+    auto checkRoute = [&](uint64_t routeKey, const std::vector<PlanPath>& paths) -> std::string {
+        const uint32_t src = uint32_t(routeKey >> 32);
+        const uint32_t dst = uint32_t(routeKey);
+        auto where = [&] { return "route " + std::to_string(src) + "->" + std::to_string(dst); };
+        if (src >= n || dst >= n)
         {
-            Fail(where + ": server index out of range (servers 0.." + std::to_string(n - 1) + ")");
+            return where() + ": server index out of range (servers 0.." + std::to_string(n - 1) +
+                   ")";
         }
-        if (key.first == key.second)
+        if (src == dst)
         {
-            Fail(where + " goes from a server to itself");
+            return where() + " goes from a server to itself";
         }
         if (paths.empty())
         {
-            Fail(where + " has no paths");
+            return where() + " has no paths";
         }
         double sum = 0;
         for (const PlanPath& p : paths)
         {
-            if (p.hops.size() < 2 || p.hops.front() != key.first || p.hops.back() != key.second)
+            if (p.hops.size() < 2 || p.hops.front() != src || p.hops.back() != dst)
             {
-                Fail(where + ": a path must start at the source and end at the destination");
+                return where() + ": a path must start at the source and end at the destination";
             }
             for (size_t h = 0; h + 1 < p.hops.size(); ++h)
             {
@@ -392,29 +445,62 @@ TopologyPlan::Validate() const
                 uint32_t b = p.hops[h + 1];
                 if (a >= n || b >= n)
                 {
-                    Fail(where + ": hop server index out of range");
+                    return where() + ": hop server index out of range";
                 }
-                if (counts(a, b) == 0)
+                if (!std::binary_search(nb[a].begin(), nb[a].end(), b))
                 {
-                    Fail(where + ": hop " + std::to_string(a) + "-" + std::to_string(b) +
-                         " is not a circuit");
+                    return where() + ": hop " + std::to_string(a) + "-" + std::to_string(b) +
+                           " is not a circuit";
                 }
             }
             if (!(p.chance > 0) || !std::isfinite(p.chance))
             {
-                Fail(where + ": path chance must be > 0, got " + std::to_string(p.chance));
+                return where() + ": path chance must be > 0, got " + std::to_string(p.chance);
             }
             sum += p.chance;
         }
         if (std::abs(sum - 1.0) > 1e-6)
         {
-            Fail(where + ": path chances sum to " + std::to_string(sum) + ", not 1");
+            return where() + ": path chances sum to " + std::to_string(sum) + ", not 1";
+        }
+        return "";
+    };
+    bool bad = false;
+    for (const auto& [routeKey, paths] : m_routes)
+    {
+        if (!checkRoute(routeKey, paths).empty())
+        {
+            bad = true;
+            break;
+        }
+    }
+    if (bad)
+    {
+        std::vector<uint64_t> keys;
+        for (const auto& entry : m_routes)
+        {
+            keys.push_back(entry.first);
+        }
+        std::sort(keys.begin(), keys.end());
+        for (uint64_t routeKey : keys)
+        {
+            std::string problem = checkRoute(routeKey, m_routes.at(routeKey));
+            if (!problem.empty())
+            {
+                Fail(problem);
+            }
         }
     }
 }
 
 std::string
 TopologyPlan::ToJson(int indent) const
+{
+    return ToJsonValue().dump(indent);
+}
+
+nlohmann::json
+TopologyPlan::ToJsonValue() const
 {
     Json j;
     j["format"] = "topoopt-plan";
@@ -455,7 +541,7 @@ TopologyPlan::ToJson(int indent) const
     }
     j["rings"] = rings;
     Json routes = Json::array();
-    for (const auto& [key, paths] : m_routes)
+    for (const auto& [key, paths] : GetAllRoutes()) // sorted: the file does not depend on hashing
     {
         Json ps = Json::array();
         for (const PlanPath& p : paths)
@@ -465,7 +551,7 @@ TopologyPlan::ToJson(int indent) const
         routes.push_back({{"src", key.first}, {"dst", key.second}, {"paths", ps}});
     }
     j["routes"] = routes;
-    return j.dump(indent);
+    return j;
 }
 
 namespace

@@ -12,6 +12,13 @@
  * the routes hosts forward along, per (src, dst): a list of paths (server
  * sequences) with the chance of taking each.
  *
+ * Routes are stored on demand: only the pairs someone set (ring hops, routed
+ * rings, model-parallel pairs, or every pair when asked) are held, in a hash
+ * table keyed by the pair, so a plan of n servers costs O(n d) plus its routes,
+ * not O(n^2). A pair without a stored route is routed by the fabric along its
+ * shortest paths; "routes" is optional in the file (a plan without it loads and
+ * builds the same fabric, since the fabric is built from "planes" alone).
+ *
  * JSON schema (see doc/topology-finder.md):
  *   { "format": "topoopt-plan", "version": 1, "servers": n, "degree": d,
  *     "planes": [ [[a, b], ...], ... ],            // at most d planes
@@ -36,7 +43,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -130,6 +139,8 @@ public:
     void SetRoutes(uint32_t src, uint32_t dst, const std::vector<PlanPath>& paths);
     /// \brief True if a route from src to dst is set.
     bool HasRoutes(uint32_t src, uint32_t dst) const;
+    /// \brief The paths from src to dst, or null when none is stored (one lookup).
+    const std::vector<PlanPath>* FindRoutes(uint32_t src, uint32_t dst) const;
     /// \brief The paths from src to dst (throws std::invalid_argument if none).
     const std::vector<PlanPath>& GetRoutes(uint32_t src, uint32_t dst) const;
     /**
@@ -139,8 +150,12 @@ public:
      */
     void AddShortestPathRoutes(Ptr<UniformRandomVariable> rng,
                                const std::function<bool(uint32_t, uint32_t)>& want = nullptr);
-    /// \brief All routes, keyed by (src, dst).
-    const std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>>& GetAllRoutes() const;
+    /// \brief All routes, keyed by (src, dst): a sorted copy of the stored routes (O(routes)).
+    std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>> GetAllRoutes() const;
+    /// \brief Number of (src, dst) pairs with a stored route.
+    size_t GetRouteCount() const;
+    /// \brief Drop every stored route (circuits and rings stay; the fabric is unchanged).
+    void ClearRoutes();
 
     /// \brief Circuits per server (its degree in the multigraph).
     std::vector<uint32_t> Degrees() const;
@@ -164,6 +179,8 @@ public:
 
     /// \brief The plan as JSON text (schema in the file comment).
     std::string ToJson(int indent = 2) const;
+    /// \brief The plan as a JSON value (what ToJson() dumps), to embed in a report.
+    nlohmann::json ToJsonValue() const;
     /**
      * \brief Parse and validate a plan (the entry point for fuzzing); `name` stands
      * for the file in messages. Throws std::invalid_argument "<name>: <field>: ...".
@@ -185,12 +202,18 @@ public:
     }
 
 private:
+    /// Key of the pair (src, dst) in m_routes.
+    static uint64_t RouteKey(uint32_t src, uint32_t dst)
+    {
+        return (uint64_t(src) << 32) | dst;
+    }
+
     uint32_t m_servers{0};
     uint32_t m_degree{0};
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_planes; //!< circuits per plane
     std::vector<std::vector<int64_t>> m_peer;                         //!< peer per plane, server
     std::vector<PlanRing> m_rings;
-    std::map<std::pair<uint32_t, uint32_t>, std::vector<PlanPath>> m_routes;
+    std::unordered_map<uint64_t, std::vector<PlanPath>> m_routes; //!< by RouteKey(src, dst)
 };
 
 } // namespace ns3

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <memory>
 #include <stdexcept>
 
 namespace ns3
@@ -78,6 +80,13 @@ TopoOptSearch::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TopoOptSearch::m_releasedGroupShare),
                           MakeBooleanChecker())
+            .AddAttribute("RouteAllPairs",
+                          "Have the finder route every server pair in each plan it builds "
+                          "(TopologyFinder::RouteAllPairs); off, pairs without a route are "
+                          "timed over a shortest path found on demand (bool)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TopoOptSearch::m_routeAllPairs),
+                          MakeBooleanChecker())
             .AddTraceSource("Step",
                             "One MCMC step: (step, candidate cost s, current cost s, accepted)",
                             MakeTraceSourceAccessor(&TopoOptSearch::m_stepTrace),
@@ -94,7 +103,8 @@ TopoOptSearch::GetTypeId()
 }
 
 TopoOptSearch::TopoOptSearch()
-    : m_rng(CreateObject<UniformRandomVariable>())
+    : m_routeAllPairs(false),
+      m_rng(CreateObject<UniformRandomVariable>())
 {
 }
 
@@ -124,6 +134,7 @@ TopoOptSearch::BuildTopology(const ModelProfile& profile,
     finder->SetAttribute("Degree", UintegerValue(m_degree));
     finder->SetAttribute("ReleasedDegreeSplit", BooleanValue(m_releasedDegreeSplit));
     finder->SetAttribute("ReleasedGroupShare", BooleanValue(m_releasedGroupShare));
+    finder->SetAttribute("RouteAllPairs", BooleanValue(m_routeAllPairs));
     if (m_finderStream >= 0)
     {
         finder->AssignStreams(m_finderStream);
@@ -182,57 +193,209 @@ TopoOptSearch::RingOrders(const TopologyPlan& plan)
     return orders;
 }
 
-namespace
+/// What Estimate needs of one plan, kept while the search times candidates on it: the
+/// directed circuits (one slot per server and distinct neighbour, O(n d)), BFS distances
+/// from the servers asked about, and per model-parallel owner x the load its routes to
+/// every other server (out) and from every other server (in) put on each slot, per byte.
+/// A candidate moves one table, so all but one owner's loads are reused.
+struct TopoOptSearch::PlanLoads
 {
-
-/// Directed loads between server pairs (bytes), and the longest path seen (hops).
-struct Loads
-{
-    std::map<std::pair<uint32_t, uint32_t>, double> bytes;
-    uint32_t maxHops{0};
-
-    /// Add `b` bytes from src to dst: over a circuit if direct, else over the plan's routes.
-    void Add(const TopologyPlan& plan,
-             const Eigen::MatrixXi& circuits,
-             uint32_t src,
-             uint32_t dst,
-             double b)
+    /// Loads of one owner per byte it sends to (out) or receives from (in) each server.
+    struct Owner
     {
-        if (circuits(src, dst) > 0)
+        std::vector<double> out;
+        std::vector<double> in;
+        uint32_t outHops{0}; //!< longest route from the owner (hops)
+        uint32_t inHops{0};  //!< longest route to the owner (hops)
+    };
+
+    /// Loads over a plan the caller keeps alive.
+    explicit PlanLoads(const TopologyPlan& p)
+        : plan(p),
+          n(p.GetServers())
+    {
+        Index();
+    }
+
+    /// Loads over a plan they share.
+    explicit PlanLoads(std::shared_ptr<const TopologyPlan> p)
+        : owned(std::move(p)),
+          plan(*owned),
+          n(plan.GetServers())
+    {
+        Index();
+    }
+
+    /// The slots: distinct neighbours per server, with their circuit counts.
+    void Index()
+    {
+        std::vector<std::vector<uint32_t>> nb = plan.Neighbours(); // sorted, with multiplicity
+        offs.push_back(0);
+        for (uint32_t v = 0; v < n; ++v)
         {
-            bytes[{src, dst}] += b;
-            maxHops = std::max(maxHops, 1u);
-            return;
-        }
-        for (const auto& path : plan.GetRoutes(src, dst))
-        {
-            for (size_t h = 0; h + 1 < path.hops.size(); ++h)
+            for (size_t k = 0; k < nb[v].size(); ++k)
             {
-                bytes[{path.hops[h], path.hops[h + 1]}] += b * path.chance;
+                if (k > 0 && nb[v][k] == nb[v][k - 1])
+                {
+                    ++mult.back();
+                }
+                else
+                {
+                    nbr.push_back(nb[v][k]);
+                    mult.push_back(1);
+                }
             }
-            maxHops = std::max<uint32_t>(maxHops, path.hops.size() - 1);
+            offs.push_back(nbr.size());
         }
     }
 
-    /// Largest bytes / capacity over the pairs (s).
-    double MaxTime(const Eigen::MatrixXi& circuits, double bytesPerSecond) const
+    /// Slot of the directed circuit a->b, or -1 when there is none.
+    int64_t Slot(uint32_t a, uint32_t b) const
+    {
+        auto first = nbr.begin() + offs[a];
+        auto last = nbr.begin() + offs[a + 1];
+        auto it = std::lower_bound(first, last, b);
+        return it != last && *it == b ? int64_t(it - nbr.begin()) : -1;
+    }
+
+    const std::vector<uint32_t>& Dist(uint32_t v)
+    {
+        auto it = dist.find(v);
+        if (it == dist.end())
+        {
+            it = dist.emplace(v, plan.Distances(v)).first;
+        }
+        return it->second;
+    }
+
+    /// A shortest path from `from` to `to` along distances `d` measured from `to`, taking
+    /// the lowest-index neighbour one hop closer at each step.
+    std::vector<uint32_t> Walk(uint32_t from, uint32_t to, const std::vector<uint32_t>& d) const
+    {
+        if (d[from] == std::numeric_limits<uint32_t>::max())
+        {
+            throw std::invalid_argument("TopoOptSearch: no path from " + std::to_string(from) +
+                                        " to " + std::to_string(to) +
+                                        ": the plan's circuits do not connect them");
+        }
+        std::vector<uint32_t> hops{from};
+        for (uint32_t v = from; v != to;)
+        {
+            for (uint32_t k = offs[v]; k < offs[v + 1]; ++k)
+            {
+                if (d[nbr[k]] + 1 == d[v])
+                {
+                    v = nbr[k];
+                    break;
+                }
+            }
+            hops.push_back(v);
+        }
+        return hops;
+    }
+
+    /// Call f(hops, chance) for each path src->dst: the circuit if direct, else the
+    /// plan's routes, else one shortest path over the distances from `anchor` (src or
+    /// dst), so the path chosen does not depend on what was asked before.
+    template <typename F>
+    void ForEachPath(uint32_t src, uint32_t dst, uint32_t anchor, F f)
+    {
+        if (Slot(src, dst) >= 0)
+        {
+            f(std::vector<uint32_t>{src, dst}, 1.0);
+            return;
+        }
+        if (const std::vector<PlanPath>* stored = plan.FindRoutes(src, dst))
+        {
+            for (const PlanPath& path : *stored)
+            {
+                f(path.hops, path.chance);
+            }
+            return;
+        }
+        if (anchor == dst)
+        {
+            f(Walk(src, dst, Dist(dst)), 1.0);
+            return;
+        }
+        std::vector<uint32_t> rev = Walk(dst, src, Dist(src));
+        f(std::vector<uint32_t>(rev.rbegin(), rev.rend()), 1.0);
+    }
+
+    /// Add `bytes` along src->dst to `load`; returns the longest path's hops.
+    uint32_t Add(std::vector<double>& load, uint32_t src, uint32_t dst, uint32_t anchor, double b)
+    {
+        uint32_t hops = 0;
+        ForEachPath(src, dst, anchor, [&](const std::vector<uint32_t>& path, double chance) {
+            for (size_t h = 0; h + 1 < path.size(); ++h)
+            {
+                int64_t k = Slot(path[h], path[h + 1]);
+                NS_ASSERT_MSG(k >= 0,
+                              "route hop " << path[h] << "-" << path[h + 1] << " is not a circuit");
+                load[k] += b * chance;
+            }
+            hops = std::max<uint32_t>(hops, path.size() - 1);
+        });
+        return hops;
+    }
+
+    const Owner& OwnerLoads(uint32_t x)
+    {
+        auto it = owners.find(x);
+        if (it != owners.end())
+        {
+            return it->second;
+        }
+        Owner o;
+        o.out.assign(nbr.size(), 0.0);
+        o.in.assign(nbr.size(), 0.0);
+        for (uint32_t b = 0; b < n; ++b)
+        {
+            if (b != x)
+            {
+                o.outHops = std::max(o.outHops, Add(o.out, x, b, x, 1.0));
+                o.inHops = std::max(o.inHops, Add(o.in, b, x, x, 1.0));
+            }
+        }
+        return owners.emplace(x, std::move(o)).first->second;
+    }
+
+    /// Largest load / capacity over the slots (s).
+    double MaxTime(const std::vector<double>& load, double bytesPerSecond) const
     {
         double t = 0;
-        for (const auto& [pair, b] : bytes)
+        for (size_t k = 0; k < load.size(); ++k)
         {
-            t = std::max(t, b / (circuits(pair.first, pair.second) * bytesPerSecond));
+            t = std::max(t, load[k] / (mult[k] * bytesPerSecond));
         }
         return t;
     }
-};
 
-} // namespace
+    std::shared_ptr<const TopologyPlan> owned; //!< the plan, when shared
+    const TopologyPlan& plan;
+    uint32_t n;
+    std::vector<uint32_t> offs; //!< slots of server v: [offs[v], offs[v + 1])
+    std::vector<uint32_t> nbr;  //!< neighbour of each slot
+    std::vector<uint32_t> mult; //!< circuits of each slot
+    std::map<uint32_t, std::vector<uint32_t>> dist;
+    std::map<uint32_t, Owner> owners;
+};
 
 StrategyCost
 TopoOptSearch::Estimate(const ModelProfile& profile,
                         const ParallelStrategy& s,
                         const TopologyPlan& plan) const
 {
+    PlanLoads loads(plan);
+    return Estimate(profile, s, loads);
+}
+
+StrategyCost
+TopoOptSearch::Estimate(const ModelProfile& profile,
+                        const ParallelStrategy& s,
+                        PlanLoads& loads) const
+{
+    const TopologyPlan& plan = loads.plan;
     uint32_t n = s.GetNServers();
     if (plan.GetServers() != n)
     {
@@ -247,61 +410,63 @@ TopoOptSearch::Estimate(const ModelProfile& profile,
     }
     const double bps = m_rate.GetBitRate() / 8.0;
     const double alpha = m_hopLatency.GetSeconds();
-    Eigen::MatrixXi circuits = plan.CircuitCounts();
 
     double ar = s.AllReduceBytes(profile);
     if (ar > 0 && n > 1)
     {
         auto orders = RingOrders(plan);
         double perHop = 2.0 * (n - 1) / n * ar / orders.size();
-        Loads loads;
+        std::vector<double> load(loads.nbr.size(), 0.0);
+        uint32_t maxHops = 0;
         for (const auto& o : orders)
         {
             for (uint32_t k = 0; k < n; ++k)
             {
-                loads.Add(plan, circuits, o[k], o[(k + 1) % n], perHop);
+                maxHops = std::max(maxHops, loads.Add(load, o[k], o[(k + 1) % n], o[k], perHop));
             }
         }
         // Bottleneck pair: its time is the bandwidth term of the slowest ring; express it
         // as a ring of S/npath bytes at an effective beta.
-        double bw = loads.MaxTime(circuits, bps);
+        double bw = loads.MaxTime(load, bps);
         double share = ar / orders.size();
         double beta = bw / (2.0 * (n - 1) / n * share);
         c.allReduce =
-            CollectiveClosedForms::RingAllReduceTime(n, share, alpha * loads.maxHops, beta, 0.0);
+            CollectiveClosedForms::RingAllReduceTime(n, share, alpha * maxHops, beta, 0.0);
     }
-    Eigen::MatrixXd fwd = Eigen::MatrixXd::Zero(n, n);
+    // Model parallel: each placed server sends its tables' activation bytes to every
+    // other server (forward) and receives as many back (backward), over the plan's routes.
+    std::map<uint32_t, double> owner; // placed server -> bytes to (and from) each other server
     for (uint32_t i = 0; i < s.GetNLayers(); ++i)
     {
         int32_t p = s.GetPlacement(i);
         if (p != ParallelStrategy::DATA_PARALLEL)
         {
-            for (uint32_t d = 0; d < n; ++d)
-            {
-                if (d != uint32_t(p))
-                {
-                    fwd(p, d) += profile.GetLayers()[i].activationBytes;
-                }
-            }
+            owner[p] += profile.GetLayers()[i].activationBytes;
         }
     }
     for (int phase = 0; phase < 2; ++phase)
     {
-        Loads loads;
-        for (uint32_t a = 0; a < n; ++a)
+        std::vector<double> load(loads.nbr.size(), 0.0);
+        uint32_t maxHops = 0;
+        bool any = false;
+        for (const auto& [x, bytes] : owner)
         {
-            for (uint32_t b = 0; b < n; ++b)
+            if (!(bytes > 0) || n < 2)
             {
-                double bytes = phase == 0 ? fwd(a, b) : fwd(b, a);
-                if (bytes > 0)
-                {
-                    loads.Add(plan, circuits, a, b, bytes);
-                }
+                continue;
             }
+            const PlanLoads::Owner& o = loads.OwnerLoads(x);
+            const std::vector<double>& perByte = phase == 0 ? o.out : o.in;
+            for (size_t k = 0; k < load.size(); ++k)
+            {
+                load[k] += bytes * perByte[k];
+            }
+            maxHops = std::max(maxHops, phase == 0 ? o.outHops : o.inHops);
+            any = true;
         }
-        if (!loads.bytes.empty())
+        if (any)
         {
-            c.modelParallel += loads.MaxTime(circuits, bps) + alpha * loads.maxHops;
+            c.modelParallel += loads.MaxTime(load, bps) + alpha * maxHops;
         }
     }
     c.total = c.compute + c.allReduce + c.modelParallel;
@@ -321,11 +486,17 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
     SearchResult r;
     r.start = start;
     FinderReport finder;
-    TopologyPlan plan = BuildTopology(profile, start, &finder);
+    // Plans are shared, not copied, between the walk and the best so far, each with what
+    // Estimate learnt of it (a reset returns to the best plan and its loads).
+    auto build = [&](const ParallelStrategy& s) {
+        return std::make_shared<PlanLoads>(
+            std::make_shared<const TopologyPlan>(BuildTopology(profile, s, &finder)));
+    };
+    std::shared_ptr<PlanLoads> plan = build(start);
+    std::shared_ptr<PlanLoads> best = plan;
     r.finder = finder;
-    r.startCost = Estimate(profile, start, plan);
+    r.startCost = Estimate(profile, start, *plan);
     r.strategy = start;
-    r.plan = plan;
     r.cost = r.startCost;
     ParallelStrategy current = start;
     double currentCost = r.startCost.total;
@@ -347,7 +518,7 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
         if (step % reset == 0 && current != r.strategy)
         {
             current = r.strategy;
-            plan = r.plan;
+            plan = best;
             currentCost = r.cost.total;
             ++r.resets;
         }
@@ -363,7 +534,7 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
         }
         ParallelStrategy cand = current;
         cand.SetPlacement(layer, choice);
-        double candCost = Estimate(profile, cand, plan).total;
+        double candCost = Estimate(profile, cand, *plan).total;
         double u = m_rng->GetValue();
         bool accept =
             candCost < currentCost || u < std::exp(-m_alpha * (candCost - currentCost) * 1e3);
@@ -374,20 +545,21 @@ TopoOptSearch::Run(const ModelProfile& profile, const ParallelStrategy& start)
         }
         ++r.accepted;
         current = cand;
-        plan = BuildTopology(profile, current, &finder);
+        plan = build(current);
         ++r.rebuilds;
         m_rebuildTrace(step);
-        StrategyCost cost = Estimate(profile, current, plan);
+        StrategyCost cost = Estimate(profile, current, *plan);
         currentCost = cost.total;
         if (cost.total < r.cost.total)
         {
             r.strategy = current;
-            r.plan = plan;
+            best = plan;
             r.cost = cost;
             r.finder = finder;
             m_newBestTrace(step, cost.total);
         }
     }
+    r.plan = best->plan;
     NS_LOG_INFO("search: " << r.steps << " steps, " << r.accepted << " accepted, best "
                            << r.cost.total << " s (start " << r.startCost.total << " s)");
     return r;

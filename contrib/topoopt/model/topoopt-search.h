@@ -33,6 +33,14 @@
  *     route's hops x HopLatency;
  *   total = compute + all-reduce + model parallel (no overlap: a conservative
  *     ranking figure; the packet-level and twin timings are in TopoOptClusterRunner).
+ * A pair the plan holds no route for (a candidate's new placement, or a plan read
+ * without routes) follows one shortest path over the circuits, found on demand
+ * (a BFS from the placed server, or from the ring hop's source; ties broken by
+ * the lowest server index), so the finder builds no all-pairs routes during the
+ * search (RouteAllPairs, off): each rebuild costs O(placed servers x n) routes,
+ * not O(n^2). While candidates are timed on one plan, each placed server's load
+ * per byte on every circuit is kept, so a step costs O(placed servers x n d)
+ * additions instead of walking O(placed servers x n) routes.
  *
  * What it leaves out: strategies other than per-table placement (the reference's
  * FlexFlow also splits dense operators), the topology finder's own annealing
@@ -143,6 +151,12 @@ protected:
     void DoDispose() override;
 
 private:
+    struct PlanLoads; //!< what Estimate keeps of one plan (topoopt-search.cc)
+    /// Estimate over a plan's kept loads (the public Estimate builds them afresh).
+    StrategyCost Estimate(const ModelProfile& profile,
+                          const ParallelStrategy& s,
+                          PlanLoads& loads) const;
+
     uint32_t m_degree;
     DataRate m_rate;
     Time m_hopLatency;
@@ -152,6 +166,7 @@ private:
     double m_wallClockLimit;
     bool m_releasedDegreeSplit;
     bool m_releasedGroupShare;
+    bool m_routeAllPairs;
     Ptr<UniformRandomVariable> m_rng;
     int64_t m_finderStream{-1};
 

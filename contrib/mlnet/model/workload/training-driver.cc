@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "training-driver.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-names.h"
@@ -28,6 +29,25 @@ TrainingDriver::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&TrainingDriver::m_iterations),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ReuseConverged",
+                          "Report the remaining iterations as copies once ConvergedIterations "
+                          "iterations in a row took the same time and nothing else is pending "
+                          "in the simulator (an approximation, off by default) (bool)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TrainingDriver::m_reuseConverged),
+                          MakeBooleanChecker())
+            .AddAttribute("ConvergedIterations",
+                          "Consecutive iterations whose durations must agree before reuse "
+                          "(iterations, >= 2)",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&TrainingDriver::m_convergedIterations),
+                          MakeUintegerChecker<uint32_t>(2))
+            .AddAttribute("ConvergedTolerance",
+                          "Largest difference between those iterations' durations and the "
+                          "last one's (s); 0: exactly equal",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&TrainingDriver::m_convergedTolerance),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("IterationStarted",
                             "An iteration started: iteration index.",
                             MakeTraceSourceAccessor(&TrainingDriver::m_iterationStartedTrace),
@@ -411,6 +431,10 @@ TrainingDriver::EndIteration()
     }
     m_collectives.clear();
     ++m_iteration;
+    if (m_iteration < m_iterations && ReuseConverged())
+    {
+        return;
+    }
     if (m_iteration < m_iterations)
     {
         StartIteration();
@@ -460,6 +484,94 @@ TrainingDriver::GetMeanIterationTime() const
         sum += r.GetDuration();
     }
     return sum / static_cast<int64_t>(m_iterationRecords.size());
+}
+
+bool
+TrainingDriver::ReuseConverged()
+{
+    if (!m_reuseConverged)
+    {
+        return false;
+    }
+    if (!m_reuseBlocked.empty())
+    {
+        m_reuseNote = "not reused: " + m_reuseBlocked;
+        return false;
+    }
+    const size_t k = m_convergedIterations;
+    const size_t done = m_iterationRecords.size();
+    m_reuseNote = "not reused: no " + std::to_string(k) + " iterations in a row agreed";
+    if (done < k)
+    {
+        return false;
+    }
+    const Time last = m_iterationRecords.back().GetDuration();
+    for (size_t i = done - k; i < done; ++i)
+    {
+        if (Abs(m_iterationRecords[i].GetDuration() - last) > m_convergedTolerance)
+        {
+            return false;
+        }
+    }
+    if (Simulator::Now() < m_reuseHorizon)
+    {
+        // A timed fault or its route change is still to come: later iterations may differ.
+        m_reuseNote = "not reused: a timed fault or route change is pending until " +
+                      std::to_string(m_reuseHorizon.GetSeconds()) + " s";
+        return false;
+    }
+    m_reuseNote = "reused iteration " + std::to_string(m_iteration - 1) + " for iterations " +
+                  std::to_string(m_iteration) + ".." + std::to_string(m_iterations - 1);
+    Time t = m_iterationRecords.back().end;
+    for (uint32_t i = m_iteration; i < m_iterations; ++i)
+    {
+        IterationRecord rec;
+        rec.iteration = i;
+        rec.start = t;
+        rec.end = t + last;
+        rec.extrapolated = true;
+        m_iterationRecords.push_back(rec);
+        t = rec.end;
+    }
+    m_extrapolated = m_iterations - m_iteration;
+    m_iteration = m_iterations;
+    NS_LOG_INFO(m_reuseNote);
+    Simulator::Schedule(t - Simulator::Now(), &TrainingDriver::FinishExtrapolated, this);
+    return true;
+}
+
+void
+TrainingDriver::FinishExtrapolated()
+{
+    m_done = true;
+    if (!m_doneCb.IsNull())
+    {
+        m_doneCb(this);
+    }
+}
+
+void
+TrainingDriver::SetReuseBlocked(const std::string& reason)
+{
+    m_reuseBlocked = reason;
+}
+
+void
+TrainingDriver::SetReuseHorizon(Time until)
+{
+    m_reuseHorizon = until;
+}
+
+uint32_t
+TrainingDriver::GetExtrapolatedIterations() const
+{
+    return m_extrapolated;
+}
+
+std::string
+TrainingDriver::GetReuseNote() const
+{
+    return m_reuseNote;
 }
 
 } // namespace ns3

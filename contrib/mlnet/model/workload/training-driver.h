@@ -13,7 +13,20 @@
  * finished (a barrier, as a synchronous data-parallel step has).
  *
  * Records: per iteration (start, end), per task (ready, start, end) and per
- * collective (its CollectiveRecord). Not modelled: compute slowdown from
+ * collective (its CollectiveRecord).
+ *
+ * Converged-iteration reuse (attribute ReuseConverged, off by default): once the
+ * last ConvergedIterations iterations took the same time (within
+ * ConvergedTolerance), no time-dependent event is still to come (the runner
+ * gives the horizon: the last timed fault plus its route convergence,
+ * SetReuseHorizon) and the runner did not block reuse (SetReuseBlocked: an error
+ * model on a link, several jobs, events the scenario schedules itself), the
+ * remaining iterations are not simulated: each is
+ * recorded as a copy of the last simulated one, back to back, flagged
+ * `extrapolated`, and the driver finishes at the extrapolated end (simulated
+ * time advances to it). Copies have no task or collective records, fire no
+ * traces, and put no bytes on the links (link counters cover the simulated
+ * iterations only). Not modelled: compute slowdown from
  * communication kernels, stragglers or noise (durations are exact), host-side
  * launch latencies (fold them into durations).
  */
@@ -42,9 +55,10 @@ namespace ns3
  */
 struct IterationRecord
 {
-    uint32_t iteration{0}; //!< index, from 0
-    Time start;            //!< first task could start
-    Time end;              //!< last task finished
+    uint32_t iteration{0};    //!< index, from 0
+    Time start;               //!< first task could start
+    Time end;                 //!< last task finished
+    bool extrapolated{false}; //!< a copy of a converged iteration, not simulated
 
     /// \return end - start
     Time GetDuration() const
@@ -143,6 +157,25 @@ public:
     /// \return the mean duration of the finished iterations (0 when none)
     Time GetMeanIterationTime() const;
 
+    /**
+     * \brief Forbid converged-iteration reuse for this run (what the runner knows and
+     * the driver cannot see: random loss on a link, jobs sharing the fabric).
+     * \param reason why, for GetReuseNote
+     */
+    void SetReuseBlocked(const std::string& reason);
+    /**
+     * \brief Forbid converged-iteration reuse before `until` (the runner's last timed
+     * fault plus its route convergence); iterations may converge again after it.
+     */
+    void SetReuseHorizon(Time until);
+    /// \return iterations recorded as copies instead of simulated (0 without reuse)
+    uint32_t GetExtrapolatedIterations() const;
+    /**
+     * \return with ReuseConverged: what happened ("reused after iteration i", or why
+     * not: blocked, events pending, never converged); empty without it
+     */
+    std::string GetReuseNote() const;
+
 protected:
     void DoDispose() override;
 
@@ -155,11 +188,20 @@ private:
     void FinishTask(uint32_t task);
     void ComputeDone(uint32_t task);
     void EndIteration();
+    bool ReuseConverged();
+    void FinishExtrapolated();
     void CollectiveDone(uint32_t task, Ptr<Collective> collective);
     void ReceiveSend(const Message& msg);
     void CheckRanks() const;
 
     uint32_t m_iterations{1};
+    bool m_reuseConverged{false};
+    uint32_t m_convergedIterations{3};
+    Time m_convergedTolerance;
+    std::string m_reuseBlocked;
+    Time m_reuseHorizon;
+    std::string m_reuseNote;
+    uint32_t m_extrapolated{0};
     IterationGraph m_graph;
     std::vector<std::vector<uint32_t>> m_dependents;
     Ptr<MessageTransport> m_transport;
