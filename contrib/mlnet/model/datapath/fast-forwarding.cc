@@ -162,7 +162,10 @@ FastForwarding::Send(Ptr<Packet> p, const FastFrameHeader& h)
 {
     Ptr<NetDevice> out = SelectDevice(h, true);
     p->AddHeader(h);
-    m_txTrace(p, h.dstRank);
+    if (!m_txTrace.IsEmpty())
+    {
+        m_txTrace(p, h.dstRank);
+    }
     if (!out)
     {
         m_dropTrace(p, h.dstRank);
@@ -244,6 +247,9 @@ FastForwarding::HandleArrivals()
 void
 FastForwarding::Handle(Ptr<Packet> packet)
 {
+    // The header is read once per hop; where the frame ends it is dropped by size
+    // (already read), not deserialised a second time. Traces are skipped when nothing
+    // listens (their arguments cost a reference count each).
     FastFrameHeader h;
     packet->PeekHeader(h);
     if (h.dstRank == m_rank)
@@ -253,8 +259,11 @@ FastForwarding::Handle(Ptr<Packet> packet)
             m_dropTrace(packet, h.dstRank);
             return;
         }
-        m_deliverTrace(packet, h.dstRank);
-        packet->RemoveHeader(h);
+        if (!m_deliverTrace.IsEmpty())
+        {
+            m_deliverTrace(packet, h.dstRank);
+        }
+        packet->RemoveAtStart(FastFrameHeader::SIZE);
         m_deliver(packet, h);
         return;
     }
@@ -266,7 +275,10 @@ FastForwarding::Handle(Ptr<Packet> packet)
         return;
     }
     ++m_forwarded;
-    m_forwardTrace(packet, h.dstRank);
+    if (!m_forwardTrace.IsEmpty())
+    {
+        m_forwardTrace(packet, h.dstRank);
+    }
     out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
 }
 
