@@ -212,8 +212,9 @@ FastForwarding::Receive(Ptr<NetDevice> device,
                         const Address& to,
                         NetDevice::PacketType type)
 {
-    // The frame is this hop's own copy (the channel copies per hop) and nothing else
-    // holds it: forward it as is rather than copying it again, as IPv4 would.
+    // Nothing else holds the frame (ns-3's channel hands each hop a copy; a
+    // LocalPointToPointChannel the sender's frame once the sender is done with it):
+    // forward it as is rather than copying it again, as IPv4 would.
     Ptr<Packet> packet = ConstCast<Packet>(p);
     if (!m_ordered)
     {
