@@ -14,9 +14,11 @@
 # and nlohmann-json.
 include(CMakePackageConfigHelpers)
 
-# Our headers are compiled with ns-3 logging and asserts on (see CMakeLists.txt); a
-# user's scenario gets the same, so NS_LOG in their code and ours behaves alike.
-target_compile_definitions(mlnet INTERFACE NS3_LOG_ENABLE NS3_ASSERT_ENABLE)
+# Our headers are compiled with ns-3 asserts on and logging as MLNET_LOG says (see
+# CMakeLists.txt); a user's scenario gets the same, so NS_LOG in their code and ours
+# behaves alike.
+target_compile_definitions(mlnet INTERFACE NS3_ASSERT_ENABLE
+                                           $<$<BOOL:${MLNET_LOG}>:NS3_LOG_ENABLE>)
 
 install(EXPORT mlnetTargets NAMESPACE mlnet:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/mlnet)
 

@@ -4,13 +4,17 @@
 #include "ns3/boolean.h"
 #include "ns3/distributed-session.h"
 #include "ns3/double.h"
+#include "ns3/drop-tail-queue.h"
 #include "ns3/fast-forwarding.h"
 #include "ns3/fault-plan.h"
 #include "ns3/flow-hash-routing-helper.h"
 #include "ns3/flow-hash-routing.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
+#include "ns3/local-point-to-point-channel.h"
 #include "ns3/log.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device-queue-interface.h"
 #include "ns3/node.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
@@ -24,6 +28,7 @@
 #include <boost/graph/connected_components.hpp>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -278,6 +283,55 @@ FabricHelper::FinishPartitions(Ptr<Cluster> cluster, FabricSpec& spec) const
     }
 }
 
+bool
+FabricHelper::HasInterframeGap() const
+{
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        if (name == "InterframeGap" && !DynamicCast<TimeValue>(value)->Get().IsZero())
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>>
+FabricHelper::ConnectLocal(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay) const
+{
+    // What PointToPointHelper::Install(a, b) builds (same order of MAC addresses,
+    // queues and flow-control interfaces), on a channel that does not copy frames.
+    ObjectFactory deviceFactory("ns3::PointToPointNetDevice");
+    deviceFactory.Set("DataRate", DataRateValue(rate.GetBitRate() ? rate : m_rate));
+    deviceFactory.Set("Mtu", UintegerValue(m_mtu));
+    for (const auto& [name, value] : m_deviceAttributes)
+    {
+        deviceFactory.Set(name, *value);
+    }
+    Ptr<PointToPointNetDevice> devs[2];
+    Ptr<Node> nodes[2] = {a, b};
+    for (int e = 0; e < 2; ++e)
+    {
+        devs[e] = deviceFactory.Create<PointToPointNetDevice>();
+        devs[e]->SetAddress(Mac48Address::Allocate());
+        nodes[e]->AddDevice(devs[e]);
+        Ptr<DropTailQueue<Packet>> queue = CreateObject<DropTailQueue<Packet>>();
+        queue->SetMaxSize(m_queueSize);
+        devs[e]->SetQueue(queue);
+    }
+    for (int e = 0; e < 2; ++e)
+    {
+        Ptr<NetDeviceQueueInterface> ndqi = CreateObject<NetDeviceQueueInterface>();
+        ndqi->GetTxQueue(0)->ConnectQueueTraces(devs[e]->GetQueue());
+        devs[e]->AggregateObject(ndqi);
+    }
+    Ptr<LocalPointToPointChannel> channel = CreateObject<LocalPointToPointChannel>();
+    channel->SetAttribute("Delay", TimeValue(delay.IsNegative() ? m_delay : delay));
+    devs[0]->Attach(channel);
+    devs[1]->Attach(channel);
+    return {devs[0], devs[1]};
+}
+
 uint32_t
 FabricHelper::Connect(Ptr<Cluster> cluster,
                       Ptr<Node> a,
@@ -288,18 +342,29 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
 {
     CheckPlaced(a);
     CheckPlaced(b);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(rate.GetBitRate() ? rate : m_rate));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
-    p2p.SetChannelAttribute("Delay", TimeValue(delay.IsNegative() ? m_delay : delay));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(m_queueSize));
-    for (const auto& [name, value] : m_deviceAttributes)
+    Ptr<PointToPointNetDevice> devA;
+    Ptr<PointToPointNetDevice> devB;
+    if (m_partitions > 1 || HasInterframeGap())
     {
-        p2p.SetDeviceAttribute(name, *value);
+        // Split over MPI processes: ns-3's helper makes the remote channels (and the
+        // channels of the links of one process, as before).
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", DataRateValue(rate.GetBitRate() ? rate : m_rate));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(m_mtu));
+        p2p.SetChannelAttribute("Delay", TimeValue(delay.IsNegative() ? m_delay : delay));
+        p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(m_queueSize));
+        for (const auto& [name, value] : m_deviceAttributes)
+        {
+            p2p.SetDeviceAttribute(name, *value);
+        }
+        NetDeviceContainer devs = p2p.Install(a, b);
+        devA = DynamicCast<PointToPointNetDevice>(devs.Get(0));
+        devB = DynamicCast<PointToPointNetDevice>(devs.Get(1));
     }
-    NetDeviceContainer devs = p2p.Install(a, b);
-    auto devA = DynamicCast<PointToPointNetDevice>(devs.Get(0));
-    auto devB = DynamicCast<PointToPointNetDevice>(devs.Get(1));
+    else
+    {
+        std::tie(devA, devB) = ConnectLocal(a, b, rate, delay);
+    }
     uint32_t id = cluster->AddLink(devA, devB, linkClass);
 
     // One /30 per link out of 10.0.0.0/8.

@@ -25,6 +25,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -120,7 +121,12 @@ protected:
     void Spread(Ptr<Node> node);
     /// Create `n` nodes with the internet stack and FlowHashRouting.
     NodeContainer CreateNodes(uint32_t n) const;
-    /// Join two nodes with a point-to-point link, register it, address it; returns link id.
+    /**
+     * Join two nodes with a point-to-point link, register it, address it; returns link id.
+     * In a one-process build the link gets a LocalPointToPointChannel (no frame copy per
+     * hop); a partitioned build (SetPartitions) or a non-zero InterframeGap device
+     * attribute keeps ns-3's channels (PointToPointRemoteChannel between processes).
+     */
     uint32_t Connect(Ptr<Cluster> cluster,
                      Ptr<Node> a,
                      Ptr<Node> b,
@@ -151,6 +157,14 @@ protected:
     std::string m_dataPath{"ipv4"}; //!< "ipv4" or "fast"
 
 private:
+    /// A link inside one process: the devices on a LocalPointToPointChannel.
+    std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> ConnectLocal(
+        Ptr<Node> a,
+        Ptr<Node> b,
+        DataRate rate,
+        Time delay) const;
+    /// True when a device attribute sets a non-zero InterframeGap (then frames are copied).
+    bool HasInterframeGap() const;
     /// Throw unless a node was placed (partitioned builds only).
     void CheckPlaced(Ptr<Node> node) const;
     /// Partition checks and the cut-link summary in the spec (Finish).

@@ -188,7 +188,10 @@ FastForwarding::Send(Ptr<Packet> p, const FastFrameHeader& h)
 {
     Ptr<NetDevice> out = SelectDevice(h, true);
     p->AddHeader(h);
-    m_txTrace(p, h.dstRank);
+    if (!m_txTrace.IsEmpty())
+    {
+        m_txTrace(p, h.dstRank);
+    }
     if (!out)
     {
         m_dropTrace(p, h.dstRank);
@@ -251,8 +254,9 @@ FastForwarding::Receive(Ptr<NetDevice> device,
                         const Address& to,
                         NetDevice::PacketType type)
 {
-    // The frame is this hop's own copy (the channel copies per hop) and nothing else
-    // holds it: forward it as is rather than copying it again, as IPv4 would.
+    // Nothing else holds the frame (ns-3's channel hands each hop a copy; a
+    // LocalPointToPointChannel the sender's frame once the sender is done with it):
+    // forward it as is rather than copying it again, as IPv4 would.
     Ptr<Packet> packet = ConstCast<Packet>(p);
     if (!m_ordered)
     {
@@ -286,6 +290,9 @@ FastForwarding::HandleArrivals()
 void
 FastForwarding::Handle(Ptr<Packet> packet)
 {
+    // The header is read once per hop; where the frame ends it is dropped by size
+    // (already read), not deserialised a second time. Traces are skipped when nothing
+    // listens (their arguments cost a reference count each).
     FastFrameHeader h;
     packet->PeekHeader(h);
     if (h.dstRank == m_rank)
@@ -300,8 +307,11 @@ FastForwarding::Handle(Ptr<Packet> packet)
             m_dropTrace(packet, h.dstRank);
             return;
         }
-        m_deliverTrace(packet, h.dstRank);
-        packet->RemoveHeader(h);
+        if (!m_deliverTrace.IsEmpty())
+        {
+            m_deliverTrace(packet, h.dstRank);
+        }
+        packet->RemoveAtStart(FastFrameHeader::SIZE);
         (*deliver)(packet, h);
         return;
     }
@@ -324,7 +334,10 @@ FastForwarding::Handle(Ptr<Packet> packet)
             return;
         }
     }
-    m_forwardTrace(packet, h.dstRank);
+    if (!m_forwardTrace.IsEmpty())
+    {
+        m_forwardTrace(packet, h.dstRank);
+    }
     out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
 }
 

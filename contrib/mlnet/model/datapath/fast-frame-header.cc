@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fast-frame-header.h"
 
+#include "ns3/header-bytes.h"
 #include "ns3/log.h"
 
 namespace ns3
@@ -11,7 +12,8 @@ NS_OBJECT_ENSURE_REGISTERED(FastFrameHeader);
 
 namespace
 {
-constexpr uint32_t kPadding = FastFrameHeader::SIZE - (4 * 4 + 2 * 2 + 1);
+constexpr uint32_t kFields = 4 * 4 + 2 * 2 + 1; //!< bytes that carry fields
+constexpr uint32_t kPadding = FastFrameHeader::SIZE - kFields;
 } // namespace
 
 TypeId
@@ -39,19 +41,23 @@ FastFrameHeader::GetSerializedSize() const
 void
 FastFrameHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteHtonU32(srcRank);
-    start.WriteHtonU32(dstRank);
-    start.WriteHtonU32(srcAddr);
-    start.WriteHtonU32(dstAddr);
-    start.WriteHtonU16(srcPort);
-    start.WriteHtonU16(dstPort);
-    start.WriteU8(protocol);
-    start.WriteU8(0, kPadding);
+    // One Write of the whole header (HeaderBytes): every hop reads it.
+    uint8_t b[SIZE] = {};
+    HeaderBytes::PutU32(b, srcRank);
+    HeaderBytes::PutU32(b + 4, dstRank);
+    HeaderBytes::PutU32(b + 8, srcAddr);
+    HeaderBytes::PutU32(b + 12, dstAddr);
+    HeaderBytes::PutU16(b + 16, srcPort);
+    HeaderBytes::PutU16(b + 18, dstPort);
+    b[20] = protocol; // then kPadding zero bytes
+    start.Write(b, SIZE);
 }
 
 uint32_t
 FastFrameHeader::Deserialize(Buffer::Iterator start)
 {
+    // Field by field: Buffer's inline reads are cheap (its one-call Read is a loop of
+    // ReadU8 in ns-3 3.37, measured slower), unlike its asserted per-field writes.
     srcRank = start.ReadNtohU32();
     dstRank = start.ReadNtohU32();
     srcAddr = start.ReadNtohU32();
@@ -60,6 +66,7 @@ FastFrameHeader::Deserialize(Buffer::Iterator start)
     dstPort = start.ReadNtohU16();
     protocol = start.ReadU8();
     start.Next(kPadding);
+    static_assert(kFields + kPadding == SIZE, "fields and padding fill the header");
     return SIZE;
 }
 
