@@ -442,7 +442,7 @@ AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule) con
 Time
 AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictTimeline(schedule).total;
+    return PredictTimelineWith(schedule, m_reduceTimePerByte, false).total;
 }
 
 std::vector<StepPrediction>
@@ -469,13 +469,20 @@ AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
 Time
 AlphaBetaModel::Predict(Ptr<const Collective> collective) const
 {
-    return PredictTimeline(collective).total;
+    if (!collective)
+    {
+        throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
+    }
+    return PredictTimelineWith(collective->GetSchedule(),
+                               collective->GetReductionTimePerByte(),
+                               false)
+        .total;
 }
 
 TimelinePrediction
 AlphaBetaModel::PredictTimeline(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictTimelineWith(schedule, m_reduceTimePerByte);
+    return PredictTimelineWith(schedule, m_reduceTimePerByte, true);
 }
 
 TimelinePrediction
@@ -485,11 +492,15 @@ AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
-    return PredictTimelineWith(collective->GetSchedule(), collective->GetReductionTimePerByte());
+    return PredictTimelineWith(collective->GetSchedule(),
+                               collective->GetReductionTimePerByte(),
+                               true);
 }
 
 TimelinePrediction
-AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule, double gamma) const
+AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
+                                    double gamma,
+                                    bool keepMessages) const
 {
     CheckBound();
     RefreshIfLinksFailed();
@@ -498,22 +509,24 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     parameters.reductionTimePerByte = gamma;
     parameters.perMessageOverhead = m_perMessageOverhead.GetSeconds();
     parameters.nicBacklogPackets = m_nicBacklogPackets;
+    // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
+    keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     TimelineReplay replay(
-        m_cluster,
-        *m_planner,
+        m_cluster->GetNRanks(),
         m_links,
         m_packetization,
+        TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
         [this, &latencyOf](uint32_t src, uint32_t dst, uint64_t f1) {
             return CachedLatency(latencyOf, src, dst, f1);
         },
         parameters);
-    TimelinePrediction out = replay.Run(schedule);
+    TimelinePrediction out = replay.Run(schedule, keepMessages);
     for (const auto& t : out.messages)
     {
         m_messageTrace(t);
     }
-    NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages, " << out.rateUpdates
+    NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages kept, " << out.rateUpdates
                               << " rate updates, total " << out.total.As(Time::US));
     return out;
 }
