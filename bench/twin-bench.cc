@@ -5,13 +5,14 @@
 // routes), writing the schedule down (GetSchedule), and the replay itself.
 //
 //   bench/twin-bench [--ranks=256] [--fabric=fattree] [--collective=allreduce]
-//       [--algorithm=ring] [--bytes=1MiB] [--messages] [--tsv]
+//       [--algorithm=ring] [--bytes=1MiB] [--messages] [--lockStep] [--tsv]
 //
 // --messages times PredictTimeline (every message's timing kept) instead of Predict
-// (the total only). --tsv prints one tab-separated line:
+// (the total only); --lockStep also times PredictLockStep (which CollectiveRunner runs
+// beside Predict). --tsv prints one tab-separated line:
 //   result <fabric> <collective>/<algorithm> <ranks> <bytes> <messages> <fabric_s>
 //          <bind_s> <schedule_s> <replay_s> <rss_before_replay_mb> <max_rss_mb>
-//          <predicted_s> <rate_updates>
+//          <predicted_s> <rate_updates> <lockstep_s> <replay_cpu_s> <lockstep_cpu_s>
 // Max RSS is the process's peak (getrusage), so run one size per process.
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
@@ -22,6 +23,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <numeric>
@@ -37,6 +39,15 @@ double
 WallSince(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// CPU seconds of the process so far (user + system): robust to a shared machine.
+double
+CpuNow()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 /// Peak resident memory of the process so far (MB).
@@ -70,6 +81,7 @@ main(int argc, char* argv[])
     std::string algorithm = "ring";
     std::string bytesText = "1MiB";
     bool messages = false;
+    bool lockStep = false;
     bool tsv = false;
     CommandLine cmd(__FILE__);
     cmd.AddValue("ranks", "ranks of the fabric and the collective", ranks);
@@ -78,6 +90,7 @@ main(int argc, char* argv[])
     cmd.AddValue("algorithm", "algorithm name (CollectiveFactory)", algorithm);
     cmd.AddValue("bytes", "collective bytes, e.g. 1MiB", bytesText);
     cmd.AddValue("messages", "keep every message's timing (PredictTimeline)", messages);
+    cmd.AddValue("lockStep", "also time PredictLockStep", lockStep);
     cmd.AddValue("tsv", "one tab-separated result line", tsv);
     cmd.Parse(argc, argv);
     try
@@ -113,6 +126,7 @@ main(int argc, char* argv[])
         const double scheduleS = WallSince(t0);
 
         const double rssBefore = RssNowMb();
+        const double cpu0 = CpuNow();
         t0 = std::chrono::steady_clock::now();
         Time predicted;
         uint64_t rateUpdates = 0;
@@ -127,12 +141,23 @@ main(int argc, char* argv[])
             predicted = model->Predict(schedule);
         }
         const double replayS = WallSince(t0);
+        const double replayCpuS = CpuNow() - cpu0;
+        double lockStepS = 0;
+        double lockStepCpuS = 0;
+        if (lockStep)
+        {
+            const double cpu1 = CpuNow();
+            t0 = std::chrono::steady_clock::now();
+            model->PredictLockStep(schedule);
+            lockStepS = WallSince(t0);
+            lockStepCpuS = CpuNow() - cpu1;
+        }
         const double maxRss = MaxRssMb();
         if (tsv)
         {
             std::printf(
                 "result\t%s\t%s/%s\t%u\t%llu\t%llu\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.12e"
-                "\t%llu\n",
+                "\t%llu\t%.3f\t%.3f\t%.3f\n",
                 fabric.c_str(),
                 collective.c_str(),
                 algorithm.c_str(),
@@ -146,7 +171,10 @@ main(int argc, char* argv[])
                 rssBefore,
                 maxRss,
                 predicted.GetSeconds(),
-                static_cast<unsigned long long>(rateUpdates));
+                static_cast<unsigned long long>(rateUpdates),
+                lockStepS,
+                replayCpuS,
+                lockStepCpuS);
         }
         else
         {
@@ -157,12 +185,17 @@ main(int argc, char* argv[])
                         cluster->GetNRanks(),
                         bytesText.c_str(),
                         static_cast<unsigned long long>(nMessages));
+            std::printf("  replay CPU %.3f s\n", replayCpuS);
             std::printf("  fabric %.3f s, bind (routes) %.3f s, schedule %.3f s, replay %.3f s\n",
                         fabricS,
                         bindS,
                         scheduleS,
                         replayS);
             std::printf("  RSS before the replay %.1f MB, peak %.1f MB\n", rssBefore, maxRss);
+            if (lockStep)
+            {
+                std::printf("  lock-step %.3f s\n", lockStepS);
+            }
             std::printf("  predicted %.9f s\n", predicted.GetSeconds());
         }
         Simulator::Destroy();
