@@ -345,16 +345,23 @@ AlphaBetaModel::RoutedHops(const ScheduledMessage& msg) const
 StepPrediction
 AlphaBetaModel::PredictStep(const CollectiveStep& step) const
 {
-    return PredictStepWith(step, m_reduceTimePerByte);
+    CheckBound();
+    RefreshIfLinksFailed();
+    LatencyCache latencyOf;
+    return PredictStepWith(step,
+                           m_reduceTimePerByte,
+                           TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
+                           latencyOf);
 }
 
 StepPrediction
-AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
+AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
+                                double gamma,
+                                const TimelineReplay::RouteFunction& route,
+                                LatencyCache& latencyOf) const
 {
-    CheckBound();
-    RefreshIfLinksFailed();
     std::vector<double> load(2 * m_links.size(), 0.0);
-    LatencyCache latencyOf;
+    std::vector<std::pair<uint32_t, double>> shares;
     StepPrediction p;
     double latency = 0;
     for (const auto& msg : step.messages)
@@ -367,7 +374,8 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
         ++p.messages;
         p.maxHops = std::max(p.maxHops, hops);
         double w = static_cast<double>(m_packetization.GetWireBytes(msg.bytes));
-        for (const auto& [key, share] : m_planner->LinkShares(msg.src, msg.dst))
+        route(msg.src, msg.dst, shares); // each link once: the order does not matter
+        for (const auto& [key, share] : shares)
         {
             load[key] += w * share;
         }
@@ -408,11 +416,21 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
 std::vector<StepPrediction>
 AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, double gamma) const
 {
+    if (schedule.empty())
+    {
+        return {};
+    }
+    CheckBound();
+    RefreshIfLinksFailed();
     std::vector<StepPrediction> out;
     out.reserve(schedule.size());
+    // One route cache and one latency cache for the whole schedule.
+    const TimelineReplay::RouteFunction route =
+        TimelineReplay::ClusterRoutes(m_cluster, *m_planner);
+    LatencyCache latencyOf;
     for (uint32_t i = 0; i < schedule.size(); ++i)
     {
-        out.push_back(PredictStepWith(schedule[i], gamma));
+        out.push_back(PredictStepWith(schedule[i], gamma, route, latencyOf));
         NS_LOG_DEBUG("step " << i << ": " << out.back().total.As(Time::US) << " (bw "
                              << out.back().bandwidthTime.As(Time::US) << ", latency "
                              << out.back().latency.As(Time::US) << ", bottleneck link "

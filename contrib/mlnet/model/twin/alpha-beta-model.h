@@ -210,7 +210,12 @@ private:
     void SetMaxPayload(uint32_t maxPayload);
     /// PerPacketOverhead attribute: O, keeping P.
     void SetPerPacketOverhead(uint32_t overhead);
-    StepPrediction PredictStepWith(const CollectiveStep& step, double gamma) const;
+    /// One lock-step step; routes and latencies from (and into) the caches of the
+    /// caller, who checked the binding and refreshed the routes.
+    StepPrediction PredictStepWith(const CollectiveStep& step,
+                                   double gamma,
+                                   const TimelineReplay::RouteFunction& route,
+                                   LatencyCache& latencyOf) const;
     std::vector<StepPrediction> PredictStepsWith(const std::vector<CollectiveStep>& schedule,
                                                  double gamma) const;
     /// keepMessages: fill TimelinePrediction::messages (also kept, whatever it says,
