@@ -345,16 +345,23 @@ AlphaBetaModel::RoutedHops(const ScheduledMessage& msg) const
 StepPrediction
 AlphaBetaModel::PredictStep(const CollectiveStep& step) const
 {
-    return PredictStepWith(step, m_reduceTimePerByte);
+    CheckBound();
+    RefreshIfLinksFailed();
+    LatencyCache latencyOf;
+    return PredictStepWith(step,
+                           m_reduceTimePerByte,
+                           TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
+                           latencyOf);
 }
 
 StepPrediction
-AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
+AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
+                                double gamma,
+                                const TimelineReplay::RouteFunction& route,
+                                LatencyCache& latencyOf) const
 {
-    CheckBound();
-    RefreshIfLinksFailed();
     std::vector<double> load(2 * m_links.size(), 0.0);
-    LatencyCache latencyOf;
+    std::vector<std::pair<uint32_t, double>> shares;
     StepPrediction p;
     double latency = 0;
     for (const auto& msg : step.messages)
@@ -367,7 +374,8 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
         ++p.messages;
         p.maxHops = std::max(p.maxHops, hops);
         double w = static_cast<double>(m_packetization.GetWireBytes(msg.bytes));
-        for (const auto& [key, share] : m_planner->LinkShares(msg.src, msg.dst))
+        route(msg.src, msg.dst, shares); // each link once: the order does not matter
+        for (const auto& [key, share] : shares)
         {
             load[key] += w * share;
         }
@@ -408,11 +416,21 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step, double gamma) const
 std::vector<StepPrediction>
 AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, double gamma) const
 {
+    if (schedule.empty())
+    {
+        return {};
+    }
+    CheckBound();
+    RefreshIfLinksFailed();
     std::vector<StepPrediction> out;
     out.reserve(schedule.size());
+    // One route cache and one latency cache for the whole schedule.
+    const TimelineReplay::RouteFunction route =
+        TimelineReplay::ClusterRoutes(m_cluster, *m_planner);
+    LatencyCache latencyOf;
     for (uint32_t i = 0; i < schedule.size(); ++i)
     {
-        out.push_back(PredictStepWith(schedule[i], gamma));
+        out.push_back(PredictStepWith(schedule[i], gamma, route, latencyOf));
         NS_LOG_DEBUG("step " << i << ": " << out.back().total.As(Time::US) << " (bw "
                              << out.back().bandwidthTime.As(Time::US) << ", latency "
                              << out.back().latency.As(Time::US) << ", bottleneck link "
@@ -442,7 +460,7 @@ AlphaBetaModel::PredictLockStep(const std::vector<CollectiveStep>& schedule) con
 Time
 AlphaBetaModel::Predict(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictTimeline(schedule).total;
+    return PredictTimelineWith(schedule, m_reduceTimePerByte, false).total;
 }
 
 std::vector<StepPrediction>
@@ -469,13 +487,20 @@ AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
 Time
 AlphaBetaModel::Predict(Ptr<const Collective> collective) const
 {
-    return PredictTimeline(collective).total;
+    if (!collective)
+    {
+        throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
+    }
+    return PredictTimelineWith(collective->GetSchedule(),
+                               collective->GetReductionTimePerByte(),
+                               false)
+        .total;
 }
 
 TimelinePrediction
 AlphaBetaModel::PredictTimeline(const std::vector<CollectiveStep>& schedule) const
 {
-    return PredictTimelineWith(schedule, m_reduceTimePerByte);
+    return PredictTimelineWith(schedule, m_reduceTimePerByte, true);
 }
 
 TimelinePrediction
@@ -485,11 +510,15 @@ AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
-    return PredictTimelineWith(collective->GetSchedule(), collective->GetReductionTimePerByte());
+    return PredictTimelineWith(collective->GetSchedule(),
+                               collective->GetReductionTimePerByte(),
+                               true);
 }
 
 TimelinePrediction
-AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule, double gamma) const
+AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
+                                    double gamma,
+                                    bool keepMessages) const
 {
     CheckBound();
     RefreshIfLinksFailed();
@@ -498,22 +527,24 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     parameters.reductionTimePerByte = gamma;
     parameters.perMessageOverhead = m_perMessageOverhead.GetSeconds();
     parameters.nicBacklogPackets = m_nicBacklogPackets;
+    // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
+    keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     TimelineReplay replay(
-        m_cluster,
-        *m_planner,
+        m_cluster->GetNRanks(),
         m_links,
         m_packetization,
+        TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
         [this, &latencyOf](uint32_t src, uint32_t dst, uint64_t f1) {
             return CachedLatency(latencyOf, src, dst, f1);
         },
         parameters);
-    TimelinePrediction out = replay.Run(schedule);
+    TimelinePrediction out = replay.Run(schedule, keepMessages);
     for (const auto& t : out.messages)
     {
         m_messageTrace(t);
     }
-    NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages, " << out.rateUpdates
+    NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages kept, " << out.rateUpdates
                               << " rate updates, total " << out.total.As(Time::US));
     return out;
 }

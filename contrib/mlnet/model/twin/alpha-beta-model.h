@@ -192,18 +192,37 @@ protected:
     void DoDispose() override;
 
 private:
+    /// Spreads the (src, dst, F1) keys, which are spaced by P + O + 1, over the buckets.
+    struct LatencyKeyHash
+    {
+        size_t operator()(uint64_t key) const
+        {
+            key = (key ^ (key >> 30)) * 0xBF58476D1CE4E5B9ULL; // splitmix64's finalizer
+            key = (key ^ (key >> 27)) * 0x94D049BB133111EBULL;
+            return static_cast<size_t>(key ^ (key >> 31));
+        }
+    };
+
     /// Pipeline latencies already computed in one prediction, by (src, dst, F1).
-    using LatencyCache = std::unordered_map<uint64_t, double>;
+    using LatencyCache = std::unordered_map<uint64_t, double, LatencyKeyHash>;
 
     /// MaxPayload attribute: P, keeping O.
     void SetMaxPayload(uint32_t maxPayload);
     /// PerPacketOverhead attribute: O, keeping P.
     void SetPerPacketOverhead(uint32_t overhead);
-    StepPrediction PredictStepWith(const CollectiveStep& step, double gamma) const;
+    /// One lock-step step; routes and latencies from (and into) the caches of the
+    /// caller, who checked the binding and refreshed the routes.
+    StepPrediction PredictStepWith(const CollectiveStep& step,
+                                   double gamma,
+                                   const TimelineReplay::RouteFunction& route,
+                                   LatencyCache& latencyOf) const;
     std::vector<StepPrediction> PredictStepsWith(const std::vector<CollectiveStep>& schedule,
                                                  double gamma) const;
+    /// keepMessages: fill TimelinePrediction::messages (also kept, whatever it says,
+    /// when the MessagePredicted trace has sinks).
     TimelinePrediction PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
-                                           double gamma) const;
+                                           double gamma,
+                                           bool keepMessages) const;
     /// Latency of a message of first frame f1 from src to dst (max over its routes).
     double MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const;
     /// MessageLatency, computed once per (src, dst, F1) of a prediction.

@@ -28,12 +28,24 @@
  * Times are doubles (seconds) rounded once at the end. A lone message on an idle path
  * takes head/R + rest/R + L = T_msg exactly.
  *
- * Phases of Run: build the message graph (flatten the schedule, route every message,
- * hand it to its sender's and receiver's programs); enter every rank's chains; then,
- * until nothing is in flight or pending, recompute the rates if something changed,
- * advance the fluid to the earliest end of a head, a transfer or a timed event, retire
- * the transfers that ended, and handle the event (an arrival releases the receiver's
+ * Phases of Run: index the schedule (validate every message; its ids sorted by sender
+ * and by receiver, then chain and step: each rank's program); enter every rank's
+ * chains; then, until nothing is in flight or pending, update the rates if something
+ * changed, take the earliest end of a head, a transfer or a timed event, retire the
+ * transfers that ended, and handle the event (an arrival releases the receiver's
  * step, the end of a reduction its next one); finally report.
+ *
+ * Incremental, same rules. A message is routed when it starts and forgotten when it
+ * arrives. Its bytes left in its current phase (head, then rest) are kept at t0 with
+ * the rate since t0 and brought up to date (Settle) only when its rate or phase
+ * changes or the NIC FIFO rules read them. Rates depend only on the sender's NIC
+ * links (FIFO order and emptiness, round-robin weights), so a change on a NIC link
+ * recomputes the flows on that link; a changed rate moves its downstream links'
+ * offered load by the difference, after taking their backlog at now (Rebase; the
+ * backlog is linear between changes of the offered load, so this is the same fluid).
+ * Ties are handled in start order, as the full rescan did. The arithmetic differs
+ * from a full rescan only in rounding (bytes left are computed once per rate change
+ * instead of once per event): timeline-replay-test.cc checks the two agree to 1e-12.
  */
 #include "timeline-replay.h"
 
@@ -43,6 +55,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
 namespace ns3
@@ -55,54 +68,114 @@ namespace
 
 /// A phase ending within this time of the earliest one ends with it (s).
 constexpr double kTie = 1e-13;
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 } // namespace
 
-TimelineReplay::TimelineReplay(Ptr<const Cluster> cluster,
-                               const RoutePlanner& planner,
+TimelineReplay::TimelineReplay(uint32_t nRanks,
                                const std::vector<LinkTiming>& links,
                                const Packetization& packetization,
+                               RouteFunction route,
                                HopsFunction hops,
                                LatencyFunction latency,
                                const Parameters& parameters)
-    : m_cluster(cluster),
-      m_planner(planner),
+    : m_nRanks(nRanks),
       m_links(links),
       m_packetization(packetization),
+      m_route(std::move(route)),
       m_hops(std::move(hops)),
       m_latency(std::move(latency)),
-      m_parameters(parameters),
-      m_nRanks(cluster->GetNRanks())
+      m_parameters(parameters)
 {
 }
 
+TimelineReplay::RouteFunction
+TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& planner)
+{
+    // A rank pair's route is asked for by every message between them (a ring asks for
+    // each of its n pairs 2(n-1) times): the last routes are kept, one per slot of a
+    // direct-mapped cache of at most kRouteSlots pairs (bounded memory whatever the
+    // schedule).
+    constexpr uint32_t kRouteSlots = 1u << 16;
+
+    struct Cached
+    {
+        uint64_t pair{std::numeric_limits<uint64_t>::max()};
+        uint32_t nic{0};
+        std::vector<std::pair<uint32_t, double>> shares;
+    };
+
+    const uint64_t nRanks = cluster->GetNRanks();
+    const uint64_t slots = std::min<uint64_t>(kRouteSlots, std::max<uint64_t>(1, nRanks * nRanks));
+    auto cache = std::make_shared<std::vector<Cached>>(slots);
+    return [cluster, &planner, cache, nRanks](
+               uint32_t src,
+               uint32_t dst,
+               std::vector<std::pair<uint32_t, double>>& shares) -> uint32_t {
+        const uint64_t pair = src * nRanks + dst;
+        Cached& c = (*cache)[(pair * 0x9E3779B97F4A7C15ULL >> 16) % cache->size()];
+        if (c.pair != pair)
+        {
+            // First hops (the sender's NIC) first, then the downstream links.
+            const uint32_t srcNode = cluster->GetRankNode(src)->GetId();
+            const auto& links = cluster->GetLinks();
+            auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
+                const ClusterLink& l = links[ks.first / 2];
+                return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
+            };
+            c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
+            auto routeShares = planner.LinkShares(src, dst);
+            c.shares.clear();
+            for (const auto& ks : routeShares)
+            {
+                if (leavesSource(ks))
+                {
+                    c.shares.push_back(ks);
+                }
+            }
+            c.nic = static_cast<uint32_t>(c.shares.size());
+            for (const auto& ks : routeShares)
+            {
+                if (!leavesSource(ks))
+                {
+                    c.shares.push_back(ks);
+                }
+            }
+            c.pair = pair;
+        }
+        shares.assign(c.shares.begin(), c.shares.end());
+        return c.nic;
+    };
+}
+
 TimelinePrediction
-TimelineReplay::Run(const std::vector<CollectiveStep>& schedule)
+TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessages)
 {
     NS_LOG_FUNCTION(this << schedule.size());
     NS_ASSERT_MSG(!m_ran, "a TimelineReplay replays one schedule");
     m_ran = true;
-    BuildMessages(schedule);
+    m_schedule = &schedule;
+    BuildIndex(keepMessages);
     EnterAllChains();
-    while (!m_active.empty() || !m_events.empty())
+    while (m_activeFlows > 0 || !m_events.empty())
     {
         if (m_dirty)
         {
-            RecomputeRates();
+            UpdateRates();
             m_dirty = false;
         }
         double tFluid = NextPhaseEnd();
-        double tEvent =
-            m_events.empty() ? std::numeric_limits<double>::infinity() : m_events.top().t;
-        NS_ASSERT_MSG(tFluid < std::numeric_limits<double>::infinity() || !m_events.empty(),
+        double tEvent = m_events.empty() ? kInfinity : m_events.top().t;
+        NS_ASSERT_MSG(tFluid < kInfinity || !m_events.empty(),
                       "messages in flight but none can progress");
-        double tNext = std::min(tFluid, tEvent);
-        AdvanceFluid(tNext, tFluid <= tEvent);
-        m_now = tNext;
         if (tFluid <= tEvent)
         {
+            m_now = tFluid;
+            EndPhases(tFluid);
             continue;
         }
+        m_now = tEvent;
         TimelineEvent e = m_events.top();
         m_events.pop();
         HandleEvent(e);
@@ -110,95 +183,144 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule)
     return Report();
 }
 
-// ---- Phase 1: the message graph -------------------------------------------------------
+// ---- Phase 1: the schedule's index ------------------------------------------------------
 
 void
-TimelineReplay::BuildMessages(const std::vector<CollectiveStep>& schedule)
+TimelineReplay::BuildIndex(bool keepMessages)
 {
-    m_ranks.assign(m_nRanks, {});
+    const std::vector<CollectiveStep>& schedule = *m_schedule;
+    m_keep = keepMessages;
+    uint64_t total = 0;
+    m_stepBegin.reserve(schedule.size() + 1);
+    for (const auto& step : schedule)
+    {
+        m_stepBegin.push_back(static_cast<uint32_t>(std::min<uint64_t>(total, kNone)));
+        total += step.messages.size();
+    }
+    if (total >= kNone)
+    {
+        throw std::invalid_argument("AlphaBetaModel: the schedule has too many messages");
+    }
+    m_stepBegin.push_back(static_cast<uint32_t>(total));
+    if (m_keep)
+    {
+        m_out.messages.resize(total);
+    }
+    uint32_t id = 0;
     for (uint32_t si = 0; si < schedule.size(); ++si)
     {
         for (const auto& sm : schedule[si].messages)
         {
-            FluidMessage f;
-            f.msg = sm;
-            f.scheduleStep = si;
-            f.hops = m_hops(sm); // validates the ranks and the route
-            bool legacy = sm.step == ScheduledMessage::kStepOfSchedule;
-            if (legacy)
+            uint32_t hops = m_hops(sm); // validates the ranks and the route
+            if (m_keep)
             {
-                f.msg.step = si;
-                f.msg.chain = 0;
+                Resolved r = Resolve(id);
+                MessageTiming& t = m_out.messages[id];
+                t.message = sm;
+                t.message.chain = r.chain;
+                t.message.step = r.step;
+                t.scheduleStep = si;
+                t.hops = hops;
             }
-            if (sm.src != sm.dst && sm.bytes > 0)
-            {
-                RouteMessage(f);
-            }
-            uint32_t id = static_cast<uint32_t>(m_msgs.size());
-            AddToPrograms(id, f, legacy ? &schedule[si] : nullptr);
-            m_msgs.push_back(std::move(f));
+            ++id;
         }
     }
-    if (m_msgs.size() >= std::numeric_limits<uint32_t>::max())
+    m_arrived.assign(total, false);
+    std::vector<uint32_t> sendBegin;
+    std::vector<uint32_t> recvBegin;
+    SortByRank(true, m_sends, sendBegin);
+    SortByRank(false, m_recvs, recvBegin);
+    // Each rank's chains, ascending: the union of the chains it sends and receives in.
+    m_chainBegin.assign(m_nRanks + 1, 0);
+    for (uint32_t r = 0; r < m_nRanks; ++r)
     {
-        throw std::invalid_argument("AlphaBetaModel: the schedule has too many messages");
+        m_chainBegin[r] = static_cast<uint32_t>(m_chains.size());
+        uint32_t s = sendBegin[r];
+        uint32_t v = recvBegin[r];
+        while (s < sendBegin[r + 1] || v < recvBegin[r + 1])
+        {
+            uint32_t cs = s < sendBegin[r + 1] ? Resolve(m_sends[s]).chain : kNone;
+            uint32_t cv = v < recvBegin[r + 1] ? Resolve(m_recvs[v]).chain : kNone;
+            RankChain ch;
+            ch.rank = r;
+            ch.chain = std::min(cs, cv);
+            ch.sendPos = s;
+            while (s < sendBegin[r + 1] && Resolve(m_sends[s]).chain == ch.chain)
+            {
+                ++s;
+            }
+            ch.sendEnd = s;
+            ch.recvPos = v;
+            while (v < recvBegin[r + 1] && Resolve(m_recvs[v]).chain == ch.chain)
+            {
+                ++v;
+            }
+            ch.recvEnd = v;
+            m_chains.push_back(ch);
+        }
     }
+    m_chainBegin[m_nRanks] = static_cast<uint32_t>(m_chains.size());
+}
+
+TimelineReplay::Resolved
+TimelineReplay::Resolve(uint32_t id) const
+{
+    auto it = std::upper_bound(m_stepBegin.begin(), m_stepBegin.end(), id);
+    auto si = static_cast<uint32_t>(it - m_stepBegin.begin() - 1);
+    const ScheduledMessage& sm = (*m_schedule)[si].messages[id - m_stepBegin[si]];
+    if (sm.step == ScheduledMessage::kStepOfSchedule)
+    {
+        // A hand-written schedule: one chain, the step is the CollectiveStep's index.
+        return {&sm, si, 0, si};
+    }
+    return {&sm, si, sm.chain, sm.step};
 }
 
 void
-TimelineReplay::RouteMessage(FluidMessage& f)
+TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vector<uint32_t>& begin)
 {
-    const ScheduledMessage& sm = f.msg;
-    f.wire = static_cast<double>(m_packetization.GetWireBytes(sm.bytes));
-    f.latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes));
-    f.delivery = f.latency + m_parameters.perMessageOverhead;
-    // First hops (the sender's NIC) first, then the downstream links.
-    const uint32_t srcNode = m_cluster->GetRankNode(sm.src)->GetId();
-    auto routeShares = m_planner.LinkShares(sm.src, sm.dst);
-    auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
-        const ClusterLink& l = m_cluster->GetLinks()[ks.first / 2];
-        return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
-    };
-    f.shareBegin = static_cast<uint32_t>(m_shares.size());
-    for (const auto& ks : routeShares)
+    const auto total = static_cast<uint32_t>(m_arrived.size());
+    begin.assign(m_nRanks + 1, 0);
+    auto rankOf = [&](const ScheduledMessage& sm) { return bySender ? sm.src : sm.dst; };
+    for (const auto& step : *m_schedule)
     {
-        if (leavesSource(ks))
+        for (const auto& sm : step.messages)
         {
-            m_shares.push_back(ks);
+            ++begin[rankOf(sm) + 1];
         }
     }
-    f.nicEnd = static_cast<uint32_t>(m_shares.size());
-    for (const auto& ks : routeShares)
+    for (uint32_t r = 0; r < m_nRanks; ++r)
     {
-        if (!leavesSource(ks))
+        begin[r + 1] += begin[r];
+    }
+    ids.assign(total, 0);
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
+    uint32_t id = 0;
+    for (const auto& step : *m_schedule)
+    {
+        for (const auto& sm : step.messages)
         {
-            m_shares.push_back(ks);
+            ids[fill[rankOf(sm)]++] = id++;
         }
     }
-    f.shareEnd = static_cast<uint32_t>(m_shares.size());
-    NS_ASSERT_MSG(f.nicEnd > f.shareBegin, "a route without a first hop");
-    if (f.nicEnd == f.shareBegin + 1)
+    // Within a rank: by (chain, step), then schedule order (ids are ascending already).
+    std::vector<std::pair<uint64_t, uint32_t>> keyed;
+    for (uint32_t r = 0; r < m_nRanks; ++r)
     {
-        f.nic = m_shares[f.shareBegin].first;
-    }
-    f.packets = m_packetization.GetPacketCount(sm.bytes);
-}
-
-void
-TimelineReplay::AddToPrograms(uint32_t id, const FluidMessage& f, const CollectiveStep* lockStep)
-{
-    const ScheduledMessage& sm = f.msg;
-    m_ranks[sm.src][sm.chain].steps[sm.step].sends.push_back(id);
-    RankStep& recv = m_ranks[sm.dst][sm.chain].steps[sm.step];
-    ++recv.recvsLeft;
-    if (lockStep)
-    {
-        // A hand-written schedule: its receivers reduce the step's reduceBytes.
-        recv.reduceBytes = static_cast<double>(lockStep->reduceBytes);
-    }
-    else if (sm.reduce)
-    {
-        recv.reduceBytes += static_cast<double>(sm.bytes);
+        keyed.clear();
+        for (uint32_t k = begin[r]; k < begin[r + 1]; ++k)
+        {
+            Resolved m = Resolve(ids[k]);
+            keyed.emplace_back(static_cast<uint64_t>(m.chain) << 32 | m.step, ids[k]);
+        }
+        if (!std::is_sorted(keyed.begin(), keyed.end()))
+        {
+            std::sort(keyed.begin(), keyed.end());
+            for (uint32_t k = begin[r]; k < begin[r + 1]; ++k)
+            {
+                ids[k] = keyed[k - begin[r]].second;
+            }
+        }
     }
 }
 
@@ -210,64 +332,83 @@ TimelineReplay::EnterAllChains()
     const size_t nKeys = 2 * m_links.size();
     m_finish.assign(m_nRanks, 0.0);
     m_computeFree.assign(m_nRanks, 0.0);
-    m_weight.assign(nKeys, 0.0);
-    m_fifo.assign(nKeys, {});
-    m_offered.assign(nKeys, 0.0);
-    m_queue.assign(nKeys, 0.0);
-    m_qTime.assign(nKeys, 0.0);
-    m_isLive.assign(nKeys, 0);
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    m_nicOf.assign(nKeys, kNone);
+    m_down.assign(nKeys, Downstream());
+    for (uint32_t c = 0; c < m_chains.size(); ++c)
     {
-        for (auto& [c, ch] : m_ranks[r])
-        {
-            ch.cursor = ch.steps.begin();
-        }
-    }
-    for (uint32_t r = 0; r < m_nRanks; ++r)
-    {
-        for (auto& [c, ch] : m_ranks[r])
-        {
-            AdvanceChain(r, c);
-        }
+        AdvanceChain(c);
     }
 }
 
 void
-TimelineReplay::AdvanceChain(uint32_t r, uint32_t c)
+TimelineReplay::AdvanceChain(uint32_t chainIndex)
 {
-    RankChain& ch = m_ranks[r][c];
+    RankChain& ch = m_chains[chainIndex];
     const double gamma = m_parameters.reductionTimePerByte;
     while (true)
     {
-        if (ch.cursor == ch.steps.end())
+        if (ch.sendPos == ch.sendEnd && ch.recvPos == ch.recvEnd)
         {
             if (!ch.done)
             {
                 ch.done = true;
-                m_finish[r] = std::max(m_finish[r], m_now);
+                m_finish[ch.rank] = std::max(m_finish[ch.rank], m_now);
             }
             return;
         }
-        RankStep& st = ch.cursor->second;
-        if (!st.entered)
+        if (!ch.entered)
         {
-            st.entered = true;
-            for (uint32_t id : st.sends)
+            // Enter the chain's next step: the smallest step it sends or receives in.
+            ch.entered = true;
+            uint32_t gs = ch.sendPos < ch.sendEnd ? Resolve(m_sends[ch.sendPos]).step : kNone;
+            uint32_t gr = ch.recvPos < ch.recvEnd ? Resolve(m_recvs[ch.recvPos]).step : kNone;
+            ch.step = std::min(gs, gr);
+            ch.sendStepEnd = ch.sendPos;
+            while (ch.sendStepEnd < ch.sendEnd && Resolve(m_sends[ch.sendStepEnd]).step == ch.step)
             {
-                StartMessage(id);
+                ++ch.sendStepEnd;
+            }
+            ch.recvStepEnd = ch.recvPos;
+            ch.recvsLeft = 0;
+            while (ch.recvStepEnd < ch.recvEnd && Resolve(m_recvs[ch.recvStepEnd]).step == ch.step)
+            {
+                ch.recvsLeft += m_arrived[m_recvs[ch.recvStepEnd]] ? 0 : 1;
+                ++ch.recvStepEnd;
+            }
+            for (uint32_t k = ch.sendPos; k < ch.sendStepEnd; ++k)
+            {
+                StartMessage(m_sends[k]);
             }
         }
-        if (st.recvsLeft > 0)
+        if (ch.recvsLeft > 0)
         {
             return; // still waiting
         }
-        ++ch.cursor;
-        if (st.reduceBytes > 0 && gamma > 0)
+        // The step's reduction: a hand-written schedule's receivers reduce its
+        // reduceBytes, a collective's the bytes of the messages marked reduce.
+        double reduceBytes = 0;
+        for (uint32_t k = ch.recvPos; k < ch.recvStepEnd; ++k)
+        {
+            Resolved m = Resolve(m_recvs[k]);
+            if (m.msg->step == ScheduledMessage::kStepOfSchedule)
+            {
+                reduceBytes = static_cast<double>((*m_schedule)[m.scheduleStep].reduceBytes);
+            }
+            else if (m.msg->reduce)
+            {
+                reduceBytes += static_cast<double>(m.msg->bytes);
+            }
+        }
+        ch.sendPos = ch.sendStepEnd;
+        ch.recvPos = ch.recvStepEnd;
+        ch.entered = false;
+        if (reduceBytes > 0 && gamma > 0)
         {
             // One compute resource per rank: reductions one after the other.
-            m_computeFree[r] = std::max(m_now, m_computeFree[r]) + gamma * st.reduceBytes;
+            double& free = m_computeFree[ch.rank];
+            free = std::max(m_now, free) + gamma * reduceBytes;
             ch.computing = true;
-            m_events.push({m_computeFree[r], m_seq++, false, r, c});
+            m_events.push({free, m_seq++, false, chainIndex});
             return;
         }
     }
@@ -276,73 +417,136 @@ TimelineReplay::AdvanceChain(uint32_t r, uint32_t c)
 void
 TimelineReplay::StartMessage(uint32_t id)
 {
-    FluidMessage& f = m_msgs[id];
-    f.start = m_now;
-    if (f.wire <= 0)
+    const ScheduledMessage& sm = *Resolve(id).msg;
+    if (m_keep)
+    {
+        m_out.messages[id].start = Seconds(m_now);
+    }
+    if (sm.src == sm.dst || sm.bytes == 0)
     {
         // To itself or empty: delivered at once.
-        f.transferEnd = m_now;
-        f.arrival = m_now;
-        m_events.push({m_now, m_seq++, true, id, 0});
+        if (m_keep)
+        {
+            m_out.messages[id].transferEnd = Seconds(m_now);
+            m_out.messages[id].arrival = Seconds(m_now);
+        }
+        m_events.push({m_now, m_seq++, true, id});
         return;
+    }
+    uint32_t slot;
+    if (m_freeFlows.empty())
+    {
+        slot = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    else
+    {
+        slot = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    Flow& f = m_flows[slot];
+    f.id = id;
+    f.order = m_startOrder++;
+    f.nicCount = m_route(sm.src, sm.dst, f.shares);
+    NS_ASSERT_MSG(f.nicCount > 0 && f.nicCount <= f.shares.size(), "a route without a first hop");
+    f.nic = f.nicCount == 1 ? f.shares[0].first : kNone;
+    f.packets = m_packetization.GetPacketCount(sm.bytes);
+    f.wire = static_cast<double>(m_packetization.GetWireBytes(sm.bytes));
+    double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes));
+    f.delivery = latency + m_parameters.perMessageOverhead;
+    if (m_keep)
+    {
+        m_out.messages[id].latency = Seconds(latency);
     }
     f.head = 0;
     f.rest = f.wire;
-    if (f.nic != UINT32_MAX && m_parameters.nicBacklogPackets > 0)
+    f.t0 = m_now;
+    f.rate = 0;
+    f.active = true;
+    f.phaseChanged = true;
+    if (f.nic != kNone && m_parameters.nicBacklogPackets > 0)
     {
-        AdmitToNicFifo(id);
+        if (m_nicOf[f.nic] == kNone)
+        {
+            m_nicOf[f.nic] = static_cast<uint32_t>(m_nics.size());
+            m_nics.emplace_back();
+        }
+        AdmitToNicFifo(slot);
     }
-    m_active.push_back(id);
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        if (m_nicOf[key] == kNone)
+        {
+            m_nicOf[key] = static_cast<uint32_t>(m_nics.size());
+            m_nics.emplace_back();
+        }
+        m_nics[m_nicOf[key]].flows.push_back(slot);
+        Touch(key);
+    }
+    for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
+    {
+        ++m_down[f.shares[k].first].flows;
+    }
+    ++m_activeFlows;
     m_dirty = true;
 }
 
 void
-TimelineReplay::AdmitToNicFifo(uint32_t id)
+TimelineReplay::AdmitToNicFifo(uint32_t slot)
 {
-    FluidMessage& f = m_msgs[id];
+    Flow& f = m_flows[slot];
+    Nic& nic = m_nics[m_nicOf[f.nic]];
     const double fifoPackets = static_cast<double>(m_parameters.nicBacklogPackets);
-    std::deque<uint32_t>& fifo = m_fifo[f.nic];
     double perPacket = f.wire / static_cast<double>(f.packets);
     double queued = 0; // packets already in the FIFO
-    for (uint32_t j : fifo)
+    for (uint32_t j : nic.fifo)
     {
-        queued += m_msgs[j].head / (m_msgs[j].wire / static_cast<double>(m_msgs[j].packets));
+        Flow& g = m_flows[j];
+        Settle(g);
+        queued += g.head / (g.wire / static_cast<double>(g.packets));
     }
     double room = std::floor(fifoPackets - queued + 1e-9);
     // The FIFO is kept full while round-robin messages wait: no room then.
     bool roundRobinWaiting = false;
-    for (uint32_t j : m_active)
+    for (uint32_t j : nic.flows)
     {
-        roundRobinWaiting |= m_msgs[j].nic == f.nic && m_msgs[j].head <= 0;
+        roundRobinWaiting |= m_flows[j].nic == f.nic && m_flows[j].head <= 0;
     }
     if (room >= 1 && !roundRobinWaiting)
     {
         double pk = std::min(static_cast<double>(f.packets), room);
         f.head = pk == static_cast<double>(f.packets) ? f.wire : pk * perPacket;
         f.rest = f.wire - f.head;
-        fifo.push_back(id);
+        nic.fifo.push_back(slot);
     }
-    else if (roundRobinWaiting && fifo.empty())
+    else if (roundRobinWaiting && nic.fifo.empty())
     {
         // The FIFO is full of packets of the round-robin messages: they leave before
         // this message's first packet. Split B packets evenly over them and send those
         // first.
         std::vector<uint32_t> rr;
-        for (uint32_t j : m_active)
+        for (uint32_t j : nic.flows)
         {
-            if (m_msgs[j].nic == f.nic && m_msgs[j].head <= 0 && m_msgs[j].rest > 0)
+            Flow& g = m_flows[j];
+            if (g.nic == f.nic && g.head <= 0)
             {
-                rr.push_back(j);
+                Settle(g);
+                if (g.rest > 0)
+                {
+                    rr.push_back(j);
+                }
             }
         }
         for (uint32_t j : rr)
         {
-            FluidMessage& g = m_msgs[j];
+            Flow& g = m_flows[j];
             double bpp = g.wire / static_cast<double>(g.packets);
             double h = std::min(g.rest, fifoPackets / rr.size() * bpp);
             g.head = h;
             g.rest -= h;
-            fifo.push_back(j);
+            g.phaseChanged = true;
+            nic.fifo.push_back(j);
         }
     }
 }
@@ -360,172 +564,252 @@ double
 TimelineReplay::Backlog(uint32_t key, double t) const
 {
     // Offered load constant since qTime.
-    return std::max(0.0,
-                    m_queue[key] +
-                        (m_offered[key] - 1.0 / SecondsPerByte(key)) * (t - m_qTime[key]));
+    const Downstream& d = m_down[key];
+    return std::max(0.0, d.queue + (d.offered - 1.0 / SecondsPerByte(key)) * (t - d.qTime));
 }
 
 void
-TimelineReplay::RecomputeRates()
+TimelineReplay::Rebase(uint32_t key)
 {
-    for (uint32_t key : m_live)
-    {
-        m_queue[key] = Backlog(key, m_now);
-        m_qTime[key] = m_now;
-        m_offered[key] = 0;
-    }
-    // Round-robin shares, on NIC links whose FIFO holds no head.
-    for (uint32_t id : m_active)
-    {
-        const FluidMessage& f = m_msgs[id];
-        if (f.head <= 0)
-        {
-            for (uint32_t k = f.shareBegin; k < f.nicEnd; ++k)
-            {
-                m_weight[m_shares[k].first] += m_shares[k].second;
-            }
-        }
-    }
-    for (uint32_t id : m_active)
-    {
-        SetMessageRate(m_msgs[id], id);
-    }
-    for (uint32_t id : m_active)
-    {
-        for (uint32_t k = m_msgs[id].shareBegin; k < m_msgs[id].nicEnd; ++k)
-        {
-            m_weight[m_shares[k].first] = 0;
-        }
-    }
-    PruneIdleLinks();
-    ++m_rateUpdates;
+    Downstream& d = m_down[key];
+    d.queue = Backlog(key, m_now);
+    d.qTime = m_now;
 }
 
 void
-TimelineReplay::SetMessageRate(FluidMessage& f, uint32_t id)
+TimelineReplay::Settle(Flow& f) const
 {
-    if (f.head > 0)
+    if (f.t0 != m_now && f.rate > 0)
     {
-        f.rate = m_fifo[f.nic].front() == id ? 1.0 / SecondsPerByte(f.nic) : 0.0;
+        double& left = f.head > 0 ? f.head : f.rest;
+        left -= f.rate * (m_now - f.t0);
     }
-    else
-    {
-        double spb = 0;
-        bool blocked = false;
-        for (uint32_t k = f.shareBegin; k < f.nicEnd; ++k)
-        {
-            uint32_t key = m_shares[k].first;
-            blocked |= !m_fifo[key].empty();
-            spb = std::max(spb, SecondsPerByte(key) * m_weight[key]);
-        }
-        f.rate = blocked ? 0.0 : 1.0 / spb;
-    }
-    // Offer the NIC rate to every downstream link of the route.
-    for (uint32_t k = f.nicEnd; k < f.shareEnd; ++k)
-    {
-        uint32_t key = m_shares[k].first;
-        if (!m_isLive[key])
-        {
-            m_queue[key] = Backlog(key, m_now); // idle since qTime: drained
-            m_qTime[key] = m_now;
-            m_offered[key] = 0;
-            m_isLive[key] = 1;
-            m_live.push_back(key);
-        }
-        m_offered[key] += m_shares[k].second * f.rate;
-    }
+    f.t0 = m_now;
 }
 
 void
-TimelineReplay::PruneIdleLinks()
+TimelineReplay::Touch(uint32_t nicKey)
 {
-    std::vector<uint32_t> keep;
-    keep.reserve(m_live.size());
-    for (uint32_t key : m_live)
+    Nic& nic = m_nics[m_nicOf[nicKey]];
+    if (!nic.touched)
     {
-        if (m_offered[key] > 0 || m_queue[key] > 0)
-        {
-            keep.push_back(key);
-        }
-        else
-        {
-            m_isLive[key] = 0;
-        }
+        nic.touched = true;
+        m_touched.push_back(nicKey);
     }
-    m_live.swap(keep);
 }
 
 double
-TimelineReplay::NextPhaseEnd() const
+TimelineReplay::NewRate(const Flow& f, uint32_t slot) const
 {
-    double tFluid = std::numeric_limits<double>::infinity();
-    for (uint32_t id : m_active)
+    if (f.head > 0)
     {
-        const FluidMessage& f = m_msgs[id];
-        if (f.rate > 0)
-        {
-            double left = f.head > 0 ? f.head : f.rest;
-            tFluid = std::min(tFluid, m_now + std::max(0.0, left / f.rate));
-        }
+        return m_nics[m_nicOf[f.nic]].fifo.front() == slot ? 1.0 / SecondsPerByte(f.nic) : 0.0;
     }
-    return tFluid;
+    double spb = 0;
+    bool blocked = false;
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        const Nic& nic = m_nics[m_nicOf[key]];
+        blocked |= !nic.fifo.empty();
+        spb = std::max(spb, SecondsPerByte(key) * nic.weight);
+    }
+    return blocked ? 0.0 : 1.0 / spb;
 }
 
 void
-TimelineReplay::AdvanceFluid(double tNext, bool fluidFirst)
+TimelineReplay::UpdateRates()
 {
-    double dt = tNext - m_now;
-    std::vector<uint32_t> still;
-    still.reserve(m_active.size());
-    for (uint32_t id : m_active)
+    // The ended flows leave their downstream links.
+    for (uint32_t slot : m_retired)
     {
-        FluidMessage& f = m_msgs[id];
-        double& left = f.head > 0 ? f.head : f.rest;
-        if (f.rate <= 0)
+        Flow& f = m_flows[slot];
+        for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
         {
-            still.push_back(id);
-            continue;
-        }
-        if (fluidFirst && left / f.rate - dt <= kTie)
-        {
-            // This phase is over.
-            left = 0;
-            m_dirty = true;
-            if (&left == &f.head)
+            uint32_t key = f.shares[k].first;
+            Downstream& d = m_down[key];
+            Rebase(key);
+            d.offered -= f.shares[k].second * f.rate;
+            if (--d.flows == 0)
             {
-                NS_ASSERT(m_fifo[f.nic].front() == id);
-                m_fifo[f.nic].pop_front();
-                if (f.rest > 0)
+                d.offered = 0;
+            }
+        }
+        f.active = false;
+        ++f.version;
+        m_freeFlows.push_back(slot);
+    }
+    m_retired.clear();
+    // Round-robin weights of the touched NIC links, summed in start order; their flows'
+    // rates are recomputed.
+    m_update.clear();
+    for (uint32_t key : m_touched)
+    {
+        Nic& nic = m_nics[m_nicOf[key]];
+        nic.touched = false;
+        nic.weight = 0;
+        for (uint32_t slot : nic.flows)
+        {
+            Flow& f = m_flows[slot];
+            if (f.head <= 0)
+            {
+                for (uint32_t k = 0; k < f.nicCount; ++k)
                 {
-                    still.push_back(id);
-                    continue;
+                    if (f.shares[k].first == key)
+                    {
+                        nic.weight += f.shares[k].second;
+                    }
                 }
             }
-            FinishTransfer(f, id, tNext);
+            if (!f.marked)
+            {
+                f.marked = true;
+                m_update.push_back(slot);
+            }
+        }
+    }
+    m_touched.clear();
+    for (uint32_t slot : m_update)
+    {
+        Flow& f = m_flows[slot];
+        f.marked = false;
+        double rate = NewRate(f, slot);
+        if (rate == f.rate && !f.phaseChanged)
+        {
             continue;
         }
-        left -= f.rate * dt;
-        still.push_back(id);
+        Settle(f);
+        if (rate != f.rate)
+        {
+            // Its downstream links: the backlog so far, then the new offered load.
+            for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
+            {
+                uint32_t key = f.shares[k].first;
+                Rebase(key);
+                m_down[key].offered += f.shares[k].second * (rate - f.rate);
+            }
+        }
+        f.rate = rate;
+        f.phaseChanged = false;
+        ++f.version;
+        if (rate > 0)
+        {
+            double left = f.head > 0 ? f.head : f.rest;
+            f.end = m_now + std::max(0.0, left / rate);
+            m_ends.push({f.end, slot, f.version});
+        }
     }
-    m_active.swap(still);
+    // Stale heap entries: rebuild when they outnumber the live ones.
+    if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
+    {
+        std::vector<PhaseEnd> live;
+        live.reserve(m_activeFlows);
+        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
+        {
+            const Flow& f = m_flows[slot];
+            if (f.active && f.rate > 0)
+            {
+                live.push_back({f.end, slot, f.version});
+            }
+        }
+        m_ends = decltype(m_ends)(std::greater<>(), std::move(live));
+    }
+    ++m_rateUpdates;
+}
+
+double
+TimelineReplay::NextPhaseEnd()
+{
+    while (!m_ends.empty())
+    {
+        const PhaseEnd& e = m_ends.top();
+        const Flow& f = m_flows[e.flow];
+        if (f.active && f.version == e.version)
+        {
+            return e.t;
+        }
+        m_ends.pop();
+    }
+    return kInfinity;
 }
 
 void
-TimelineReplay::FinishTransfer(FluidMessage& f, uint32_t id, double t)
+TimelineReplay::EndPhases(double t)
+{
+    // Every phase ending within kTie of t ends now, in start order.
+    m_batch.clear();
+    while (!m_ends.empty())
+    {
+        const PhaseEnd e = m_ends.top();
+        const Flow& f = m_flows[e.flow];
+        if (f.active && f.version == e.version)
+        {
+            if (e.t - t > kTie)
+            {
+                break;
+            }
+            m_batch.push_back(e.flow);
+        }
+        m_ends.pop();
+    }
+    std::sort(m_batch.begin(), m_batch.end(), [this](uint32_t a, uint32_t b) {
+        return m_flows[a].order < m_flows[b].order;
+    });
+    m_dirty = true;
+    for (uint32_t slot : m_batch)
+    {
+        Flow& f = m_flows[slot];
+        ++f.version;
+        f.t0 = t;
+        if (f.head > 0)
+        {
+            f.head = 0;
+            Nic& nic = m_nics[m_nicOf[f.nic]];
+            NS_ASSERT(nic.fifo.front() == slot);
+            nic.fifo.pop_front();
+            Touch(f.nic);
+            if (f.rest > 0)
+            {
+                f.phaseChanged = true;
+                continue;
+            }
+        }
+        f.rest = 0;
+        FinishTransfer(f, slot);
+    }
+}
+
+void
+TimelineReplay::FinishTransfer(Flow& f, uint32_t slot)
 {
     // Its last byte left the NIC; it waits behind the largest backlog on its route
     // (links offered more than their rate; FIFO), then the pipeline latency. The
     // largest, not the sum: a link behind a congested one is only fed at that one's
     // rate, which the offered loads (NIC rates) overstate.
     double wait = 0;
-    for (uint32_t k = f.nicEnd; k < f.shareEnd; ++k)
+    for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
     {
-        uint32_t key = m_shares[k].first;
-        wait = std::max(wait, Backlog(key, t) * SecondsPerByte(key));
+        uint32_t key = f.shares[k].first;
+        wait = std::max(wait, Backlog(key, m_now) * SecondsPerByte(key));
     }
-    f.transferEnd = t + wait;
-    f.arrival = f.transferEnd + f.delivery;
-    m_events.push({f.arrival, m_seq++, true, id, 0});
+    double transferEnd = m_now + wait;
+    double arrival = transferEnd + f.delivery;
+    if (m_keep)
+    {
+        m_out.messages[f.id].transferEnd = Seconds(transferEnd);
+        m_out.messages[f.id].arrival = Seconds(arrival);
+    }
+    m_events.push({arrival, m_seq++, true, f.id});
+    // It leaves its NIC links now; its downstream links at the next rate update.
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        auto& flows = m_nics[m_nicOf[key]].flows;
+        flows.erase(std::find(flows.begin(), flows.end(), slot));
+        Touch(key);
+    }
+    --m_activeFlows;
+    m_retired.push_back(slot);
 }
 
 // ---- Phase 4: events ------------------------------------------------------------------
@@ -536,19 +820,28 @@ TimelineReplay::HandleEvent(const TimelineEvent& e)
     if (!e.arrival)
     {
         // A reduction ended: the chain goes on.
-        m_ranks[e.a][e.b].computing = false;
-        AdvanceChain(e.a, e.b);
+        m_chains[e.a].computing = false;
+        AdvanceChain(e.a);
         return;
     }
     // An arrival releases the receiver's step once its last message is in.
-    const FluidMessage& f = m_msgs[e.a];
-    RankChain& ch = m_ranks[f.msg.dst][f.msg.chain];
-    auto it = ch.steps.find(f.msg.step);
-    NS_ASSERT(it != ch.steps.end() && it->second.recvsLeft > 0);
-    --it->second.recvsLeft;
-    if (!ch.computing && ch.cursor == it)
+    Resolved m = Resolve(e.a);
+    const uint32_t dst = m.msg->dst;
+    auto first = m_chains.begin() + m_chainBegin[dst];
+    auto last = m_chains.begin() + m_chainBegin[dst + 1];
+    auto it = std::lower_bound(first, last, m.chain, [](const RankChain& c, uint32_t chain) {
+        return c.chain < chain;
+    });
+    NS_ASSERT(it != last && it->chain == m.chain && !m_arrived[e.a]);
+    m_arrived[e.a] = true;
+    RankChain& ch = *it;
+    if (ch.entered && ch.step == m.step)
     {
-        AdvanceChain(f.msg.dst, f.msg.chain);
+        NS_ASSERT(ch.recvsLeft > 0);
+        if (--ch.recvsLeft == 0)
+        {
+            AdvanceChain(static_cast<uint32_t>(it - m_chains.begin()));
+        }
     }
 }
 
@@ -557,37 +850,20 @@ TimelineReplay::HandleEvent(const TimelineEvent& e)
 TimelinePrediction
 TimelineReplay::Report()
 {
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (const auto& ch : m_chains)
     {
-        for (const auto& [c, ch] : m_ranks[r])
-        {
-            NS_ASSERT_MSG(ch.done, "rank " << r << " chain " << c << " never finished");
-        }
+        NS_ASSERT_MSG(ch.done, "rank " << ch.rank << " chain " << ch.chain << " never finished");
     }
-    TimelinePrediction out;
-    out.rateUpdates = m_rateUpdates;
+    m_out.rateUpdates = m_rateUpdates;
     double total = 0;
-    out.rankFinish.resize(m_nRanks);
+    m_out.rankFinish.resize(m_nRanks);
     for (uint32_t r = 0; r < m_nRanks; ++r)
     {
         total = std::max(total, m_finish[r]);
-        out.rankFinish[r] = Seconds(m_finish[r]);
+        m_out.rankFinish[r] = Seconds(m_finish[r]);
     }
-    out.total = Seconds(total);
-    out.messages.reserve(m_msgs.size());
-    for (const auto& f : m_msgs)
-    {
-        MessageTiming t;
-        t.message = f.msg;
-        t.scheduleStep = f.scheduleStep;
-        t.start = Seconds(f.start);
-        t.transferEnd = Seconds(f.transferEnd);
-        t.arrival = Seconds(f.arrival);
-        t.latency = Seconds(f.latency);
-        t.hops = f.hops;
-        out.messages.push_back(t);
-    }
-    return out;
+    m_out.total = Seconds(total);
+    return std::move(m_out);
 }
 
 } // namespace ns3

@@ -36,7 +36,6 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <queue>
 #include <vector>
 
@@ -83,8 +82,19 @@ struct LinkTiming
 /**
  * \brief One dependency-aware replay of a schedule on a routed fabric (see file comment).
  *
- * Built by AlphaBetaModel for one prediction: it borrows the model's routes and link
- * timings, and asks the model for every message's hops and pipeline latency.
+ * Built by AlphaBetaModel for one prediction: it borrows the model's link timings, and
+ * asks the model for every message's route, hops and pipeline latency.
+ *
+ * Cost. The replay is incremental: a message's remaining bytes are kept as (bytes at
+ * t0, rate since t0), its next phase end sits in a heap of completion times (entries
+ * of an older rate are skipped, lazily), and a start, a head leaving the NIC FIFO or an
+ * end recomputes only the rates of the messages sharing a sender NIC link with it (a
+ * rate depends only on its NIC links: their FIFO and round-robin shares; downstream
+ * backlogs never feed back into rates), and updates the offered load of their
+ * downstream links by the change of their rates. Per event: O(messages on the touched
+ * NIC links x route length + log(active)); memory: the schedule's index (two message
+ * ids per message) plus O(active messages + links); every message's timing only when
+ * asked for (Run's keepMessages).
  */
 class TimelineReplay
 {
@@ -94,6 +104,11 @@ public:
     using HopsFunction = std::function<uint32_t(const ScheduledMessage& message)>;
     /// Pipeline latency L (s) from rank src to rank dst of a first frame of f1 bytes.
     using LatencyFunction = std::function<double(uint32_t src, uint32_t dst, uint64_t f1)>;
+    /// Route from rank src to rank dst (src != dst): fills shares with (directed link
+    /// key = 2 * link id + direction, ECMP share), the links leaving the sender (its
+    /// NIC) first, and returns how many leave the sender (at least one).
+    using RouteFunction = std::function<
+        uint32_t(uint32_t src, uint32_t dst, std::vector<std::pair<uint32_t, double>>& shares)>;
 
     /// What the replay takes from the model's attributes.
     struct Parameters
@@ -105,66 +120,93 @@ public:
 
     /**
      * \brief Borrow what one replay reads; all of it must outlive the replay.
-     * \param cluster the routed cluster
-     * \param planner its routes (LinkShares per rank pair)
-     * \param links per link id, as the cluster's links are now
+     * \param nRanks ranks of the fabric
+     * \param links per link id: both directions' seconds per byte (keys 2 id, 2 id + 1)
      * \param packetization P and O
+     * \param route a message's route, its NIC links first
      * \param hops a message's hops, validating it
      * \param latency a message's pipeline latency
      * \param parameters gamma, software overhead, NIC FIFO
      */
-    TimelineReplay(Ptr<const Cluster> cluster,
-                   const RoutePlanner& planner,
+    TimelineReplay(uint32_t nRanks,
                    const std::vector<LinkTiming>& links,
                    const Packetization& packetization,
+                   RouteFunction route,
                    HopsFunction hops,
                    LatencyFunction latency,
                    const Parameters& parameters);
 
     /**
+     * \brief The routes of a cluster's RoutePlanner, split at the sender's node.
+     * \param cluster the routed cluster (must outlive the function)
+     * \param planner its routes (must outlive the function)
+     */
+    static RouteFunction ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& planner);
+
+    /**
      * \brief Replay a schedule (once per object).
+     * \param schedule the schedule; borrowed for the run
+     * \param keepMessages fill TimelinePrediction::messages (else it stays empty)
      * \return every message's timing, every rank's finish and the total. Throws
      * std::invalid_argument (from the hops function) for a bad or unroutable message.
      */
-    TimelinePrediction Run(const std::vector<CollectiveStep>& schedule);
+    TimelinePrediction Run(const std::vector<CollectiveStep>& schedule, bool keepMessages = true);
 
 private:
-    /// A message of the flattened schedule, with its route and fluid state.
-    struct FluidMessage
+    /// A message in flight (a slot, reused): its route and fluid state.
+    struct Flow
     {
-        ScheduledMessage msg;
-        uint32_t scheduleStep{0};
-        uint32_t hops{0};
-        uint64_t packets{0};    //!< n
-        double wire{0};         //!< W, wire bytes per link
-        double delivery{0};     //!< L + PerMessageOverhead, after the fluid transfer
-        double latency{0};      //!< L
-        uint32_t shareBegin{0}; //!< first-hop (NIC) shares: [shareBegin, nicEnd)
-        uint32_t nicEnd{0};     //!< downstream shares: [nicEnd, shareEnd)
-        uint32_t shareEnd{0};
+        uint32_t id{0};           //!< message id (index in the flattened schedule)
+        uint64_t order{0};        //!< start order: ties are handled in it
+        uint64_t packets{0};      //!< n
+        double wire{0};           //!< W, wire bytes per link
+        double delivery{0};       //!< L + PerMessageOverhead, after the fluid transfer
+        uint32_t nicCount{0};     //!< shares[0, nicCount): links leaving the sender
         uint32_t nic{UINT32_MAX}; //!< its only first-hop link key (UINT32_MAX when split)
-        double head{0};           //!< wire bytes of its head still in the NIC FIFO
-        double rest{0};           //!< wire bytes still to send round-robin
-        double rate{0};           //!< current NIC rate (wire bytes per second)
-        double start{-1};
-        double transferEnd{-1};
-        double arrival{-1};
+        std::vector<std::pair<uint32_t, double>> shares; //!< (directed link key, share)
+        double head{0};      //!< wire bytes of its head still in the NIC FIFO, at t0
+        double rest{0};      //!< wire bytes still to send round-robin, at t0
+        double t0{0};        //!< when head and rest were taken
+        double rate{0};      //!< current NIC rate (wire bytes per second)
+        double end{0};       //!< its phase ends then (rate > 0)
+        uint32_t version{0}; //!< bumped when `end` changes: older heap entries are stale
+        bool active{false};
+        bool phaseChanged{false}; //!< head or rest reset: `end` must be recomputed
+        bool marked{false};       //!< in the rate update's list
     };
 
-    /// One step of one chain of one rank.
-    struct RankStep
+    /// A sender NIC's directed link.
+    struct Nic
     {
-        std::vector<uint32_t> sends; //!< messages issued on entry
-        uint32_t recvsLeft{0};       //!< awaited messages not yet arrived
-        double reduceBytes{0};       //!< bytes reduced when the step completes
-        bool entered{false};
+        std::vector<uint32_t> flows; //!< active flows with this first hop, in start order
+        std::deque<uint32_t> fifo;   //!< flows whose head is queued
+        double weight{0};            //!< round-robin shares of its flows without a head
+        bool touched{false};         //!< in m_touched
+    };
+
+    /// A downstream directed link: its offered load and FIFO backlog.
+    struct Downstream
+    {
+        double offered{0}; //!< wire bytes per second offered by the flows crossing it
+        double queue{0};   //!< FIFO backlog (bytes) at qTime
+        double qTime{0};
+        uint32_t flows{0}; //!< active flows crossing it
     };
 
     /// One chain of one rank: its steps in order and where it is.
     struct RankChain
     {
-        std::map<uint32_t, RankStep> steps;
-        std::map<uint32_t, RankStep>::iterator cursor;
+        uint32_t rank{0};
+        uint32_t chain{0};
+        uint32_t sendPos{0}; //!< current step's sends: [sendPos, sendStepEnd)
+        uint32_t sendStepEnd{0};
+        uint32_t sendEnd{0};
+        uint32_t recvPos{0}; //!< current step's receives: [recvPos, recvStepEnd)
+        uint32_t recvStepEnd{0};
+        uint32_t recvEnd{0};
+        uint32_t step{0};      //!< current step (entered)
+        uint32_t recvsLeft{0}; //!< awaited messages of the current step not yet arrived
+        bool entered{false};
         bool computing{false};
         bool done{false};
     };
@@ -174,9 +216,8 @@ private:
     {
         double t;
         uint64_t seq; //!< insertion order: ties are processed first in, first out
-        bool arrival; //!< true: message `a` arrives; false: reduction of rank a, chain b ends
+        bool arrival; //!< true: message `a` arrives; false: reduction of chain `a` ends
         uint32_t a;
-        uint32_t b;
 
         bool operator>(const TimelineEvent& o) const
         {
@@ -184,26 +225,49 @@ private:
         }
     };
 
-    // Phase 1: the message graph.
-    void BuildMessages(const std::vector<CollectiveStep>& schedule);
-    void RouteMessage(FluidMessage& f);
-    /// Hand a message to its sender's and receiver's programs; lockStep: the step of a
-    /// hand-written schedule (its receivers reduce its reduceBytes), else null.
-    void AddToPrograms(uint32_t id, const FluidMessage& f, const CollectiveStep* lockStep);
+    /// A flow's phase end, as computed at its last rate change.
+    struct PhaseEnd
+    {
+        double t;
+        uint32_t flow;
+        uint32_t version;
+
+        bool operator>(const PhaseEnd& o) const
+        {
+            return t > o.t;
+        }
+    };
+
+    /// A message of the schedule, its chain and step resolved.
+    struct Resolved
+    {
+        const ScheduledMessage* msg;
+        uint32_t scheduleStep;
+        uint32_t chain;
+        uint32_t step;
+    };
+
+    // Phase 1: the schedule's index.
+    void BuildIndex(bool keepMessages);
+    Resolved Resolve(uint32_t id) const;
+    /// ids by (rank, chain, step, id), ranks' ranges in begin; bySender: src, else dst.
+    void SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vector<uint32_t>& begin);
 
     // Phase 2: the ranks' programs.
     void EnterAllChains();
-    void AdvanceChain(uint32_t rank, uint32_t chain);
+    void AdvanceChain(uint32_t chainIndex);
     void StartMessage(uint32_t id);
-    void AdmitToNicFifo(uint32_t id);
+    void AdmitToNicFifo(uint32_t slot);
 
     // Phase 3: the fluid.
-    void RecomputeRates();
-    void SetMessageRate(FluidMessage& f, uint32_t id);
-    void PruneIdleLinks();
-    double NextPhaseEnd() const;
-    void AdvanceFluid(double tNext, bool fluidFirst);
-    void FinishTransfer(FluidMessage& f, uint32_t id, double t);
+    void Settle(Flow& f) const;
+    void UpdateRates();
+    double NewRate(const Flow& f, uint32_t slot) const;
+    void Rebase(uint32_t key);
+    void Touch(uint32_t nicKey);
+    double NextPhaseEnd();
+    void EndPhases(double t);
+    void FinishTransfer(Flow& f, uint32_t slot);
 
     // Phase 4: events.
     void HandleEvent(const TimelineEvent& e);
@@ -214,31 +278,40 @@ private:
     double SecondsPerByte(uint32_t key) const;
     double Backlog(uint32_t key, double t) const;
 
-    Ptr<const Cluster> m_cluster;
-    const RoutePlanner& m_planner;
+    uint32_t m_nRanks{0};
     const std::vector<LinkTiming>& m_links;
     Packetization m_packetization;
+    RouteFunction m_route;
     HopsFunction m_hops;
     LatencyFunction m_latency;
     Parameters m_parameters;
-    uint32_t m_nRanks{0};
     bool m_ran{false};
 
-    std::vector<FluidMessage> m_msgs;
-    std::vector<std::pair<uint32_t, double>> m_shares; //!< (directed link key, ECMP share)
-    std::vector<std::map<uint32_t, RankChain>> m_ranks;
-    std::vector<double> m_finish;      //!< per rank: its last chain finished
-    std::vector<double> m_computeFree; //!< per rank: its reductions end
-    // Per directed link key (2 * link id + direction):
-    std::vector<double> m_weight;             //!< NIC: round-robin shares of active messages
-    std::vector<std::deque<uint32_t>> m_fifo; //!< NIC: messages whose head is queued
-    std::vector<double> m_offered;            //!< downstream: offered wire bytes per second
-    std::vector<double> m_queue;              //!< downstream: FIFO backlog (bytes) at qTime
-    std::vector<double> m_qTime;              //!< downstream: when m_queue was taken
-    std::vector<char> m_isLive;               //!< downstream: in m_live
-    std::vector<uint32_t> m_live;             //!< downstream keys with offered load or backlog
-    std::vector<uint32_t> m_active;           //!< messages in flight
-    bool m_dirty{false};                      //!< rates must be recomputed
+    const std::vector<CollectiveStep>* m_schedule{nullptr};
+    std::vector<uint32_t> m_stepBegin;  //!< per schedule step: its first message id
+    std::vector<uint32_t> m_sends;      //!< message ids by (src, chain, step, id)
+    std::vector<uint32_t> m_recvs;      //!< message ids by (dst, chain, step, id)
+    std::vector<bool> m_arrived;        //!< per message id
+    std::vector<RankChain> m_chains;    //!< by (rank, chain)
+    std::vector<uint32_t> m_chainBegin; //!< per rank: its first chain in m_chains
+    std::vector<double> m_finish;       //!< per rank: its last chain finished
+    std::vector<double> m_computeFree;  //!< per rank: its reductions end
+    TimelinePrediction m_out;
+    bool m_keep{false};
+
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_freeFlows;
+    uint32_t m_activeFlows{0};
+    uint64_t m_startOrder{0};
+    std::vector<uint32_t> m_nicOf; //!< per directed key: its index in m_nics, or UINT32_MAX
+    std::vector<Nic> m_nics;
+    std::vector<Downstream> m_down;  //!< per directed key
+    std::vector<uint32_t> m_touched; //!< NIC keys whose flows' rates must be recomputed
+    std::vector<uint32_t> m_retired; //!< flows ended since the last rate update
+    std::vector<uint32_t> m_batch;   //!< scratch: flows whose phase ends together
+    std::vector<uint32_t> m_update;  //!< scratch: flows whose rate is recomputed
+    std::priority_queue<PhaseEnd, std::vector<PhaseEnd>, std::greater<>> m_ends;
+    bool m_dirty{false}; //!< rates must be updated
     double m_now{0};
     uint64_t m_seq{0};
     uint64_t m_rateUpdates{0};

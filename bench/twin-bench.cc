@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The fluid twin alone: wall time and memory of AlphaBetaModel's dependency-aware
+// replay (TimelineReplay) of one collective's schedule on one fabric, no packet
+// simulated. Phases are timed apart: building the fabric, binding the model (its
+// routes), writing the schedule down (GetSchedule), and the replay itself.
+//
+//   bench/twin-bench [--ranks=256] [--fabric=fattree] [--collective=allreduce]
+//       [--algorithm=ring] [--bytes=1MiB] [--messages] [--lockStep] [--tsv]
+//
+// --messages times PredictTimeline (every message's timing kept) instead of Predict
+// (the total only); --lockStep also times PredictLockStep (which CollectiveRunner runs
+// beside Predict). --tsv prints one tab-separated line:
+//   result <fabric> <collective>/<algorithm> <ranks> <bytes> <messages> <fabric_s>
+//          <bind_s> <schedule_s> <replay_s> <rss_before_replay_mb> <max_rss_mb>
+//          <predicted_s> <rate_updates> <lockstep_s> <replay_cpu_s> <lockstep_cpu_s>
+// Max RSS is the process's peak (getrusage), so run one size per process.
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-factory.h"
+#include "ns3/core-module.h"
+#include "ns3/fabric-registry.h"
+#include "ns3/udp-message-transport.h"
+#include "ns3/value-parser.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+#include <string>
+#include <sys/resource.h>
+
+using namespace ns3;
+
+namespace
+{
+
+double
+WallSince(std::chrono::steady_clock::time_point t0)
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// CPU seconds of the process so far (user + system): robust to a shared machine.
+double
+CpuNow()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Peak resident memory of the process so far (MB).
+double
+MaxRssMb()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+/// Resident memory now (MB), from /proc/self/statm.
+double
+RssNowMb()
+{
+    std::ifstream statm("/proc/self/statm");
+    uint64_t pages = 0;
+    uint64_t resident = 0;
+    statm >> pages >> resident;
+    return static_cast<double>(resident) * 4096.0 / (1024.0 * 1024.0);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t ranks = 256;
+    std::string fabric = "fattree";
+    std::string collective = "allreduce";
+    std::string algorithm = "ring";
+    std::string bytesText = "1MiB";
+    bool messages = false;
+    bool lockStep = false;
+    bool tsv = false;
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("ranks", "ranks of the fabric and the collective", ranks);
+    cmd.AddValue("fabric", "registered fabric name", fabric);
+    cmd.AddValue("collective", "collective name (CollectiveFactory)", collective);
+    cmd.AddValue("algorithm", "algorithm name (CollectiveFactory)", algorithm);
+    cmd.AddValue("bytes", "collective bytes, e.g. 1MiB", bytesText);
+    cmd.AddValue("messages", "keep every message's timing (PredictTimeline)", messages);
+    cmd.AddValue("lockStep", "also time PredictLockStep", lockStep);
+    cmd.AddValue("tsv", "one tab-separated result line", tsv);
+    cmd.Parse(argc, argv);
+    try
+    {
+        const uint64_t bytes = ValueParser::Bytes("bytes", bytesText);
+        auto t0 = std::chrono::steady_clock::now();
+        FabricRequest request;
+        request.fabric = fabric;
+        request.ranks = ranks;
+        request.dataPath = "fast";
+        Ptr<Cluster> cluster = FabricRegistry::Build(request);
+        Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
+        transport->Install(cluster);
+        const double fabricS = WallSince(t0);
+
+        t0 = std::chrono::steady_clock::now();
+        Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
+        model->SetCluster(cluster);
+        model->SetPacketization(transport);
+        const double bindS = WallSince(t0);
+
+        t0 = std::chrono::steady_clock::now();
+        Ptr<Collective> c = CollectiveFactory::Create(collective, algorithm);
+        std::vector<uint32_t> members(cluster->GetNRanks());
+        std::iota(members.begin(), members.end(), 0);
+        c->Setup(transport, members, bytes);
+        std::vector<CollectiveStep> schedule = c->GetSchedule();
+        uint64_t nMessages = 0;
+        for (const auto& s : schedule)
+        {
+            nMessages += s.messages.size();
+        }
+        const double scheduleS = WallSince(t0);
+
+        const double rssBefore = RssNowMb();
+        const double cpu0 = CpuNow();
+        t0 = std::chrono::steady_clock::now();
+        Time predicted;
+        uint64_t rateUpdates = 0;
+        if (messages)
+        {
+            TimelinePrediction p = model->PredictTimeline(schedule);
+            predicted = p.total;
+            rateUpdates = p.rateUpdates;
+        }
+        else
+        {
+            predicted = model->Predict(schedule);
+        }
+        const double replayS = WallSince(t0);
+        const double replayCpuS = CpuNow() - cpu0;
+        double lockStepS = 0;
+        double lockStepCpuS = 0;
+        if (lockStep)
+        {
+            const double cpu1 = CpuNow();
+            t0 = std::chrono::steady_clock::now();
+            model->PredictLockStep(schedule);
+            lockStepS = WallSince(t0);
+            lockStepCpuS = CpuNow() - cpu1;
+        }
+        const double maxRss = MaxRssMb();
+        if (tsv)
+        {
+            std::printf(
+                "result\t%s\t%s/%s\t%u\t%llu\t%llu\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.12e"
+                "\t%llu\t%.3f\t%.3f\t%.3f\n",
+                fabric.c_str(),
+                collective.c_str(),
+                algorithm.c_str(),
+                cluster->GetNRanks(),
+                static_cast<unsigned long long>(bytes),
+                static_cast<unsigned long long>(nMessages),
+                fabricS,
+                bindS,
+                scheduleS,
+                replayS,
+                rssBefore,
+                maxRss,
+                predicted.GetSeconds(),
+                static_cast<unsigned long long>(rateUpdates),
+                lockStepS,
+                replayCpuS,
+                lockStepCpuS);
+        }
+        else
+        {
+            std::printf("twin-bench: %s %s/%s, %u ranks, %s, %llu messages\n",
+                        fabric.c_str(),
+                        collective.c_str(),
+                        algorithm.c_str(),
+                        cluster->GetNRanks(),
+                        bytesText.c_str(),
+                        static_cast<unsigned long long>(nMessages));
+            std::printf("  replay CPU %.3f s\n", replayCpuS);
+            std::printf("  fabric %.3f s, bind (routes) %.3f s, schedule %.3f s, replay %.3f s\n",
+                        fabricS,
+                        bindS,
+                        scheduleS,
+                        replayS);
+            std::printf("  RSS before the replay %.1f MB, peak %.1f MB\n", rssBefore, maxRss);
+            if (lockStep)
+            {
+                std::printf("  lock-step %.3f s\n", lockStepS);
+            }
+            std::printf("  predicted %.9f s\n", predicted.GetSeconds());
+        }
+        Simulator::Destroy();
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 1;
+    }
+    return 0;
+}

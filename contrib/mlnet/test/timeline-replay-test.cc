@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tests of TimelineReplay, the incremental fluid replay behind AlphaBetaModel::Predict,
+ * against an oracle that applies the same rules by brute force: every weight, rate,
+ * offered load and phase end recomputed from all the messages in flight at every
+ * event (ReferenceReplay below, the replay as it was before it was made incremental).
+ * Seeded random cases on synthetic link models (split NICs, ECMP shares, unequal
+ * rates) and on small real fabrics (their routes split at the sender as the model
+ * does), with random dependencies, sizes, FIFOs, reductions and overheads: every
+ * message's start, transfer end and arrival, every rank's finish and the total agree.
+ */
+#include "ns3/collective-factory.h"
+#include "ns3/core-module.h"
+#include "ns3/fat-tree-helper.h"
+#include "ns3/ideal-switch-helper.h"
+#include "ns3/message-transport.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/route-planner.h"
+#include "ns3/timeline-replay.h"
+#include "ns3/torus-helper.h"
+
+#include <cmath>
+#include <deque>
+#include <gtest/gtest.h>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <random>
+
+using namespace ns3;
+
+namespace
+{
+
+using Shares = std::vector<std::pair<uint32_t, double>>;
+
+/**
+ * The oracle: the rules of timeline-replay.h applied directly. Each message is routed
+ * up front; at every event all weights, rates and offered loads are recomputed from
+ * the messages in flight, every phase end is rescanned and every message's bytes are
+ * advanced. Written for clarity, not speed (it costs O(active) per event).
+ */
+TimelinePrediction
+ReferenceReplay(const std::vector<CollectiveStep>& schedule,
+                uint32_t nRanks,
+                const std::vector<LinkTiming>& links,
+                const Packetization& pk,
+                const TimelineReplay::RouteFunction& route,
+                const TimelineReplay::LatencyFunction& latency,
+                const TimelineReplay::Parameters& par)
+{
+    const double inf = std::numeric_limits<double>::infinity();
+
+    struct Msg
+    {
+        ScheduledMessage m;
+        uint32_t si{0};
+        Shares shares;
+        uint32_t nicCount{0};
+        uint32_t nic{UINT32_MAX};
+        double wire{0}, packets{0}, latency{0}, head{0}, rest{0}, rate{0};
+        double start{-1}, transferEnd{-1}, arrival{-1};
+    };
+
+    struct Step
+    {
+        std::vector<uint32_t> sends;
+        uint32_t recvsLeft{0};
+        double reduce{0};
+        bool entered{false};
+    };
+
+    struct Chain
+    {
+        std::map<uint32_t, Step> steps;
+        std::map<uint32_t, Step>::iterator cursor;
+        bool computing{false}, done{false};
+    };
+
+    struct Event
+    {
+        double t;
+        uint64_t seq;
+        bool arrival;
+        uint32_t a, b;
+
+        bool operator>(const Event& o) const
+        {
+            return t != o.t ? t > o.t : seq > o.seq;
+        }
+    };
+
+    auto spbOf = [&](uint32_t key) {
+        return key % 2 == 0 ? links[key / 2].secondsPerByteAtoB : links[key / 2].secondsPerByteBtoA;
+    };
+    std::vector<Msg> msgs;
+    std::vector<std::map<uint32_t, Chain>> ranks(nRanks);
+    for (uint32_t si = 0; si < schedule.size(); ++si)
+    {
+        for (const auto& sm : schedule[si].messages)
+        {
+            Msg x;
+            x.m = sm;
+            x.si = si;
+            bool legacy = sm.step == ScheduledMessage::kStepOfSchedule;
+            if (legacy)
+            {
+                x.m.step = si;
+                x.m.chain = 0;
+            }
+            if (sm.src != sm.dst && sm.bytes > 0)
+            {
+                x.nicCount = route(sm.src, sm.dst, x.shares);
+                x.nic = x.nicCount == 1 ? x.shares[0].first : UINT32_MAX;
+                x.wire = static_cast<double>(pk.GetWireBytes(sm.bytes));
+                x.packets = static_cast<double>(pk.GetPacketCount(sm.bytes));
+                x.latency = latency(sm.src, sm.dst, pk.GetFirstFrameBytes(sm.bytes));
+            }
+            auto id = static_cast<uint32_t>(msgs.size());
+            ranks[sm.src][x.m.chain].steps[x.m.step].sends.push_back(id);
+            Step& recv = ranks[sm.dst][x.m.chain].steps[x.m.step];
+            ++recv.recvsLeft;
+            if (legacy)
+            {
+                recv.reduce = static_cast<double>(schedule[si].reduceBytes);
+            }
+            else if (sm.reduce)
+            {
+                recv.reduce += static_cast<double>(sm.bytes);
+            }
+            msgs.push_back(x);
+        }
+    }
+    const size_t nKeys = 2 * links.size();
+    std::vector<double> weight(nKeys, 0), offered(nKeys, 0), queue(nKeys, 0), qTime(nKeys, 0);
+    std::vector<std::deque<uint32_t>> fifo(nKeys);
+    std::vector<uint32_t> active;
+    std::vector<double> finish(nRanks, 0), computeFree(nRanks, 0);
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
+    double now = 0;
+    uint64_t seq = 0;
+    bool dirty = false; // a message started or a phase ended: rates change
+    auto backlog = [&](uint32_t key, double t) {
+        return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
+    };
+    auto start = [&](uint32_t id) {
+        Msg& f = msgs[id];
+        f.start = now;
+        if (f.wire <= 0)
+        {
+            f.transferEnd = f.arrival = now;
+            events.push({now, seq++, true, id, 0});
+            return;
+        }
+        f.head = 0;
+        f.rest = f.wire;
+        if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
+        {
+            // NIC FIFO: the head goes in if there is room and no round-robin message
+            // waits; if they wait and the FIFO is empty, B of their packets go first.
+            const double b = par.nicBacklogPackets;
+            double queued = 0;
+            for (uint32_t j : fifo[f.nic])
+            {
+                queued += msgs[j].head / (msgs[j].wire / msgs[j].packets);
+            }
+            double room = std::floor(b - queued + 1e-9);
+            std::vector<uint32_t> rr;
+            bool waiting = false;
+            for (uint32_t j : active)
+            {
+                waiting |= msgs[j].nic == f.nic && msgs[j].head <= 0;
+                if (msgs[j].nic == f.nic && msgs[j].head <= 0 && msgs[j].rest > 0)
+                {
+                    rr.push_back(j);
+                }
+            }
+            if (room >= 1 && !waiting)
+            {
+                double p = std::min(f.packets, room);
+                f.head = p == f.packets ? f.wire : p * (f.wire / f.packets);
+                f.rest = f.wire - f.head;
+                fifo[f.nic].push_back(id);
+            }
+            else if (waiting && fifo[f.nic].empty())
+            {
+                for (uint32_t j : rr)
+                {
+                    Msg& g = msgs[j];
+                    double h = std::min(g.rest, b / rr.size() * (g.wire / g.packets));
+                    g.head = h;
+                    g.rest -= h;
+                    fifo[f.nic].push_back(j);
+                }
+            }
+        }
+        active.push_back(id);
+        dirty = true;
+    };
+    std::function<void(uint32_t, uint32_t)> advance = [&](uint32_t r, uint32_t c) {
+        Chain& ch = ranks[r][c];
+        while (true)
+        {
+            if (ch.cursor == ch.steps.end())
+            {
+                if (!ch.done)
+                {
+                    ch.done = true;
+                    finish[r] = std::max(finish[r], now);
+                }
+                return;
+            }
+            Step& st = ch.cursor->second;
+            if (!st.entered)
+            {
+                st.entered = true;
+                for (uint32_t id : st.sends)
+                {
+                    start(id);
+                }
+            }
+            if (st.recvsLeft > 0)
+            {
+                return;
+            }
+            ++ch.cursor;
+            if (st.reduce > 0 && par.reductionTimePerByte > 0)
+            {
+                computeFree[r] =
+                    std::max(now, computeFree[r]) + par.reductionTimePerByte * st.reduce;
+                ch.computing = true;
+                events.push({computeFree[r], seq++, false, r, c});
+                return;
+            }
+        }
+    };
+    for (auto& chains : ranks)
+    {
+        for (auto& [c, ch] : chains)
+        {
+            ch.cursor = ch.steps.begin();
+        }
+    }
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        for (auto& [c, ch] : ranks[r])
+        {
+            advance(r, c);
+        }
+    }
+    TimelinePrediction out;
+    while (!active.empty() || !events.empty())
+    {
+        if (dirty)
+        {
+            // Everything from scratch: backlogs so far, weights, rates, offered loads.
+            for (size_t key = 0; key < nKeys; ++key)
+            {
+                queue[key] = backlog(static_cast<uint32_t>(key), now);
+                qTime[key] = now;
+                offered[key] = 0;
+                weight[key] = 0;
+            }
+            for (uint32_t id : active)
+            {
+                for (uint32_t k = 0; k < msgs[id].nicCount && msgs[id].head <= 0; ++k)
+                {
+                    weight[msgs[id].shares[k].first] += msgs[id].shares[k].second;
+                }
+            }
+            for (uint32_t id : active)
+            {
+                Msg& f = msgs[id];
+                if (f.head > 0)
+                {
+                    f.rate = fifo[f.nic].front() == id ? 1.0 / spbOf(f.nic) : 0.0;
+                }
+                else
+                {
+                    double spb = 0;
+                    bool blocked = false;
+                    for (uint32_t k = 0; k < f.nicCount; ++k)
+                    {
+                        blocked |= !fifo[f.shares[k].first].empty();
+                        spb = std::max(spb, spbOf(f.shares[k].first) * weight[f.shares[k].first]);
+                    }
+                    f.rate = blocked ? 0.0 : 1.0 / spb;
+                }
+                for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
+                {
+                    offered[f.shares[k].first] += f.shares[k].second * f.rate;
+                }
+            }
+            ++out.rateUpdates;
+            dirty = false;
+        }
+        double tFluid = inf;
+        for (uint32_t id : active)
+        {
+            const Msg& f = msgs[id];
+            if (f.rate > 0)
+            {
+                tFluid =
+                    std::min(tFluid, now + std::max(0.0, (f.head > 0 ? f.head : f.rest) / f.rate));
+            }
+        }
+        double tEvent = events.empty() ? inf : events.top().t;
+        double tNext = std::min(tFluid, tEvent);
+        double dt = tNext - now;
+        std::vector<uint32_t> still;
+        for (uint32_t id : active)
+        {
+            Msg& f = msgs[id];
+            double& left = f.head > 0 ? f.head : f.rest;
+            if (f.rate > 0 && tFluid <= tEvent && left / f.rate - dt <= 1e-13)
+            {
+                bool wasHead = &left == &f.head;
+                left = 0;
+                dirty = true;
+                if (wasHead)
+                {
+                    fifo[f.nic].pop_front();
+                    if (f.rest > 0)
+                    {
+                        still.push_back(id);
+                        continue;
+                    }
+                }
+                double wait = 0;
+                for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
+                {
+                    uint32_t key = f.shares[k].first;
+                    wait = std::max(wait, backlog(key, tNext) * spbOf(key));
+                }
+                f.transferEnd = tNext + wait;
+                f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
+                events.push({f.arrival, seq++, true, id, 0});
+                continue;
+            }
+            if (f.rate > 0)
+            {
+                left -= f.rate * dt;
+            }
+            still.push_back(id);
+        }
+        active.swap(still);
+        now = tNext;
+        if (tFluid <= tEvent)
+        {
+            continue;
+        }
+        Event e = events.top();
+        events.pop();
+        if (!e.arrival)
+        {
+            ranks[e.a][e.b].computing = false;
+            advance(e.a, e.b);
+            continue;
+        }
+        const Msg& f = msgs[e.a];
+        Chain& ch = ranks[f.m.dst][f.m.chain];
+        auto it = ch.steps.find(f.m.step);
+        --it->second.recvsLeft;
+        if (!ch.computing && ch.cursor == it)
+        {
+            advance(f.m.dst, f.m.chain);
+        }
+    }
+    double total = 0;
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        total = std::max(total, finish[r]);
+        out.rankFinish.push_back(Seconds(finish[r]));
+    }
+    out.total = Seconds(total);
+    for (const auto& f : msgs)
+    {
+        MessageTiming t;
+        t.message = f.m;
+        t.scheduleStep = f.si;
+        t.start = Seconds(f.start);
+        t.transferEnd = Seconds(f.transferEnd);
+        t.arrival = Seconds(f.arrival);
+        t.latency = Seconds(f.latency);
+        out.messages.push_back(t);
+    }
+    return out;
+}
+
+/// A fabric as the replay sees it: link timings, routes, latencies.
+struct LinkModel
+{
+    uint32_t nRanks{0};
+    std::vector<LinkTiming> links;
+    TimelineReplay::RouteFunction route;
+    TimelineReplay::LatencyFunction latency;
+};
+
+/// Hops as the model counts them: 0 to itself or empty, else the route's links.
+uint32_t
+TestHops(const ScheduledMessage& m)
+{
+    return m.src == m.dst || m.bytes == 0 ? 0 : 1;
+}
+
+/// A deterministic latency: a function of the pair and the first frame only.
+double
+TestLatency(uint32_t src, uint32_t dst, uint64_t f1)
+{
+    return 1.0137e-6 * (1 + (src * 7 + dst * 3) % 4) + 8.0 * static_cast<double>(f1) / 97.9e9;
+}
+
+/**
+ * A synthetic link model: every rank has one or two NIC links of its own, every pair
+ * a route of one or two NIC links (split evenly) and one to three shared downstream
+ * links with shares of 1, 1/2, 1/3 or 1/4; rates of 10 to 100 Gb/s.
+ */
+LinkModel
+SyntheticModel(std::mt19937& gen)
+{
+    LinkModel lm;
+    lm.nRanks = 2 + gen() % 7;
+    // Rates whose seconds per byte are not whole picoseconds, so exact times do not sit
+    // on the resolution's rounding boundaries.
+    const double rates[] = {10.3e9, 25.7e9, 41.1e9, 97.9e9};
+    std::vector<std::vector<uint32_t>> nics(lm.nRanks);
+    auto addLink = [&]() {
+        LinkTiming t;
+        t.secondsPerByteAtoB = 8.0 / rates[gen() % 4];
+        t.secondsPerByteBtoA = 8.0 / rates[gen() % 4];
+        lm.links.push_back(t);
+        return static_cast<uint32_t>(lm.links.size() - 1);
+    };
+    for (uint32_t r = 0; r < lm.nRanks; ++r)
+    {
+        for (uint32_t k = 0; k < 1 + gen() % 2; ++k)
+        {
+            nics[r].push_back(2 * addLink()); // its A -> B direction
+        }
+    }
+    const uint32_t shared = 1 + gen() % 6;
+    std::vector<uint32_t> down;
+    for (uint32_t k = 0; k < shared; ++k)
+    {
+        uint32_t id = addLink();
+        down.push_back(2 * id);
+        down.push_back(2 * id + 1);
+    }
+    auto routes =
+        std::make_shared<std::map<std::pair<uint32_t, uint32_t>, std::pair<uint32_t, Shares>>>();
+    for (uint32_t s = 0; s < lm.nRanks; ++s)
+    {
+        for (uint32_t d = 0; d < lm.nRanks; ++d)
+        {
+            Shares sh;
+            uint32_t nNic = std::min<uint32_t>(1 + gen() % 2, nics[s].size());
+            for (uint32_t k = 0; k < nNic; ++k)
+            {
+                sh.emplace_back(nics[s][k], 1.0 / nNic);
+            }
+            std::vector<uint32_t> pool = down;
+            std::shuffle(pool.begin(), pool.end(), gen);
+            for (uint32_t k = 0; k < 1 + gen() % std::min<size_t>(3, pool.size()); ++k)
+            {
+                sh.emplace_back(pool[k], 1.0 / (1 + gen() % 4));
+            }
+            (*routes)[{s, d}] = {nNic, sh};
+        }
+    }
+    lm.route = [routes](uint32_t s, uint32_t d, Shares& out) {
+        const auto& r = routes->at({s, d});
+        out = r.second;
+        return r.first;
+    };
+    lm.latency = TestLatency;
+    return lm;
+}
+
+/// A real fabric's link model: its rates and delays, its routes split at the sender.
+struct RealFabric
+{
+    Ptr<Cluster> cluster;
+    std::unique_ptr<RoutePlanner> planner;
+    LinkModel model;
+
+    explicit RealFabric(Ptr<Cluster> c)
+        : cluster(c),
+          planner(std::make_unique<RoutePlanner>(c))
+    {
+        planner->Compute();
+        model.nRanks = c->GetNRanks();
+        for (const auto& l : c->GetLinks())
+        {
+            DataRateValue a;
+            DataRateValue b;
+            l.devA->GetAttribute("DataRate", a);
+            l.devB->GetAttribute("DataRate", b);
+            LinkTiming t;
+            t.secondsPerByteAtoB = 8.0 / static_cast<double>(a.Get().GetBitRate());
+            t.secondsPerByteBtoA = 8.0 / static_cast<double>(b.Get().GetBitRate());
+            model.links.push_back(t);
+        }
+        model.route = TimelineReplay::ClusterRoutes(cluster, *planner);
+        model.latency = TestLatency;
+    }
+};
+
+ScheduledMessage
+RandomMessage(std::mt19937& gen, uint32_t nRanks, uint32_t p, bool legacy)
+{
+    ScheduledMessage m;
+    m.src = gen() % nRanks;
+    m.dst = gen() % 8 == 0 ? m.src : gen() % nRanks; // sometimes to itself
+    const uint64_t sizes[] = {0, 1, 100, p - 1ULL, p, p + 1ULL, 3ULL * p + 17, 8ULL * p};
+    m.bytes = gen() % 3 == 0 ? 1 + gen() % (20 * p) : sizes[gen() % 8];
+    if (!legacy)
+    {
+        m.chain = gen() % 3;
+        m.step = gen() % 6;
+        m.reduce = gen() % 2 == 0;
+    }
+    return m;
+}
+
+/// Random messages with random (chain, step) dependencies: a message of step g is sent
+/// when its sender enters g of its chain, awaited by its receiver in g, so no cycle.
+std::vector<CollectiveStep>
+RandomSchedule(std::mt19937& gen, uint32_t nRanks, uint32_t p)
+{
+    const bool legacy = gen() % 4 == 0; // hand-written: the step is the CollectiveStep
+    std::vector<CollectiveStep> schedule(1 + gen() % 5);
+    const uint32_t n = 1 + gen() % 40;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        CollectiveStep& s = schedule[gen() % schedule.size()];
+        s.messages.push_back(RandomMessage(gen, nRanks, p, legacy));
+        s.reduceBytes = gen() % 2 == 0 ? 0 : gen() % 50000;
+    }
+    return schedule;
+}
+
+TimelineReplay::Parameters
+RandomParameters(std::mt19937& gen)
+{
+    TimelineReplay::Parameters par;
+    const double gammas[] = {0.0, 1e-10, 3e-11};
+    par.reductionTimePerByte = gammas[gen() % 3];
+    par.perMessageOverhead = gen() % 2 == 0 ? 0.0 : 1.5e-6;
+    const uint32_t backlogs[] = {0, 1, 4, 8};
+    par.nicBacklogPackets = backlogs[gen() % 4];
+    return par;
+}
+
+/// The new replay and the oracle on one case: every time the same (to 1e-12 relative).
+void
+ExpectSameTimeline(const LinkModel& lm,
+                   const std::vector<CollectiveStep>& schedule,
+                   const Packetization& pk,
+                   const TimelineReplay::Parameters& par,
+                   const std::string& label)
+{
+    TimelineReplay replay(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
+    TimelinePrediction got = replay.Run(schedule);
+    TimelinePrediction want =
+        ReferenceReplay(schedule, lm.nRanks, lm.links, pk, lm.route, lm.latency, par);
+    auto same = [](Time a, Time b) {
+        return std::abs(a.GetSeconds() - b.GetSeconds()) <= 1e-12 * std::abs(b.GetSeconds());
+    };
+    EXPECT_TRUE(same(got.total, want.total)) << label << ": " << got.total << " vs " << want.total;
+    EXPECT_EQ(got.rateUpdates, want.rateUpdates) << label;
+    ASSERT_EQ(got.rankFinish.size(), want.rankFinish.size()) << label;
+    for (size_t r = 0; r < want.rankFinish.size(); ++r)
+    {
+        EXPECT_TRUE(same(got.rankFinish[r], want.rankFinish[r])) << label << " rank " << r;
+    }
+    ASSERT_EQ(got.messages.size(), want.messages.size()) << label;
+    for (size_t i = 0; i < want.messages.size(); ++i)
+    {
+        const MessageTiming& g = got.messages[i];
+        const MessageTiming& w = want.messages[i];
+        EXPECT_TRUE(same(g.start, w.start))
+            << label << " message " << i << ": start " << g.start << " vs " << w.start;
+        EXPECT_TRUE(same(g.transferEnd, w.transferEnd))
+            << label << " message " << i << ": transferEnd " << g.transferEnd << " vs "
+            << w.transferEnd;
+        EXPECT_TRUE(same(g.arrival, w.arrival))
+            << label << " message " << i << ": arrival " << g.arrival << " vs " << w.arrival;
+        EXPECT_EQ(g.latency, w.latency) << label << " message " << i;
+        EXPECT_EQ(g.message.step, w.message.step) << label << " message " << i;
+        EXPECT_EQ(g.message.chain, w.message.chain) << label << " message " << i;
+        EXPECT_EQ(g.scheduleStep, w.scheduleStep) << label << " message " << i;
+    }
+}
+
+Packetization
+RandomPacketization(std::mt19937& gen)
+{
+    const uint32_t payloads[] = {1000, 1500, 8972};
+    return Packetization(payloads[gen() % 3], gen() % 2 == 0 ? 30 : 50);
+}
+
+/// Transport that only reports a packetization: P = 1000, O = 50.
+class HandTransport : public MessageTransport
+{
+public:
+    void Install(Ptr<Cluster> cluster) override
+    {
+        m_cluster = cluster;
+    }
+
+    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
+    {
+    }
+
+    uint32_t GetPerPacketOverhead() const override
+    {
+        return 50;
+    }
+
+    uint32_t GetMaxPayload() const override
+    {
+        return 1000;
+    }
+};
+
+class TimelineReplayTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+};
+
+} // namespace
+
+TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomSyntheticFabrics)
+{
+    std::mt19937 gen(20261201);
+    for (uint32_t i = 0; i < 150; ++i)
+    {
+        LinkModel lm = SyntheticModel(gen);
+        Packetization pk = RandomPacketization(gen);
+        auto schedule = RandomSchedule(gen, lm.nRanks, pk.GetMaxPayload());
+        ExpectSameTimeline(lm, schedule, pk, RandomParameters(gen), "case " + std::to_string(i));
+    }
+}
+
+TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomRealFabrics)
+{
+    // Routes of real fabrics: one NIC link per host, ECMP over the fat-tree's uplinks,
+    // dimension order on the torus.
+    std::mt19937 gen(42);
+    std::vector<std::unique_ptr<RealFabric>> fabrics;
+    IdealSwitchHelper star(5);
+    star.SetLinkRate(DataRate("25700Mbps"));
+    fabrics.push_back(std::make_unique<RealFabric>(star.Install()));
+    FatTreeHelper fatTree(8);
+    fatTree.SetOversubscription(2.0);
+    fatTree.SetLinkRate(DataRate("97900Mbps"));
+    fabrics.push_back(std::make_unique<RealFabric>(fatTree.Install()));
+    TorusHelper torus({3, 3});
+    torus.SetLinkRate(DataRate("41100Mbps"));
+    fabrics.push_back(std::make_unique<RealFabric>(torus.Install()));
+    for (uint32_t i = 0; i < 60; ++i)
+    {
+        const LinkModel& lm = fabrics[i % fabrics.size()]->model;
+        Packetization pk = RandomPacketization(gen);
+        auto schedule = RandomSchedule(gen, lm.nRanks, pk.GetMaxPayload());
+        ExpectSameTimeline(lm, schedule, pk, RandomParameters(gen), "case " + std::to_string(i));
+    }
+    // And the collectives' own schedules on the fat-tree.
+    RealFabric& ft = *fabrics[1];
+    Ptr<HandTransport> t = CreateObject<HandTransport>();
+    t->Install(ft.cluster);
+    std::vector<uint32_t> members(8);
+    std::iota(members.begin(), members.end(), 0);
+    for (const auto& [collective, algorithm] : CollectiveFactory::List())
+    {
+        Ptr<Collective> c = CollectiveFactory::Create(collective, algorithm);
+        try
+        {
+            c->Setup(t, members, 64000);
+        }
+        catch (const std::invalid_argument&)
+        {
+            continue; // not on 8 ranks
+        }
+        TimelineReplay::Parameters par;
+        par.reductionTimePerByte = 2e-11;
+        ExpectSameTimeline(ft.model,
+                           c->GetSchedule(),
+                           Packetization(1000, 50),
+                           par,
+                           collective + "/" + algorithm);
+    }
+}
+
+TEST_F(TimelineReplayTest, KeepsMessagesOnlyWhenAsked)
+{
+    std::mt19937 gen(7);
+    LinkModel lm = SyntheticModel(gen);
+    Packetization pk(1000, 50);
+    auto schedule = RandomSchedule(gen, lm.nRanks, 1000);
+    TimelineReplay::Parameters par;
+    TimelineReplay all(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
+    TimelineReplay totalOnly(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
+    TimelinePrediction a = all.Run(schedule, true);
+    TimelinePrediction b = totalOnly.Run(schedule, false);
+    size_t n = 0;
+    for (const auto& s : schedule)
+    {
+        n += s.messages.size();
+    }
+    EXPECT_EQ(a.messages.size(), n);
+    EXPECT_TRUE(b.messages.empty());
+    EXPECT_EQ(a.total, b.total); // deterministic: the same replay twice
+    EXPECT_EQ(a.rankFinish, b.rankFinish);
+}
