@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 using namespace mlnettest;
 
@@ -116,6 +117,42 @@ TEST(TrainingClusterExample, SameFlagsGiveTheSameJson)
     StripWall(first);
     StripWall(second);
     EXPECT_EQ(first, second);
+}
+
+TEST(TrainingClusterExample, BothDataPathsGiveTheSameRows)
+{
+    // Default (auto): every fabric and the Checkmate run on the fast data path;
+    // --dataPath=ipv4 builds them on ns-3's Internet stack. Same rows (iteration times
+    // as doubles, wire bytes, Checkmate's interval), the same frame accounting.
+    std::map<std::string, nlohmann::json> doc;
+    for (const std::string path : {"ipv4", "auto"})
+    {
+        std::string out = ::testing::TempDir() + "/training-cluster-path-" + path;
+        ExampleRun run = RunExample("training-cluster",
+                                    kTiny + " --plot=false --dataPath=" + path + " --out=" + out);
+        ASSERT_EQ(run.status, 0) << run.err;
+        doc[path] = ReadJson(out + "/training-cluster.json");
+    }
+    EXPECT_EQ(doc["ipv4"]["meta"]["data_path"], "ipv4");
+    EXPECT_EQ(doc["auto"]["meta"]["data_path"], "fast");
+    ASSERT_EQ(doc["auto"]["rows"].size(), 3u);
+    for (nlohmann::json* d : {&doc["ipv4"], &doc["auto"]})
+    {
+        StripWall(*d);
+    }
+    EXPECT_EQ(doc["auto"]["rows"], doc["ipv4"]["rows"]);
+    EXPECT_EQ(doc["auto"]["checkmate"], doc["ipv4"]["checkmate"]);
+    ASSERT_EQ(doc["auto"]["accounting"].size(), doc["ipv4"]["accounting"].size());
+    for (size_t k = 0; k < doc["auto"]["accounting"].size(); ++k)
+    {
+        EXPECT_EQ(doc["auto"]["accounting"][k]["frames"], doc["ipv4"]["accounting"][k]["frames"])
+            << k;
+        EXPECT_EQ(doc["auto"]["accounting"][k]["messages"],
+                  doc["ipv4"]["accounting"][k]["messages"])
+            << k;
+    }
+    ExpectOneErrorLine(RunExample("training-cluster", kTiny + " --dataPath=fast --transport=tcp"),
+                       "fast data path with TCP");
 }
 
 TEST(TrainingClusterExample, BadInputGivesOneErrorLine)

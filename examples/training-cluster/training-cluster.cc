@@ -7,6 +7,7 @@
 //   training-cluster --model=bert --scale=0.1 --gpus=16 --bandwidth=100Gbps \
 //       --fabrics=fattree,topoopt,railonly --out=results/training-cluster
 #include "ns3/core-module.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
 #include "ns3/plot-script.h"
 #include "ns3/run-level.h"
@@ -67,6 +68,7 @@ main(int argc, char* argv[])
                  0,
                  1000000);
     cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    DataPathChoice::AddToCommandLine(cmd, config.dataPath);
     cmd.AddList("fabrics",
                 "comma-separated: fattree,topoopt,railonly (or all)",
                 fabrics,
@@ -100,6 +102,7 @@ main(int argc, char* argv[])
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
+        report.SetMeta("data_path", config.DataPath());
         config.bandwidth = ParseDataRate(bandwidth);
         config.hbRate = ParseDataRate(hbRate);
         config.fabrics = TrainingClusterRunner::ParseFabrics(fabrics);

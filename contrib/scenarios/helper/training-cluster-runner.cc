@@ -10,6 +10,7 @@
 #include "ns3/checkmate-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/cost-model.h"
+#include "ns3/data-path-choice.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/model-profile.h"
 #include "ns3/price-table.h"
@@ -102,6 +103,13 @@ TrainingClusterConfig::Validate() const
     {
         throw std::invalid_argument("--transport=" + transport + " unknown; use udp, tcp or dctcp");
     }
+    DataPath(); // throws naming --dataPath for an impossible choice
+}
+
+std::string
+TrainingClusterConfig::DataPath() const
+{
+    return DataPathChoice::Resolve(dataPath, transport, traces.Ipv4OnlyFlags());
 }
 
 double
@@ -246,6 +254,7 @@ RunCheckmate(Job& job, RunReport& report, std::ostream* progress)
     ck.rate = RateText(c.bandwidth);
     ck.iterations = c.checkmateIterations;
     ck.mode = "checkmate";
+    ck.dataPath = c.DataPath();
     // Checkmate's single ring needs the parameter count to split into n equal
     // chunks: widen the hidden layer to the first width that does.
     for (ck.hidden = 64; ck.Parameters() % n != 0; ++ck.hidden)
@@ -298,6 +307,7 @@ BuildFabric(const Job& job,
     request.ranks = n;
     request.linkRate = c.bandwidth;
     request.linkDelay = c.linkDelay;
+    request.dataPath = c.DataPath();
     rings = job.switchRings;
     std::ostringstream detail;
     Ptr<Cluster> cluster;

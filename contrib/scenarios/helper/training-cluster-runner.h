@@ -77,6 +77,7 @@ struct TrainingClusterConfig
     uint32_t iterations{1};          //!< training iterations per fabric
     uint32_t searchBudget{50};       //!< TopoOptSearch MCMC steps
     std::string transport{"udp"};    //!< udp | tcp | dctcp
+    std::string dataPath{"auto"};    //!< auto | ipv4 | fast (DataPathChoice), every fabric
     std::vector<std::string> fabrics{"fattree", "topoopt", "railonly"}; //!< order
     bool checkmate{true};            //!< run the Checkmate shadowing case on the fat-tree
     uint32_t checkmateIterations{8}; //!< iterations of the Checkmate run
@@ -84,6 +85,8 @@ struct TrainingClusterConfig
 
     /// \brief Throw std::invalid_argument naming the bad flag and how to fix it.
     void Validate() const;
+    /// \return the data path every fabric and the Checkmate run take ("ipv4" or "fast")
+    std::string DataPath() const;
 };
 
 /**
