@@ -7,6 +7,8 @@
  * same simulated time, with the same bytes on every link (so the same ECMP path
  * choices), exact real payloads, failed links routed around; bad input throws.
  */
+#include "collective-test-support.h"
+
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
@@ -26,6 +28,7 @@
 #include <gtest/gtest.h>
 
 using namespace ns3;
+using mlnettest::Coll;
 
 namespace
 {
@@ -127,20 +130,6 @@ Torus(const std::string& dims)
     f.fabric = "torus";
     f.torusDims = dims;
     return f;
-}
-
-CollectiveRunOptions
-Coll(const std::string& collective,
-     const std::string& algorithm,
-     const std::string& bytes,
-     bool real = false)
-{
-    CollectiveRunOptions r;
-    r.collective = collective;
-    r.algorithm = algorithm;
-    r.bytes = bytes;
-    r.real = real;
-    return r;
 }
 
 } // namespace

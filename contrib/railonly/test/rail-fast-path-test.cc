@@ -9,6 +9,8 @@
  * a failed rail switch, a failed NIC, a rail switch failing during a run with a route
  * convergence delay, a relay queue that overflows; and the --dataPath choice.
  */
+#include "collective-test-support.h"
+
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
@@ -27,6 +29,7 @@
 #include <gtest/gtest.h>
 
 using namespace ns3;
+using mlnettest::Coll;
 
 namespace
 {
@@ -145,20 +148,6 @@ ExpectSame(const Builder& build, const CollectiveRunOptions& run, const std::str
         EXPECT_EQ(fast.realCorrect, 1) << label;
     }
     return fast;
-}
-
-CollectiveRunOptions
-Coll(const std::string& collective,
-     const std::string& algorithm,
-     const std::string& bytes,
-     bool real = false)
-{
-    CollectiveRunOptions r;
-    r.collective = collective;
-    r.algorithm = algorithm;
-    r.bytes = bytes;
-    r.real = real;
-    return r;
 }
 
 /// A tiny Megatron job on 2 domains x 4 GPUs (TP 4 in a domain, PP 2 across them).

@@ -12,6 +12,8 @@
  * latency + its time through the relay engine, and a second one behind it waits for
  * the engine.
  */
+#include "collective-test-support.h"
+
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/direct-connect-fabric.h"
@@ -26,6 +28,7 @@
 #include <gtest/gtest.h>
 
 using namespace ns3;
+using mlnettest::Coll;
 
 namespace
 {
@@ -180,16 +183,6 @@ RunPath(const Scenario& s, const std::string& dataPath, const CollectiveRunOptio
     o.routeInstalls = fabric->GetRouteInstalls();
     Simulator::Destroy();
     return o;
-}
-
-CollectiveRunOptions
-Coll(const std::string& collective, const std::string& algorithm, const std::string& bytes)
-{
-    CollectiveRunOptions r;
-    r.collective = collective;
-    r.algorithm = algorithm;
-    r.bytes = bytes;
-    return r;
 }
 
 /// Run on both data paths, expect the same outcome; \return the IPv4 path's.
