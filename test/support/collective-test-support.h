@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * What the tests that run collectives share (on top of mlnet-test-support.h): run
- * options made in one line.
+ * What the tests that run collectives or the twin share (on top of
+ * mlnet-test-support.h): run options made in one line, a transport that only reports
+ * a packetization.
  */
 #ifndef MLNET_COLLECTIVE_TEST_SUPPORT_H
 #define MLNET_COLLECTIVE_TEST_SUPPORT_H
 
+#include "ns3/cluster.h"
 #include "ns3/collective-runner.h"
+#include "ns3/message-transport.h"
 
 #include <string>
 
@@ -27,6 +30,31 @@ Coll(const std::string& collective,
     r.real = real;
     return r;
 }
+
+/// A transport that sends nothing and only reports a packetization: P = 1000, O = 50
+/// (what hand-worked twin cases assume).
+class HandTransport : public ns3::MessageTransport
+{
+public:
+    void Install(ns3::Ptr<ns3::Cluster> cluster) override
+    {
+        m_cluster = cluster;
+    }
+
+    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, ns3::MessageBytes) override
+    {
+    }
+
+    uint32_t GetPerPacketOverhead() const override
+    {
+        return 50;
+    }
+
+    uint32_t GetMaxPayload() const override
+    {
+        return 1000;
+    }
+};
 
 } // namespace mlnettest
 

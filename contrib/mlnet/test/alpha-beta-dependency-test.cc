@@ -6,6 +6,8 @@
  * backlog, prerequisites and serialized reductions), equality with the lock-step
  * twin where both must agree, and packet-level runs over UDP on several fabrics.
  */
+#include "collective-test-support.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/collective-runner.h"
@@ -21,6 +23,7 @@
 #include <numeric>
 
 using namespace ns3;
+using mlnettest::HandTransport;
 
 namespace
 {
@@ -28,30 +31,6 @@ namespace
 /// 8 Gb/s: one byte serializes in exactly 1 ns, so hand-worked times are integers.
 const DataRate kRate("8Gbps");
 const Time kDelay = MicroSeconds(1);
-
-/// Transport that only reports a packetization: P = 1000, O = 50.
-class HandTransport : public MessageTransport
-{
-public:
-    void Install(Ptr<Cluster> cluster) override
-    {
-        m_cluster = cluster;
-    }
-
-    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
-    {
-    }
-
-    uint32_t GetPerPacketOverhead() const override
-    {
-        return 50;
-    }
-
-    uint32_t GetMaxPayload() const override
-    {
-        return 1000;
-    }
-};
 
 ScheduledMessage
 Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step, bool reduce = false)

@@ -5,6 +5,8 @@
  * oversubscribed two-rack Clos, 4x4 torus, a ring with a failed link), checked against
  * the closed forms (collective-closed-forms-test.cc tests those on their own).
  */
+#include "collective-test-support.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/cluster.h"
 #include "ns3/collective-closed-forms.h"
@@ -23,6 +25,7 @@
 #include <stdexcept>
 
 using namespace ns3;
+using mlnettest::HandTransport;
 
 namespace
 {
@@ -77,30 +80,6 @@ protected:
     }
 };
 
-/// Transport that only reports its packetization.
-class PacketizationOnlyTransport : public MessageTransport
-{
-public:
-    void Install(Ptr<Cluster> cluster) override
-    {
-        m_cluster = cluster;
-    }
-
-    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
-    {
-    }
-
-    uint32_t GetPerPacketOverhead() const override
-    {
-        return 50;
-    }
-
-    uint32_t GetMaxPayload() const override
-    {
-        return 1000;
-    }
-};
-
 } // namespace
 
 // ---- Pure analytical tests --------------------------------------------------------
@@ -134,7 +113,7 @@ TEST(AlphaBetaModelTest, PacketizationAroundMultiplesOfPayload)
 TEST(AlphaBetaModelTest, PacketizationFromTransportAndAttributes)
 {
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    m->SetPacketization(CreateObject<PacketizationOnlyTransport>());
+    m->SetPacketization(CreateObject<HandTransport>());
     EXPECT_EQ(m->GetMaxPayload(), 1000u);
     EXPECT_EQ(m->GetPerPacketOverhead(), 50u);
     m->SetAttribute("MaxPayload", UintegerValue(8948));
@@ -410,7 +389,7 @@ TEST_F(AlphaBetaFabricTest, RingAllReduceScheduleMatchesThakurRing)
     const uint32_t n = 4;
     const uint64_t s = 4 * 5000; // 5000 B per chunk = 5 packets
     Ptr<Cluster> c = Star(n);
-    Ptr<PacketizationOnlyTransport> t = CreateObject<PacketizationOnlyTransport>();
+    Ptr<HandTransport> t = CreateObject<HandTransport>();
     t->Install(c);
     Ptr<ScheduleOnlyCollective> coll = CreateObject<ScheduleOnlyCollective>();
     coll->SetAttribute("ReductionTimePerByte", DoubleValue(1e-9));

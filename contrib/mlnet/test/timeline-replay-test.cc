@@ -9,6 +9,8 @@
  * does), with random dependencies, sizes, FIFOs, reductions and overheads: every
  * message's start, transfer end and arrival, every rank's finish and the total agree.
  */
+#include "collective-test-support.h"
+
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
 #include "ns3/fat-tree-helper.h"
@@ -29,6 +31,7 @@
 #include <random>
 
 using namespace ns3;
+using mlnettest::HandTransport;
 
 namespace
 {
@@ -599,30 +602,6 @@ RandomPacketization(std::mt19937& gen)
     const uint32_t payloads[] = {1000, 1500, 8972};
     return Packetization(payloads[gen() % 3], gen() % 2 == 0 ? 30 : 50);
 }
-
-/// Transport that only reports a packetization: P = 1000, O = 50.
-class HandTransport : public MessageTransport
-{
-public:
-    void Install(Ptr<Cluster> cluster) override
-    {
-        m_cluster = cluster;
-    }
-
-    void Send(uint32_t, uint32_t, uint32_t, uint32_t, uint64_t, MessageBytes) override
-    {
-    }
-
-    uint32_t GetPerPacketOverhead() const override
-    {
-        return 50;
-    }
-
-    uint32_t GetMaxPayload() const override
-    {
-        return 1000;
-    }
-};
 
 class TimelineReplayTest : public ::testing::Test
 {
