@@ -309,14 +309,16 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
             }
         }
         double tEvent = events.empty() ? inf : events.top().t;
-        double tNext = std::min(tFluid, tEvent);
+        // Ties (within 1e-13 s): phase ends before events, events first pushed first.
+        bool fluidFirst = tFluid <= tEvent + 1e-13;
+        double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
         double dt = tNext - now;
         std::vector<uint32_t> still;
         for (uint32_t id : active)
         {
             Msg& f = msgs[id];
             double& left = f.head > 0 ? f.head : f.rest;
-            if (f.rate > 0 && tFluid <= tEvent && left / f.rate - dt <= 1e-13)
+            if (f.rate > 0 && fluidFirst && left / f.rate - dt <= 1e-13)
             {
                 bool wasHead = &left == &f.head;
                 left = 0;
@@ -349,12 +351,29 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         }
         active.swap(still);
         now = tNext;
-        if (tFluid <= tEvent)
+        if (fluidFirst)
         {
             continue;
         }
         Event e = events.top();
         events.pop();
+        std::vector<Event> tied;
+        while (!events.empty() && events.top().t - e.t <= 1e-13)
+        {
+            tied.push_back(events.top());
+            events.pop();
+        }
+        for (auto& x : tied)
+        {
+            if (x.seq < e.seq)
+            {
+                std::swap(x, e);
+            }
+        }
+        for (const auto& x : tied)
+        {
+            events.push(x);
+        }
         if (!e.arrival)
         {
             ranks[e.a][e.b].computing = false;

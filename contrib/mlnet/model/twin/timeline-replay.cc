@@ -43,7 +43,13 @@
  * recomputes the flows on that link; a changed rate moves its downstream links'
  * offered load by the difference, after taking their backlog at now (Rebase; the
  * backlog is linear between changes of the offered load, so this is the same fluid).
- * Ties are handled in start order, as the full rescan did. The arithmetic differs
+ * Ties are handled in start order, as the full rescan did. Simultaneous means within
+ * kTie (1e-13 s), for events too: phase ends come before events, and events in the
+ * order they were pushed. Event times are sums of rounded terms, and the incremental
+ * sums round differently from a full rescan; with exact time comparisons a last-bit
+ * difference between two arrivals that are equal in exact arithmetic (or between an
+ * arrival and a phase end) decided which receiver started its next messages first, and
+ * so the NIC FIFO and round-robin order after it. The arithmetic differs
  * from a full rescan only in rounding (bytes left are computed once per rate change
  * instead of once per event): timeline-replay-test.cc checks the two agree to 1e-12.
  */
@@ -169,18 +175,51 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
         double tEvent = m_events.empty() ? kInfinity : m_events.top().t;
         NS_ASSERT_MSG(tFluid < kInfinity || !m_events.empty(),
                       "messages in flight but none can progress");
-        if (tFluid <= tEvent)
+        if (tFluid <= tEvent + kTie)
         {
             m_now = tFluid;
             EndPhases(tFluid);
             continue;
         }
-        m_now = tEvent;
-        TimelineEvent e = m_events.top();
-        m_events.pop();
+        m_now = std::max(m_now, tEvent);
+        TimelineEvent e = PopNextEvent();
         HandleEvent(e);
     }
     return Report();
+}
+
+TimelineReplay::TimelineEvent
+TimelineReplay::PopNextEvent()
+{
+    // Events within kTie of the earliest are simultaneous: the first pushed goes first.
+    // Their times are sums of rounded terms, so two arrivals that are equal in exact
+    // arithmetic may differ in the last bit; ordering them by time would let the
+    // rounding pick which receiver starts its next messages first.
+    TimelineEvent first = m_events.top();
+    m_events.pop();
+    if (m_events.empty() || m_events.top().t - first.t > kTie)
+    {
+        return first;
+    }
+    m_tied.clear();
+    while (!m_events.empty() && m_events.top().t - first.t <= kTie)
+    {
+        m_tied.push_back(m_events.top());
+        m_events.pop();
+    }
+    auto pick = first;
+    for (auto& e : m_tied)
+    {
+        if (e.seq < pick.seq)
+        {
+            std::swap(e, pick);
+        }
+    }
+    for (const auto& e : m_tied)
+    {
+        m_events.push(e);
+    }
+    return pick;
 }
 
 // ---- Phase 1: the schedule's index ------------------------------------------------------

@@ -270,6 +270,8 @@ private:
     void FinishTransfer(Flow& f, uint32_t slot);
 
     // Phase 4: events.
+    /// The next event: the first pushed of those within kTie of the earliest.
+    TimelineEvent PopNextEvent();
     void HandleEvent(const TimelineEvent& e);
 
     // Phase 5: the report.
@@ -316,6 +318,7 @@ private:
     uint64_t m_seq{0};
     uint64_t m_rateUpdates{0};
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> m_events;
+    std::vector<TimelineEvent> m_tied; //!< scratch of PopNextEvent
 };
 
 } // namespace ns3
