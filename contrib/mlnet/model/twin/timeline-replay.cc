@@ -164,7 +164,7 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
     m_schedule = &schedule;
     BuildIndex(keepMessages);
     EnterAllChains();
-    while (m_activeFlows > 0 || !m_events.empty())
+    while (m_activeFlows > 0 || !m_events.empty() || !m_tied.empty())
     {
         if (m_dirty)
         {
@@ -172,8 +172,8 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
             m_dirty = false;
         }
         double tFluid = NextPhaseEnd();
-        double tEvent = m_events.empty() ? kInfinity : m_events.top().t;
-        NS_ASSERT_MSG(tFluid < kInfinity || !m_events.empty(),
+        double tEvent = NextEventTime();
+        NS_ASSERT_MSG(tFluid < kInfinity || tEvent < kInfinity,
                       "messages in flight but none can progress");
         if (tFluid <= tEvent + kTie)
         {
@@ -188,37 +188,34 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
     return Report();
 }
 
+double
+TimelineReplay::NextEventTime() const
+{
+    double t = m_events.empty() ? kInfinity : m_events.top().t;
+    return m_tiedTimes.empty() ? t : std::min(t, *m_tiedTimes.begin());
+}
+
 TimelineReplay::TimelineEvent
 TimelineReplay::PopNextEvent()
 {
     // Events within kTie of the earliest are simultaneous: the first pushed goes first.
     // Their times are sums of rounded terms, so two arrivals that are equal in exact
     // arithmetic may differ in the last bit; ordering them by time would let the
-    // rounding pick which receiver starts its next messages first.
-    TimelineEvent first = m_events.top();
-    m_events.pop();
-    if (m_events.empty() || m_events.top().t - first.t > kTie)
+    // rounding pick which receiver starts its next messages first. The tied events
+    // wait in m_tied (by insertion), so a step where every rank's arrival ties costs
+    // O(log n) per event, not a pass over all of them per event. An event moved there
+    // stays within kTie of the earliest one left: later events are never earlier than
+    // the time at which it was moved.
+    const double t0 = NextEventTime();
+    while (!m_events.empty() && m_events.top().t - t0 <= kTie)
     {
-        return first;
-    }
-    m_tied.clear();
-    while (!m_events.empty() && m_events.top().t - first.t <= kTie)
-    {
-        m_tied.push_back(m_events.top());
+        m_tiedTimes.insert(m_events.top().t);
+        m_tied.push(m_events.top());
         m_events.pop();
     }
-    auto pick = first;
-    for (auto& e : m_tied)
-    {
-        if (e.seq < pick.seq)
-        {
-            std::swap(e, pick);
-        }
-    }
-    for (const auto& e : m_tied)
-    {
-        m_events.push(e);
-    }
+    TimelineEvent pick = m_tied.top();
+    m_tied.pop();
+    m_tiedTimes.erase(m_tiedTimes.find(pick.t));
     return pick;
 }
 

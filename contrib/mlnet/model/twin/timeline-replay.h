@@ -37,6 +37,7 @@
 #include <deque>
 #include <functional>
 #include <queue>
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -272,6 +273,8 @@ private:
     // Phase 4: events.
     /// The next event: the first pushed of those within kTie of the earliest.
     TimelineEvent PopNextEvent();
+    /// \return the time of the earliest pending event (kInfinity: none)
+    double NextEventTime() const;
     void HandleEvent(const TimelineEvent& e);
 
     // Phase 5: the report.
@@ -318,7 +321,20 @@ private:
     uint64_t m_seq{0};
     uint64_t m_rateUpdates{0};
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> m_events;
-    std::vector<TimelineEvent> m_tied; //!< scratch of PopNextEvent
+
+    /// Orders events by insertion alone (the tied set of PopNextEvent).
+    struct LaterInserted
+    {
+        bool operator()(const TimelineEvent& a, const TimelineEvent& b) const
+        {
+            return a.seq > b.seq;
+        }
+    };
+
+    /// Events taken out of m_events because they are within kTie of the earliest:
+    /// served first in, first out; each stays within kTie of the earliest event left
+    std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, LaterInserted> m_tied;
+    std::multiset<double> m_tiedTimes; //!< the times of m_tied (its earliest)
 };
 
 } // namespace ns3
