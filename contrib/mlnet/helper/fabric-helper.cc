@@ -381,10 +381,7 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
         // No IPv4 stack: the same addresses, recorded only as the flow key of each rank.
         for (int e = 0; e < 2; ++e)
         {
-            Ipv4Address address(base + 1 + e);
-            uint32_t node = ends[e]->GetNode()->GetId();
-            m_firstAddress.emplace(node, address); // keeps the first, like interface 1
-            cluster->AddNodeAddress(node, address);
+            RecordFastAddress(cluster, ends[e]->GetNode()->GetId(), Ipv4Address(base + 1 + e));
         }
         return id;
     }
