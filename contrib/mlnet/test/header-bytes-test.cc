@@ -35,11 +35,13 @@ TEST(HeaderBytesTest, FastFrameHeaderIsNetworkOrderAndPadded)
     h.srcPort = 0x1234;
     h.dstPort = 0xabcd;
     h.protocol = 17;
+    h.priority = 3;
+    h.ecn = FastFrameHeader::CE;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
     const std::vector<uint8_t> want = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x0a, 0x00,
                                        0x00, 0x01, 0x0a, 0x00, 0x00, 0xfe, 0x12, 0x34, 0xab, 0xcd,
-                                       17,   0,    0,    0,    0,    0,    0,    0};
+                                       17,   3,    3,    0,    0,    0,    0,    0};
     EXPECT_EQ(Bytes(p), want);
     FastFrameHeader g;
     p->RemoveHeader(g);
@@ -50,6 +52,8 @@ TEST(HeaderBytesTest, FastFrameHeaderIsNetworkOrderAndPadded)
     EXPECT_EQ(g.srcPort, h.srcPort);
     EXPECT_EQ(g.dstPort, h.dstPort);
     EXPECT_EQ(g.protocol, h.protocol);
+    EXPECT_EQ(g.priority, 3u);
+    EXPECT_EQ(g.ecn, FastFrameHeader::CE);
     EXPECT_EQ(p->GetSize(), 0u);
 }
 

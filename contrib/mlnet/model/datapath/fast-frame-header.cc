@@ -12,7 +12,7 @@ NS_OBJECT_ENSURE_REGISTERED(FastFrameHeader);
 
 namespace
 {
-constexpr uint32_t kFields = 4 * 4 + 2 * 2 + 1; //!< bytes that carry fields
+constexpr uint32_t kFields = 4 * 4 + 2 * 2 + 3; //!< bytes that carry fields
 constexpr uint32_t kPadding = FastFrameHeader::SIZE - kFields;
 } // namespace
 
@@ -49,7 +49,9 @@ FastFrameHeader::Serialize(Buffer::Iterator start) const
     HeaderBytes::PutU32(b + 12, dstAddr);
     HeaderBytes::PutU16(b + 16, srcPort);
     HeaderBytes::PutU16(b + 18, dstPort);
-    b[20] = protocol; // then kPadding zero bytes
+    b[20] = protocol;
+    b[21] = priority;
+    b[22] = ecn; // then kPadding zero bytes
     start.Write(b, SIZE);
 }
 
@@ -65,6 +67,8 @@ FastFrameHeader::Deserialize(Buffer::Iterator start)
     srcPort = start.ReadNtohU16();
     dstPort = start.ReadNtohU16();
     protocol = start.ReadU8();
+    priority = start.ReadU8();
+    ecn = start.ReadU8();
     start.Next(kPadding);
     static_assert(kFields + kPadding == SIZE, "fields and padding fill the header");
     return SIZE;
@@ -74,7 +78,7 @@ void
 FastFrameHeader::Print(std::ostream& os) const
 {
     os << "rank " << srcRank << " -> " << dstRank << " proto " << +protocol << " ports " << srcPort
-       << "/" << dstPort;
+       << "/" << dstPort << " prio " << +priority << " ecn " << +ecn;
 }
 
 } // namespace ns3

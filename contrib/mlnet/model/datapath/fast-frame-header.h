@@ -8,7 +8,10 @@
  * hashes on the IPv4 path (addresses, protocol, ports), so both paths make the
  * same ECMP choices. It is padded to exactly IPv4 (20) + UDP (8) = 28 bytes, so
  * every frame has the same size on the wire on both paths and timing is
- * identical. Not modelled: TTL, checksums, fragmentation, options.
+ * identical. Two bytes of the padding carry what IPv4's TOS byte carries on a real
+ * RoCEv2 fabric: the frame's priority (the PFC class, 0..7, as a DSCP-to-priority map
+ * would give it) and its ECN codepoint (Not-ECT, ECT(0), CE), which switches mark and
+ * receivers echo. Not modelled: TTL, checksums, fragmentation, options.
  */
 #ifndef MLNET_FAST_FRAME_HEADER_H
 #define MLNET_FAST_FRAME_HEADER_H
@@ -49,6 +52,15 @@ public:
     uint16_t srcPort{0};  //!< flow key: source port (host byte order)
     uint16_t dstPort{0};  //!< flow key: destination port (host byte order)
     uint8_t protocol{17}; //!< flow key: IP protocol number it stands for (17 = UDP)
+    uint8_t priority{0};  //!< traffic class 0..7 (PFC priority; 7 = control, served first)
+    uint8_t ecn{NOT_ECT}; //!< ECN codepoint (NOT_ECT, ECT0, CE), as IPv4's two ECN bits
+
+    /// ECN codepoints (RFC 3168 values).
+    static constexpr uint8_t NOT_ECT = 0; //!< not ECN-capable: never marked
+    static constexpr uint8_t ECT0 = 2;    //!< ECN-capable transport
+    static constexpr uint8_t CE = 3;      //!< congestion experienced (marked by a switch)
+    /// Highest priority value (8 classes, as IEEE 802.1Qbb).
+    static constexpr uint8_t MAX_PRIORITY = 7;
 };
 
 } // namespace ns3
