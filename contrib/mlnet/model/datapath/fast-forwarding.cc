@@ -7,6 +7,8 @@
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
@@ -221,6 +223,17 @@ FastForwarding::SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb)
     {
         m_portDeliver.emplace_back(dstPort, cb);
     }
+}
+
+uint64_t
+FastForwarding::GetQueuedBytes(Ptr<NetDevice> out) const
+{
+    Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(out);
+    if (!p2p || !p2p->GetQueue())
+    {
+        return 0;
+    }
+    return p2p->GetQueue()->GetNBytes();
 }
 
 uint64_t

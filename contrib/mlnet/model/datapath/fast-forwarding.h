@@ -122,6 +122,13 @@ public:
      * A null `cb` removes the port's receiver.
      */
     void SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb);
+    /**
+     * \brief Bytes waiting to leave by a device of this node: what a switch's egress
+     * queue holds for it (ECN marking and adaptive load balancing read it).
+     * \param out a device of this node
+     * \return bytes in its device queue (0 for a device without one)
+     */
+    uint64_t GetQueuedBytes(Ptr<NetDevice> out) const;
     /// \return frames forwarded to another node (not counting local sends); on a rank
     /// node, the frames it relayed (counted on arrival, as HostForwardingRouting counts)
     uint64_t GetFramesForwarded() const;
