@@ -18,6 +18,7 @@
 #include "ns3/node.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/priority-flow-control.h"
 #include "ns3/queue.h"
 #include "ns3/route-planner.h"
 #include "ns3/traffic-control-helper.h"
@@ -73,6 +74,18 @@ FabricHelper::SetSwitchEcn(bool enable, uint32_t threshold)
 {
     m_ecn = enable;
     m_ecnThreshold = threshold;
+}
+
+void
+FabricHelper::SetPfc(bool enable)
+{
+    m_pfc = enable;
+}
+
+bool
+FabricHelper::GetPfc() const
+{
+    return m_pfc;
 }
 
 void
@@ -403,6 +416,12 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
 void
 FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
 {
+    if (m_pfc && m_dataPath != "fast")
+    {
+        throw std::invalid_argument("PFC needs the fast data path: priority flow control is "
+                                    "modelled in FastForwarding's egress stage; use "
+                                    "--dataPath=fast with --pfc, or drop --pfc");
+    }
     // Queues: deep FIFO on hosts, device DropTail (or RED-ECN) on switches.
     TrafficControlHelper hostTc;
     hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(m_hostQueueSize));
@@ -474,6 +493,19 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
         }
         cluster->SetRankAddress(r, it->second);
         node->GetObject<FastForwarding>()->SetLocalRank(r);
+    }
+    if (fast && m_pfc)
+    {
+        // After the links: each node's PFC sizes its headroom from its devices.
+        NodeContainer all = cluster->GetAllNodes();
+        for (uint32_t i = 0; i < all.GetN(); ++i)
+        {
+            Ptr<FastForwarding> ff = all.Get(i)->GetObject<FastForwarding>();
+            Ptr<PriorityFlowControl> pfc = CreateObject<PriorityFlowControl>();
+            all.Get(i)->AggregateObject(pfc);
+            pfc->Install(all.Get(i));
+            ff->SetPriorityFlowControl(pfc);
+        }
     }
     for (uint32_t r = 0; !fast && r < cluster->GetNRanks(); ++r)
     {

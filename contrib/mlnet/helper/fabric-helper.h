@@ -62,6 +62,15 @@ public:
      * times, less wall time). Throws std::invalid_argument for any other name.
      */
     void SetDataPath(const std::string& dataPath);
+    /**
+     * \brief Priority flow control (IEEE 802.1Qbb) at every node of a fast-path fabric:
+     * each FastForwarding gets a PriorityFlowControl (egress stage, shared buffer,
+     * PAUSE; tune it with its attributes). Default off. Install throws
+     * std::invalid_argument when it is on with the ipv4 data path.
+     */
+    void SetPfc(bool enable);
+    /// \return whether PFC is on
+    bool GetPfc() const;
     /// \return the data path, "ipv4" or "fast"
     std::string GetDataPath() const;
     /**
@@ -152,6 +161,7 @@ protected:
     QueueSize m_queueSize{"1000p"};      //!< switch device queue
     QueueSize m_hostQueueSize{"10000p"}; //!< host root qdisc
     bool m_ecn{false};                   //!< RED-ECN on switches
+    bool m_pfc{false};                   //!< PriorityFlowControl on fast-path nodes
     uint32_t m_ecnThreshold{65};         //!< marking threshold (packets)
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
     std::string m_dataPath{"ipv4"}; //!< "ipv4" or "fast"

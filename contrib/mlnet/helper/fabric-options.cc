@@ -66,6 +66,10 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  0,
                  1000000);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
+    cmd.AddValue("pfc",
+                 "priority flow control (802.1Qbb PAUSE, shared switch buffer) at every node "
+                 "of a fast-path fabric; tune with --ns3::PriorityFlowControl::<attribute>",
+                 pfc);
     DataPathChoice::AddToCommandLine(cmd, dataPath);
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
@@ -109,6 +113,7 @@ FabricOptions::Request() const
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
     r.ecn = ecn;
+    r.pfc = pfc;
     r.dataPath = ResolvedDataPath();
     r.tiers = tiers;
     r.radix = radix;

@@ -51,6 +51,7 @@ struct FabricRequest
     QueueSize queue{"1000p"};        //!< switch device queue
     bool ecn{false};                 //!< RED-ECN marking on switch devices (for DCTCP)
     std::string dataPath{"ipv4"};    //!< ipv4 | fast (FabricHelper::SetDataPath)
+    bool pfc{false};                 //!< priority flow control (fast path; FabricHelper::SetPfc)
     uint32_t partitions{1};          //!< MPI processes the nodes are split over
 
     // Clos (fattree)

@@ -8,6 +8,7 @@
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/priority-flow-control.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -117,6 +118,7 @@ FastForwarding::DoDispose()
     m_arrivals.clear();
     m_deliver = DeliverCallback();
     m_portDeliver.clear();
+    m_pfc = nullptr;
     Object::DoDispose();
 }
 
@@ -199,8 +201,31 @@ FastForwarding::Send(Ptr<Packet> p, const FastFrameHeader& h)
         m_dropTrace(p, h.dstRank);
         return false;
     }
-    out->Send(p, m_dest, FastFrameHeader::PROTOCOL);
+    Output(p, out, PriorityFlowControl::LOCAL, h.priority);
     return true;
+}
+
+void
+FastForwarding::Output(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t inIf, uint8_t priority)
+{
+    if (m_pfc)
+    {
+        m_pfc->Output(packet, out, inIf, priority);
+        return;
+    }
+    out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
+}
+
+void
+FastForwarding::SetPriorityFlowControl(Ptr<PriorityFlowControl> pfc)
+{
+    m_pfc = pfc;
+}
+
+Ptr<PriorityFlowControl>
+FastForwarding::GetPriorityFlowControl() const
+{
+    return m_pfc;
 }
 
 void
@@ -228,12 +253,13 @@ FastForwarding::SetPortDeliverCallback(uint16_t dstPort, DeliverCallback cb)
 uint64_t
 FastForwarding::GetQueuedBytes(Ptr<NetDevice> out) const
 {
+    uint64_t stage = m_pfc ? m_pfc->GetEgressBytes(out) : 0;
     Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(out);
     if (!p2p || !p2p->GetQueue())
     {
-        return 0;
+        return stage;
     }
-    return p2p->GetQueue()->GetNBytes();
+    return stage + p2p->GetQueue()->GetNBytes();
 }
 
 uint64_t
@@ -245,13 +271,14 @@ FastForwarding::GetFramesForwarded() const
 uint32_t
 FastForwarding::GetPendingFrames() const
 {
-    return static_cast<uint32_t>(m_arrivals.size()) + m_relayFrames;
+    return static_cast<uint32_t>(m_arrivals.size()) + m_relayFrames +
+           (m_pfc ? m_pfc->GetEgressFrames() : 0);
 }
 
 uint64_t
 FastForwarding::GetPendingBytes() const
 {
-    uint64_t bytes = m_relayBytes;
+    uint64_t bytes = m_relayBytes + (m_pfc ? m_pfc->GetEgressBytes() : 0);
     for (const auto& [ifIndex, packet] : m_arrivals)
     {
         bytes += packet->GetSize();
@@ -273,7 +300,7 @@ FastForwarding::Receive(Ptr<NetDevice> device,
     Ptr<Packet> packet = ConstCast<Packet>(p);
     if (!m_ordered)
     {
-        Handle(packet);
+        Handle(packet, device->GetIfIndex());
         return;
     }
     // Every frame arriving now was scheduled before now (a transmission takes time),
@@ -296,18 +323,23 @@ FastForwarding::HandleArrivals()
     });
     for (auto& [ifIndex, packet] : batch)
     {
-        Handle(packet);
+        Handle(packet, ifIndex);
     }
 }
 
 void
-FastForwarding::Handle(Ptr<Packet> packet)
+FastForwarding::Handle(Ptr<Packet> packet, uint32_t inIf)
 {
     // The header is read once per hop; where the frame ends it is dropped by size
     // (already read), not deserialised a second time. Traces are skipped when nothing
     // listens (their arguments cost a reference count each).
     FastFrameHeader h;
     packet->PeekHeader(h);
+    if (h.protocol == PriorityFlowControl::PAUSE_PROTOCOL && m_pfc)
+    {
+        m_pfc->ReceivePause(inIf, h); // link-level: consumed here
+        return;
+    }
     if (h.dstRank == m_rank)
     {
         const DeliverCallback* deliver = &m_deliver;
@@ -335,6 +367,10 @@ FastForwarding::Handle(Ptr<Packet> packet)
         m_dropTrace(packet, h.dstRank);
         return;
     }
+    if (m_pfc && !m_pfc->Admit(inIf, packet, h.priority))
+    {
+        return; // buffer full: PriorityFlowControl's BufferDrop counts it
+    }
     ++m_forwarded;
     if (m_rank != std::numeric_limits<uint32_t>::max())
     {
@@ -343,7 +379,13 @@ FastForwarding::Handle(Ptr<Packet> packet)
         {
             ++m_relayFrames;
             m_relayBytes += packet->GetSize();
-            Simulator::Schedule(wait, &FastForwarding::SendRelayed, this, packet, out, h.dstRank);
+            Simulator::Schedule(wait,
+                                &FastForwarding::SendRelayed,
+                                this,
+                                packet,
+                                out,
+                                h.dstRank,
+                                inIf);
             return;
         }
     }
@@ -351,7 +393,7 @@ FastForwarding::Handle(Ptr<Packet> packet)
     {
         m_forwardTrace(packet, h.dstRank);
     }
-    out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
+    Output(packet, out, inIf, h.priority);
 }
 
 Time
@@ -372,12 +414,17 @@ FastForwarding::Relay(Ptr<const Packet> packet)
 }
 
 void
-FastForwarding::SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank)
+FastForwarding::SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank, uint32_t inIf)
 {
     --m_relayFrames;
     m_relayBytes -= packet->GetSize();
     m_forwardTrace(packet, dstRank);
-    out->Send(packet, m_dest, FastFrameHeader::PROTOCOL);
+    FastFrameHeader h;
+    if (m_pfc)
+    {
+        packet->PeekHeader(h);
+    }
+    Output(packet, out, inIf, h.priority);
 }
 
 } // namespace ns3

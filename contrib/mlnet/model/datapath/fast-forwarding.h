@@ -37,6 +37,12 @@
  * both are done. Relay fires on arrival with the wait. Both zero (the default): sent
  * on at once, as a switch does. Frames in the stage count as pending.
  *
+ * Priority flow control. With a PriorityFlowControl set (FabricHelper::SetPfc) every
+ * frame leaving the node goes through its egress stage (priority queues obeying PAUSE),
+ * transit frames are charged to its buffer on arrival (and dropped when it is full:
+ * its BufferDrop trace), and PAUSE frames are handed to it; frames in the egress stage
+ * count as pending. Without one (the default) nothing of this runs.
+ *
  * Left out: TTL (tables are loop-free), ECN marking (needs a queue disc; fast
  * fabrics refuse SetSwitchEcn), multicast, anything but unicast to a rank.
  */
@@ -61,6 +67,7 @@ namespace ns3
 {
 
 class Node;
+class PriorityFlowControl;
 
 /**
  * \brief Per-node forwarding by destination rank and flow hash, without IPv4.
@@ -129,6 +136,13 @@ public:
      * \return bytes in its device queue (0 for a device without one)
      */
     uint64_t GetQueuedBytes(Ptr<NetDevice> out) const;
+    /**
+     * \brief Send every frame through PFC's egress stage and buffer model (null, the
+     * default: frames go straight to NetDevice::Send).
+     */
+    void SetPriorityFlowControl(Ptr<PriorityFlowControl> pfc);
+    /// \return the node's PFC, or null
+    Ptr<PriorityFlowControl> GetPriorityFlowControl() const;
     /// \return frames forwarded to another node (not counting local sends); on a rank
     /// node, the frames it relayed (counted on arrival, as HostForwardingRouting counts)
     uint64_t GetFramesForwarded() const;
@@ -159,14 +173,16 @@ private:
                  const Address& from,
                  const Address& to,
                  NetDevice::PacketType type);
-    /// Forward or deliver one received frame.
-    void Handle(Ptr<Packet> packet);
+    /// Forward or deliver one received frame (arrived by device `inIf`).
+    void Handle(Ptr<Packet> packet, uint32_t inIf);
+    /// Every frame leaves the node here: through PFC when enabled, else to `out` at once.
+    void Output(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t inIf, uint8_t priority);
     /// Handle this instant's frames in device order (OrderSimultaneousArrivals).
     void HandleArrivals();
     /// Relay stage of a rank node: \return how long the frame waits before it leaves.
     Time Relay(Ptr<const Packet> packet);
     /// Send a frame on after its wait in the relay stage.
-    void SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank);
+    void SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank, uint32_t inIf);
 
     uint32_t m_seed{0};
     bool m_ordered{false}; //!< attribute OrderSimultaneousArrivals
@@ -187,6 +203,7 @@ private:
     uint32_t m_relayFrames{0}; //!< frames waiting in the relay stage
     uint64_t m_relayBytes{0};  //!< their bytes (FastFrameHeader included)
     TracedCallback<Ptr<const Packet>, Time> m_relayTrace; //!< (frame, wait)
+    Ptr<PriorityFlowControl> m_pfc;                       //!< null: PFC off
 };
 
 } // namespace ns3

@@ -5,6 +5,8 @@
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/ppp-header.h"
+#include "ns3/priority-flow-control.h"
 #include "ns3/process-runtime.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
@@ -26,7 +28,7 @@ namespace
 {
 constexpr uint64_t kPppHeader = 2; //!< bytes a point-to-point device adds to a frame
 
-const char* const kCauseNames[] = {"queue", "failed-link", "phy", "no-route", "other"};
+const char* const kCauseNames[] = {"queue", "buffer", "failed-link", "phy", "no-route", "other"};
 
 std::vector<TrafficCounts>&
 Log()
@@ -109,8 +111,8 @@ TrafficAccounting::GetTypeId()
             .AddConstructor<TrafficAccounting>()
             .AddTraceSource("FrameDropped",
                             "A frame was dropped: the frame, where (link class, or host / "
-                            "switch for a node's own drops), cause (queue, failed-link, phy, "
-                            "no-route, other).",
+                            "switch for a node's own drops), cause (queue, buffer, "
+                            "failed-link, phy, no-route, other).",
                             MakeTraceSourceAccessor(&TrafficAccounting::m_dropTrace),
                             "ns3::TrafficAccounting::FrameDroppedCallback");
     return tid;
@@ -126,6 +128,7 @@ TrafficAccounting::DoDispose()
     m_transports.clear();
     m_devices.clear();
     m_fast.clear();
+    m_pfc.clear();
     m_deviceIndex.clear();
     Object::DoDispose();
 }
@@ -225,6 +228,7 @@ TrafficAccounting::ConnectDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId
     Device d;
     d.device = dev;
     d.linkId = linkId;
+    d.queue = PeekPointer(dev->GetQueue());
     m_devices.push_back(d);
     uint32_t where = WhereIndex(m_cluster->GetLink(linkId).linkClass);
     dev->TraceConnectWithoutContext("MacTx",
@@ -301,6 +305,51 @@ TrafficAccounting::ConnectNode(Ptr<Node> node, bool isRank)
             MakeCallback(&TrafficAccounting::OnFastDrop, this).Bind(where));
         m_fast.push_back(fast);
     }
+    if (Ptr<PriorityFlowControl> pfc = node->GetObject<PriorityFlowControl>())
+    {
+        pfc->TraceConnectWithoutContext(
+            "BufferDrop",
+            MakeCallback(&TrafficAccounting::OnBufferDrop, this).Bind(where));
+        pfc->TraceConnectWithoutContext(
+            "PauseSent",
+            MakeCallback(&TrafficAccounting::OnPause, this).Bind(PAUSE_SENT));
+        pfc->TraceConnectWithoutContext(
+            "PauseReceived",
+            MakeCallback(&TrafficAccounting::OnPause, this).Bind(PAUSE_RECEIVED));
+        m_pfc.push_back(pfc);
+    }
+}
+
+bool
+TrafficAccounting::IsPause(Ptr<const Packet> p) const
+{
+    const uint32_t size = p->GetSize();
+    if (m_pfc.empty() || (size != PriorityFlowControl::PAUSE_WIRE_BYTES &&
+                          size != PriorityFlowControl::PAUSE_WIRE_BYTES - kPppHeader))
+    {
+        return false;
+    }
+    Ptr<Packet> copy = p->Copy();
+    if (size == PriorityFlowControl::PAUSE_WIRE_BYTES)
+    {
+        PppHeader ppp;
+        copy->RemoveHeader(ppp);
+    }
+    FastFrameHeader h;
+    copy->PeekHeader(h);
+    return h.protocol == PriorityFlowControl::PAUSE_PROTOCOL;
+}
+
+void
+TrafficAccounting::OnBufferDrop(uint32_t where, Ptr<const Packet> p, Ptr<NetDevice>)
+{
+    CountDrop(where, BUFFER, p, p->GetSize() + kPppHeader);
+}
+
+void
+TrafficAccounting::OnPause(Counter c, Ptr<NetDevice>, uint8_t, uint16_t)
+{
+    Count(c, PriorityFlowControl::PAUSE_WIRE_BYTES);
 }
 
 void
@@ -328,6 +377,8 @@ void
 TrafficAccounting::OnMacTx(uint32_t device, Ptr<const Packet> p)
 {
     Count(MAC_TX, p->GetSize());
+    // The backlog this frame finds ahead of it (before the device enqueues it).
+    m_maxDeviceQueue = std::max<uint64_t>(m_maxDeviceQueue, m_devices[device].queue->GetNBytes());
     ++m_devices[device].macTx[0];
     m_devices[device].macTx[1] += p->GetSize();
 }
@@ -347,6 +398,11 @@ void
 TrafficAccounting::OnDeviceDrop(uint32_t where, Cause cause, Counter c, Ptr<const Packet> p)
 {
     Count(c, p->GetSize());
+    if (IsPause(p))
+    {
+        Count(PAUSE_DROPPED, PriorityFlowControl::PAUSE_WIRE_BYTES);
+        return;
+    }
     CountDrop(where, cause, p, p->GetSize());
 }
 
@@ -356,6 +412,11 @@ TrafficAccounting::OnPhyRxDrop(const NetDevice* dev, Ptr<const Packet> p)
     uint32_t linkId = m_devices[m_deviceIndex.at(dev)].linkId;
     const ClusterLink& l = m_cluster->GetLink(linkId);
     Count(PHY_RX_DROP, p->GetSize());
+    if (IsPause(p))
+    {
+        Count(PAUSE_DROPPED, PriorityFlowControl::PAUSE_WIRE_BYTES);
+        return;
+    }
     // FailLink's receive error model drops everything that reaches a failed link,
     // frames already on the wire when it failed included.
     CountDrop(WhereIndex(l.linkClass),
@@ -370,6 +431,11 @@ TrafficAccounting::CountLostOnWire(Ptr<NetDevice> sender, Ptr<const Packet> fram
     uint32_t linkId = m_devices[m_deviceIndex.at(PeekPointer(sender))].linkId;
     // Off the wire as a PHY loss after PhyTxBegin, like a channel refusing it.
     Count(PHY_TX_DROP, frame->GetSize());
+    if (IsPause(frame))
+    {
+        Count(PAUSE_DROPPED, PriorityFlowControl::PAUSE_WIRE_BYTES);
+        return;
+    }
     CountDrop(WhereIndex(m_cluster->GetLink(linkId).linkClass), PHY, frame, frame->GetSize());
 }
 
@@ -438,6 +504,7 @@ enum Measured
     MSG_ABANDONED_BYTES,
     RESENT,
     TC_EXCESS, //!< frames + bytes that reached devices without IPv4 handing them down
+    PAUSED_NS, //!< PFC paused time (ns), summed over nodes, ports and priorities
     N_MEASURED
 };
 } // namespace
@@ -489,6 +556,10 @@ TrafficAccounting::Flatten() const
         m[PENDING_FRAMES] += f->GetPendingFrames();
         m[PENDING_BYTES] += f->GetPendingBytes() + kPppHeader * f->GetPendingFrames();
     }
+    for (const Ptr<PriorityFlowControl>& pfc : m_pfc)
+    {
+        m[PAUSED_NS] += static_cast<uint64_t>(pfc->GetPausedSeconds() * 1e9 + 0.5);
+    }
     for (const Ptr<MessageTransport>& t : m_transports)
     {
         m[MSG_SENT] += t->GetMessagesSent();
@@ -507,7 +578,19 @@ TrafficCounts
 TrafficAccounting::GetCounts() const
 {
     TrafficCounts c = Build(Flatten());
+    c.maxQueueBytes = MaxQueueBytes();
     return c;
+}
+
+uint64_t
+TrafficAccounting::MaxQueueBytes() const
+{
+    uint64_t max = m_maxDeviceQueue;
+    for (const Ptr<PriorityFlowControl>& pfc : m_pfc)
+    {
+        max = std::max(max, pfc->GetMaxQueueBytes());
+    }
+    return max;
 }
 
 TrafficCounts
@@ -568,9 +651,18 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
         return flat[2 * PHY_TX_BEGIN + unit] - flat[2 * PHY_TX_DROP + unit] -
                flat[2 * PHY_RX_END + unit] - flat[2 * PHY_RX_DROP + unit];
     };
-    c.framesInFlight = {
-        measured(QDISC_FRAMES) + measured(DEVQ_FRAMES) + measured(PENDING_FRAMES) + wire(0),
-        measured(QDISC_BYTES) + measured(DEVQ_BYTES) + measured(PENDING_BYTES) + wire(1)};
+    // PAUSE frames queued, on the wire or about to be handled are not data in flight.
+    auto pauses = [&](int unit) {
+        return flat[2 * PAUSE_SENT + unit] - flat[2 * PAUSE_RECEIVED + unit] -
+               flat[2 * PAUSE_DROPPED + unit];
+    };
+    c.framesInFlight = {measured(QDISC_FRAMES) + measured(DEVQ_FRAMES) + measured(PENDING_FRAMES) +
+                            wire(0) - pauses(0),
+                        measured(QDISC_BYTES) + measured(DEVQ_BYTES) + measured(PENDING_BYTES) +
+                            wire(1) - pauses(1)};
+    c.pfcPausesSent = flat[2 * PAUSE_SENT];
+    c.pfcPausesReceived = flat[2 * PAUSE_RECEIVED];
+    c.pfcPausedSeconds = static_cast<double>(measured(PAUSED_NS)) * 1e-9;
     return c;
 }
 
@@ -611,6 +703,12 @@ TrafficAccounting::Check(const TrafficCounts& c, const std::vector<uint64_t>& fl
                 << flat[2 * PHY_TX_BEGIN + unit] << " transmitted + "
                 << flat[measuredAt + DEVQ_FRAMES + unit] << " queued; ";
         }
+    }
+    // PAUSE frames: link-level, balanced on their own (in flight cannot be negative).
+    if (flat[2 * PAUSE_RECEIVED] + flat[2 * PAUSE_DROPPED] > flat[2 * PAUSE_SENT])
+    {
+        why << "PAUSE frames: " << flat[2 * PAUSE_SENT] << " sent < " << flat[2 * PAUSE_RECEIVED]
+            << " received + " << flat[2 * PAUSE_DROPPED] << " lost; ";
     }
     if (flat[measuredAt + TC_EXCESS] != 0)
     {
@@ -658,6 +756,8 @@ TrafficAccounting::Close()
     NS_LOG_FUNCTION(this);
     std::vector<uint64_t> flat = ProcessRuntime::SumAll(Flatten());
     TrafficCounts c = Build(flat);
+    c.maxQueueBytes = static_cast<uint64_t>(
+        ProcessRuntime::MaxAll({static_cast<int64_t>(MaxQueueBytes())}).at(0));
     Check(c, flat);
     if (m_logEntry < 0)
     {

@@ -14,7 +14,8 @@
  *    gradient clones), forwarded (UnicastForward / FastForwarding Forward), delivered
  *    (LocalDeliver / FastForwarding Deliver), re-sent (the transports' retransmission
  *    counters, a subset of sent), dropped (where: the link class of the device, or
- *    "host" / "switch" for a node's own drops; why: "queue" for a device queue
+ *    "host" / "switch" for a node's own drops; why: "buffer" for a PFC node's full
+ *    shared buffer (PriorityFlowControl BufferDrop), "queue" for a device queue
  *    (MacTxDrop) or traffic-control queue disc overflow, "failed-link" for PhyRxDrop
  *    on a link failed by Cluster::FailLink, "phy" for other PhyRxDrop / PhyTxDrop,
  *    "no-route" for IPv4 / fast-path routing drops (also a frame for a rank without
@@ -41,8 +42,13 @@
  * wire; one that loses frames there reports them (CountLostOnWire: topoopt's optical
  * circuit switch tearing a circuit down under its frames).
  *
+ * PAUSE frames of priority flow control are link-level: counted apart (sent, received,
+ * lost), taken out of the frames in flight, and balanced on their own:
+ *
+ *   PAUSE frames: sent = received + lost + in flight, in flight >= 0
+ *
  * Left out: per-priority or per-flow breakdowns,
- * pauses and timeouts (a lossless-fabric model adds its own counters here); bytes
+ * timeouts; bytes
  * re-sent (retransmissions are counted in frames). In a distributed run a UDP sender
  * cannot see whether a receiver in another process completed a message it gives up
  * on, and counts it as abandoned.
@@ -55,6 +61,7 @@
 #include "ns3/message-transport.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
+#include "ns3/queue.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -71,6 +78,7 @@ namespace ns3
 class QueueDisc;
 class QueueDiscItem;
 class FastForwarding;
+class PriorityFlowControl;
 
 /**
  * \brief Counts of one run as TrafficAccounting::Close found them.
@@ -88,7 +96,7 @@ struct TrafficCounts
     struct Drop
     {
         std::string where; //!< link class, or "host" / "switch" for a node's own drops
-        std::string cause; //!< queue, failed-link, phy, no-route, other
+        std::string cause; //!< queue, buffer, failed-link, phy, no-route, other
         Amount frames;     //!< frames and wire bytes dropped there
     };
 
@@ -109,6 +117,13 @@ struct TrafficCounts
     Amount framesDropped;     //!< total of drops
     Amount framesInFlight;    //!< queued or on the wire at the end
     std::vector<Drop> drops;  //!< non-zero drops by place and cause, largest first
+
+    // Priority flow control (PriorityFlowControl; zero without it). PAUSE frames are
+    // link-level: not in the frame counts above, balanced on their own.
+    uint64_t pfcPausesSent{0};     //!< PAUSE frames sent (XON included)
+    uint64_t pfcPausesReceived{0}; //!< PAUSE frames received
+    double pfcPausedSeconds{0};    //!< paused time, summed over ports and priorities
+    uint64_t maxQueueBytes{0};     //!< largest backlog an arriving frame found for a device
 
     /// \return the counts as JSON (the "accounting" entries of a results document)
     nlohmann::json ToJson() const;
@@ -205,6 +220,9 @@ private:
         PHY_TX_DROP,
         PHY_RX_END,
         PHY_RX_DROP,
+        PAUSE_SENT,     //!< PAUSE frames (PriorityFlowControl), outside the data balance
+        PAUSE_RECEIVED, //!< PAUSE frames consumed by the node they were sent to
+        PAUSE_DROPPED,  //!< PAUSE frames lost (device queue, PHY)
         N_COUNTERS
     };
 
@@ -212,6 +230,7 @@ private:
     enum Cause
     {
         QUEUE,
+        BUFFER, //!< a PFC node's shared buffer was full
         FAILED_LINK,
         PHY,
         NO_ROUTE,
@@ -245,6 +264,11 @@ private:
     // Fast data path traces (frames with FastFrameHeader, without PPP header).
     void OnFast(Counter c, Ptr<const Packet> p, uint32_t rank);
     void OnFastDrop(uint32_t where, Ptr<const Packet> p, uint32_t rank);
+    // PriorityFlowControl traces.
+    void OnBufferDrop(uint32_t where, Ptr<const Packet> p, Ptr<NetDevice> in);
+    void OnPause(Counter c, Ptr<NetDevice> dev, uint8_t priority, uint16_t quanta);
+    /// \return true for a PAUSE frame (PPP header on or not); false without PFC nodes
+    bool IsPause(Ptr<const Packet> p) const;
 
     /// Index of a drop place (link class, "host", "switch"), fixed by Connect.
     uint32_t WhereIndex(const std::string& where) const;
@@ -252,6 +276,8 @@ private:
     std::vector<uint64_t> Flatten() const;
     TrafficCounts Build(const std::vector<uint64_t>& flat) const;
     static void Check(const TrafficCounts& c, const std::vector<uint64_t>& flat);
+    /// \return the largest backlog seen by this process (device queues, PFC stages)
+    uint64_t MaxQueueBytes() const;
 
     /// One link device and what passed through its traffic control.
     struct Device
@@ -259,6 +285,7 @@ private:
         Ptr<PointToPointNetDevice> device;
         uint32_t linkId{0};
         Ptr<QueueDisc> qdisc;           //!< root queue disc (IPv4 path), or null
+        Queue<Packet>* queue{nullptr};  //!< its device queue (owned by the device)
         bool ipv4{false};               //!< its node has an IPv4 stack (and traffic control)
         uint64_t toTc[2]{0, 0};         //!< frames, bytes IPv4 handed to traffic control
         uint64_t macTx[2]{0, 0};        //!< frames, bytes handed to the device
@@ -268,8 +295,10 @@ private:
     Cluster* m_cluster{nullptr}; //!< the cluster this is aggregated to (not owned: a Ptr would keep
                                  //!< the aggregate alive)
     std::vector<Ptr<MessageTransport>> m_transports;
-    std::vector<Device> m_devices;                                //!< every link device
-    std::vector<Ptr<FastForwarding>> m_fast;                      //!< fast-path nodes
+    std::vector<Device> m_devices;               //!< every link device
+    std::vector<Ptr<FastForwarding>> m_fast;     //!< fast-path nodes
+    std::vector<Ptr<PriorityFlowControl>> m_pfc; //!< nodes with PFC
+    uint64_t m_maxDeviceQueue{0};                //!< largest device queue a frame found (bytes)
     std::unordered_map<const NetDevice*, uint32_t> m_deviceIndex; //!< device -> m_devices
     std::array<uint64_t, 2 * N_COUNTERS> m_counters{};            //!< frames, bytes
     std::vector<std::string> m_where;                             //!< drop places

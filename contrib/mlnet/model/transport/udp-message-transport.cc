@@ -279,6 +279,10 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
             }
             rs.fast->SetDeliverCallback(
                 MakeCallback(&UdpMessageTransport::HandleFrame, this).Bind(r));
+            for (DeviceState& d : rs.devices)
+            {
+                d.pfc = rs.fast->GetPriorityFlowControl();
+            }
             continue;
         }
         rs.socket = Socket::CreateSocket(rs.node, UdpSocketFactory::GetTypeId());
@@ -413,7 +417,8 @@ UdpMessageTransport::Backlog(const DeviceState& d) const
     {
         return 0;
     }
-    return d.queue->GetNPackets() + (d.qdisc ? d.qdisc->GetNPackets() : 0);
+    return d.queue->GetNPackets() + (d.qdisc ? d.qdisc->GetNPackets() : 0) +
+           (d.pfc ? d.pfc->GetEgressFrames(d.device) : 0);
 }
 
 void

@@ -39,6 +39,7 @@
 #include "ns3/ipv4.h"
 #include "ns3/message-transport.h"
 #include "ns3/mlnet-transport-header.h"
+#include "ns3/priority-flow-control.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
 #include "ns3/socket.h"
@@ -159,9 +160,10 @@ private:
     struct DeviceState
     {
         Ptr<NetDevice> device;
-        Ptr<Queue<Packet>> queue;    //!< device queue (null: not point-to-point)
-        Ptr<QueueDisc> qdisc;        //!< root queue disc or null
-        std::deque<uint64_t> active; //!< keys of OutMessages with packets to send
+        Ptr<Queue<Packet>> queue;     //!< device queue (null: not point-to-point)
+        Ptr<QueueDisc> qdisc;         //!< root queue disc or null
+        Ptr<PriorityFlowControl> pfc; //!< fast path with PFC: its egress stage counts too
+        std::deque<uint64_t> active;  //!< keys of OutMessages with packets to send
         bool refilling{false};
     };
 
