@@ -428,6 +428,26 @@ PriorityFlowControl::OnPhyTxBegin(uint32_t ifIndex, Ptr<const Packet> p)
 }
 
 bool
+PriorityFlowControl::Holds(const Port& port, uint32_t inIf)
+{
+    for (uint8_t p = 0; p < FastFrameHeader::MAX_PRIORITY; ++p)
+    {
+        if (!port.paused[p] || !port.queues[p])
+        {
+            continue;
+        }
+        for (const Entry& e : *port.queues[p])
+        {
+            if (e.inIf == inIf)
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool
 PriorityFlowControl::Stalled(const Port& port) const
 {
     if (!port.p2p || Simulator::Now() - port.lastTx < m_deadlockTimeout)
@@ -461,68 +481,80 @@ PriorityFlowControl::Watchdog()
         return; // disarmed until the next pause
     }
 
-    // Depth-first walk of the wait-for graph: node -> downstream node of a stalled port.
+    // Depth-first walk of the wait-for graph of ports: a stalled port waits for the
+    // stalled ports of its downstream node that hold frames charged to the ingress it
+    // feeds (those frames must leave before that ingress falls to XON).
     struct Step
     {
         const PriorityFlowControl* node;
         const Port* port;
+
+        bool operator<(const Step& o) const
+        {
+            return node != o.node ? node < o.node : port < o.port;
+        }
+
+        bool operator==(const Step& o) const
+        {
+            return node == o.node && port == o.port;
+        }
     };
 
     std::vector<Step> path;
-    std::set<const PriorityFlowControl*> done;
-    const PriorityFlowControl* closing = nullptr; //!< the node the cycle closes on
-    std::function<bool(const PriorityFlowControl*)> visit;
-    visit = [&](const PriorityFlowControl* at) -> bool {
-        for (const Step& s : path)
+    std::set<Step> done;
+    Step closing{nullptr, nullptr}; //!< the port the cycle closes on
+    std::function<bool(const Step&)> visit;
+    visit = [&](const Step& at) -> bool {
+        if (std::find(path.begin(), path.end(), at) != path.end())
         {
-            if (s.node == at)
-            {
-                closing = at;
-                return true;
-            }
+            closing = at;
+            return true;
         }
         if (done.count(at))
         {
             return false;
         }
-        for (const Port& port : at->m_ports)
+        path.push_back(at);
+        Ptr<Channel> ch = at.port->p2p->GetChannel();
+        Ptr<NetDevice> peer;
+        for (std::size_t d = 0; ch && d < ch->GetNDevices(); ++d)
         {
-            if (!port.device || !at->Stalled(port))
+            if (ch->GetDevice(d) != at.port->device)
             {
-                continue;
+                peer = ch->GetDevice(d);
             }
-            Ptr<Channel> ch = port.p2p->GetChannel();
-            Ptr<NetDevice> peer;
-            for (std::size_t d = 0; ch && d < ch->GetNDevices(); ++d)
+        }
+        Ptr<PriorityFlowControl> next =
+            peer ? peer->GetNode()->GetObject<PriorityFlowControl>() : nullptr;
+        if (next)
+        {
+            const uint32_t ingress = peer->GetIfIndex();
+            for (const Port& q : next->m_ports)
             {
-                if (ch->GetDevice(d) != port.device)
+                if (q.device && next->Stalled(q) && Holds(q, ingress) &&
+                    visit({PeekPointer(next), &q}))
                 {
-                    peer = ch->GetDevice(d);
+                    return true;
                 }
             }
-            Ptr<PriorityFlowControl> next =
-                peer ? peer->GetNode()->GetObject<PriorityFlowControl>() : nullptr;
-            if (!next)
-            {
-                continue;
-            }
-            path.push_back({at, &port});
-            if (visit(PeekPointer(next)))
-            {
-                return true;
-            }
-            path.pop_back();
         }
+        path.pop_back();
         done.insert(at);
         return false;
     };
-    if (visit(this))
+    bool found = false;
+    for (const Port& port : m_ports)
     {
-        // Keep only the cycle: from the step that leaves the node it closed on.
-        auto first = std::find_if(path.begin(), path.end(), [closing](const Step& s) {
-            return s.node == closing;
-        });
-        path.erase(path.begin(), first);
+        if (port.device && Stalled(port) && visit({this, &port}))
+        {
+            found = true;
+            break;
+        }
+    }
+    if (found)
+    {
+        // Keep only the cycle: from the port it closed on.
+        path.erase(path.begin(), std::find(path.begin(), path.end(), closing));
         std::ostringstream os;
         os << "PFC deadlock: cycle of paused ports";
         for (const Step& s : path)

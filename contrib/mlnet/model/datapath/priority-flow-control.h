@@ -199,6 +199,8 @@ private:
     /// \return true when `port` has frames of a paused priority and sent nothing for
     /// DeadlockTimeout
     bool Stalled(const Port& port) const;
+    /// \return true when a paused priority of `port` holds a frame charged to `inIf`
+    static bool Holds(const Port& port, uint32_t inIf);
 
     Node* m_node{nullptr};
     std::vector<Port> m_ports; //!< by ifIndex
