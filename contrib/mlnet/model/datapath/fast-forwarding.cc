@@ -117,6 +117,7 @@ FastForwarding::DoDispose()
     m_arrivals.clear();
     m_deliver = DeliverCallback();
     m_portDeliver.clear();
+    m_ecnMarker = nullptr;
     Object::DoDispose();
 }
 
@@ -236,6 +237,18 @@ FastForwarding::GetQueuedBytes(Ptr<NetDevice> out) const
     return p2p->GetQueue()->GetNBytes();
 }
 
+void
+FastForwarding::SetEcnMarker(Ptr<EcnMarker> marker)
+{
+    m_ecnMarker = marker;
+}
+
+Ptr<EcnMarker>
+FastForwarding::GetEcnMarker() const
+{
+    return m_ecnMarker;
+}
+
 uint64_t
 FastForwarding::GetFramesForwarded() const
 {
@@ -346,6 +359,13 @@ FastForwarding::Handle(Ptr<Packet> packet)
             Simulator::Schedule(wait, &FastForwarding::SendRelayed, this, packet, out, h.dstRank);
             return;
         }
+    }
+    if (m_ecnMarker && h.ecn == FastFrameHeader::ECT0 &&
+        m_ecnMarker->ShouldMark(GetQueuedBytes(out)))
+    {
+        packet->RemoveHeader(h);
+        h.ecn = FastFrameHeader::CE;
+        packet->AddHeader(h);
     }
     if (!m_forwardTrace.IsEmpty())
     {

@@ -437,7 +437,8 @@ enum Measured
     MSG_ABANDONED,
     MSG_ABANDONED_BYTES,
     RESENT,
-    TC_EXCESS, //!< frames + bytes that reached devices without IPv4 handing them down
+    ECN_MARKED, //!< frames switches marked CE (EcnMarker)
+    TC_EXCESS,  //!< frames + bytes that reached devices without IPv4 handing them down
     N_MEASURED
 };
 } // namespace
@@ -488,6 +489,10 @@ TrafficAccounting::Flatten() const
     {
         m[PENDING_FRAMES] += f->GetPendingFrames();
         m[PENDING_BYTES] += f->GetPendingBytes() + kPppHeader * f->GetPendingFrames();
+        if (Ptr<EcnMarker> marker = f->GetEcnMarker())
+        {
+            m[ECN_MARKED] += marker->GetMarks();
+        }
     }
     for (const Ptr<MessageTransport>& t : m_transports)
     {
@@ -542,6 +547,7 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
 
     c.framesSent = counter(SENT_HOST);
     c.framesResent = measured(RESENT);
+    c.ecnMarked = measured(ECN_MARKED);
     c.framesMirrored = counter(SENT_SWITCH);
     c.framesForwarded = counter(FORWARDED);
     c.framesDelivered = counter(DELIVERED);

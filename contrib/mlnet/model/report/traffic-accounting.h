@@ -109,6 +109,7 @@ struct TrafficCounts
     Amount framesDropped;     //!< total of drops
     Amount framesInFlight;    //!< queued or on the wire at the end
     std::vector<Drop> drops;  //!< non-zero drops by place and cause, largest first
+    uint64_t ecnMarked{0};    //!< frames marked CE by switches (EcnMarker)
 
     /// \return the counts as JSON (the "accounting" entries of a results document)
     nlohmann::json ToJson() const;
