@@ -8,6 +8,7 @@
 #include "ns3/fabric-options.h"
 #include "ns3/log.h"
 #include "ns3/progress-scheduler.h"
+#include "ns3/roce-message-transport.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-message-transport.h"
@@ -111,7 +112,11 @@ CollectiveRunner::CreateTransport(const std::string& name)
         }
         return tcp;
     }
-    throw std::invalid_argument("unknown transport '" + name + "'; valid: udp, tcp, dctcp");
+    if (name == "roce")
+    {
+        return CreateObject<RoceMessageTransport>();
+    }
+    throw std::invalid_argument("unknown transport '" + name + "'; valid: udp, tcp, dctcp, roce");
 }
 
 namespace

@@ -36,7 +36,7 @@ struct CollectiveRunOptions
     std::string algorithm{"ring"}; //!< ring | hd | torus | pairwise | direct
     std::string bytes{
         "8MiB"}; //!< size (see Collective: per-rank vector, or per pair for all-to-all)
-    std::string transport{"udp"};     //!< udp | tcp | dctcp
+    std::string transport{"udp"};     //!< udp | tcp | dctcp | roce
     bool real{false};                 //!< carry real float values and check the result
     RunLevel level{RunLevel::PACKET}; //!< packet (simulate, twin beside) or flow (twin alone)
 
@@ -75,8 +75,9 @@ class CollectiveRunner
 public:
     /**
      * \brief Create a transport by name: udp (UdpMessageTransport), tcp (TcpMessageTransport
-     * with NewReno) or dctcp (TcpMessageTransport with TcpDctcp; the fabric needs --ecn).
-     * Throws std::invalid_argument for other names.
+     * with NewReno), dctcp (TcpMessageTransport with TcpDctcp; the fabric needs --ecn) or
+     * roce (RoceMessageTransport: DCQCN; fast data path, ECN marking with --ecn). Throws
+     * std::invalid_argument for other names.
      */
     static Ptr<MessageTransport> CreateTransport(const std::string& name);
     /**

@@ -150,11 +150,6 @@ FabricHelper::ValidateCommon() const
     {
         throw std::invalid_argument("queue sizes must be positive");
     }
-    if (m_dataPath == "fast" && m_ecn)
-    {
-        throw std::invalid_argument("switch ECN marking needs a queue disc, which the fast data "
-                                    "path does not have; use the ipv4 data path with --ecn");
-    }
 }
 
 NodeContainer
@@ -460,6 +455,13 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
                 // No queue disc: a host device queue as deep as the IPv4 path's FIFO
                 // queue disc plus device queue; a switch keeps its DropTail queue.
                 bool host = cluster->GetRankOfNode(dev->GetNode()->GetId()) != UINT32_MAX;
+                Ptr<FastForwarding> ff = dev->GetNode()->GetObject<FastForwarding>();
+                if (!host && m_ecn && !ff->GetEcnMarker())
+                {
+                    // ECN on the fast path: DCQCN's RED profile in bytes (EcnMarker's
+                    // attributes), not the IPv4 path's RED threshold in packets.
+                    ff->SetEcnMarker(CreateObject<EcnMarker>());
+                }
                 if (host && m_queueSize.GetUnit() == m_hostQueueSize.GetUnit())
                 {
                     dev->GetQueue()->SetMaxSize(

@@ -10,7 +10,8 @@
  * Queues: a host (rank) device gets a root FIFO queue disc of HostQueueSize
  * (no FqCoDel: a training host is not an Internet host); a switch device keeps
  * only its DropTail device queue of QueueSize, or, with SetSwitchEcn, a RED
- * queue disc that marks ECN at a threshold (what DCTCP needs).
+ * queue disc that marks ECN at a threshold (what DCTCP needs; on the fast data path an
+ * EcnMarker on every switch, what RoceMessageTransport needs).
  */
 #ifndef MLNET_FABRIC_HELPER_H
 #define MLNET_FABRIC_HELPER_H
@@ -51,8 +52,11 @@ public:
     /// \brief Root FIFO queue disc of every host device (default 10000 packets).
     void SetHostQueueSize(QueueSize size);
     /**
-     * \brief Give switch devices a RED queue disc marking ECN at `threshold` packets
-     * (MinTh = MaxTh = threshold, QW = 1, no hard drop), as DCTCP expects.
+     * \brief ECN marking on switches. IPv4 data path: switch devices get a RED queue
+     * disc marking ECN at `threshold` packets (MinTh = MaxTh = threshold, QW = 1, no
+     * hard drop), as DCTCP expects. Fast data path: every switch's FastForwarding gets
+     * an EcnMarker (DCQCN's RED profile in bytes, its attributes Kmin, Kmax, Pmax;
+     * `threshold` is not used), as RoceMessageTransport expects.
      */
     void SetSwitchEcn(bool enable, uint32_t threshold = 65);
     /**

@@ -65,7 +65,10 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  failLinks,
                  0,
                  1000000);
-    cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
+    cmd.AddValue("ecn",
+                 "ECN marking on switch ports: RED (for DCTCP, IPv4 path) or EcnMarker (for roce, "
+                 "fast path)",
+                 ecn);
     cmd.AddValue("pfc",
                  "priority flow control (802.1Qbb PAUSE, shared switch buffer) at every node "
                  "of a fast-path fabric; tune with --ns3::PriorityFlowControl::<attribute>",
@@ -142,9 +145,9 @@ std::string
 FabricOptions::ResolvedDataPath() const
 {
     std::vector<std::string> ipv4Only = traces.Ipv4OnlyFlags();
-    if (ecn)
+    if (ecn && transport != "roce")
     {
-        ipv4Only.push_back("--ecn");
+        ipv4Only.push_back("--ecn"); // RED-ECN for DCTCP; roce's EcnMarker is on the fast path
     }
     return DataPathChoice::Resolve(dataPath, transport, ipv4Only);
 }

@@ -284,11 +284,6 @@ TEST_F(FastPathTest, BadInputThrows)
     bad.dataPath = "dpdk";
     EXPECT_THROW(bad.Build(), std::invalid_argument);
 
-    FabricOptions ecn = Ideal(4);
-    ecn.dataPath = "fast";
-    ecn.ecn = true;
-    EXPECT_THROW(ecn.Build(), std::invalid_argument);
-
     FabricOptions f = Ideal(4);
     f.dataPath = "fast";
     Ptr<Cluster> cluster = f.Build();

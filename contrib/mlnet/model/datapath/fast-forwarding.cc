@@ -119,6 +119,7 @@ FastForwarding::DoDispose()
     m_deliver = DeliverCallback();
     m_portDeliver.clear();
     m_pfc = nullptr;
+    m_ecnMarker = nullptr;
     Object::DoDispose();
 }
 
@@ -262,6 +263,18 @@ FastForwarding::GetQueuedBytes(Ptr<NetDevice> out) const
     return stage + p2p->GetQueue()->GetNBytes();
 }
 
+void
+FastForwarding::SetEcnMarker(Ptr<EcnMarker> marker)
+{
+    m_ecnMarker = marker;
+}
+
+Ptr<EcnMarker>
+FastForwarding::GetEcnMarker() const
+{
+    return m_ecnMarker;
+}
+
 uint64_t
 FastForwarding::GetFramesForwarded() const
 {
@@ -388,6 +401,13 @@ FastForwarding::Handle(Ptr<Packet> packet, uint32_t inIf)
                                 inIf);
             return;
         }
+    }
+    if (m_ecnMarker && h.ecn == FastFrameHeader::ECT0 &&
+        m_ecnMarker->ShouldMark(GetQueuedBytes(out)))
+    {
+        packet->RemoveHeader(h);
+        h.ecn = FastFrameHeader::CE;
+        packet->AddHeader(h);
     }
     if (!m_forwardTrace.IsEmpty())
     {

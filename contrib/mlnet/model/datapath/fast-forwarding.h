@@ -43,8 +43,12 @@
  * its BufferDrop trace), and PAUSE frames are handed to it; frames in the egress stage
  * count as pending. Without one (the default) nothing of this runs.
  *
- * Left out: TTL (tables are loop-free), ECN marking (needs a queue disc; fast
- * fabrics refuse SetSwitchEcn), multicast, anything but unicast to a rank.
+ * ECN. A node given an EcnMarker (SetEcnMarker; FabricHelper::SetSwitchEcn gives every
+ * switch one) asks it, for every ECN-capable frame it forwards, whether to mark it CE,
+ * with the bytes queued on the chosen output device (GetQueuedBytes); only a marked
+ * frame's header is rewritten.
+ *
+ * Left out: TTL (tables are loop-free), multicast, anything but unicast to a rank.
  */
 #ifndef MLNET_FAST_FORWARDING_H
 #define MLNET_FAST_FORWARDING_H
@@ -52,6 +56,7 @@
 #include "ns3/address.h"
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/ecn-marker.h"
 #include "ns3/fast-frame-header.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
@@ -143,6 +148,12 @@ public:
     void SetPriorityFlowControl(Ptr<PriorityFlowControl> pfc);
     /// \return the node's PFC, or null
     Ptr<PriorityFlowControl> GetPriorityFlowControl() const;
+     * \brief Mark ECN-capable frames this node forwards with `marker` (null: no marking,
+     * the default).
+     */
+    void SetEcnMarker(Ptr<EcnMarker> marker);
+    /// \return the node's ECN marker, or null
+    Ptr<EcnMarker> GetEcnMarker() const;
     /// \return frames forwarded to another node (not counting local sends); on a rank
     /// node, the frames it relayed (counted on arrival, as HostForwardingRouting counts)
     uint64_t GetFramesForwarded() const;
@@ -193,6 +204,7 @@ private:
     std::vector<std::pair<uint16_t, DeliverCallback>> m_portDeliver; //!< by destination port
     Address m_dest; //!< point-to-point devices ignore the destination address
     uint64_t m_forwarded{0};
+    Ptr<EcnMarker> m_ecnMarker; //!< marks forwarded ECT frames, or null
     TracedCallback<Ptr<const Packet>, uint32_t> m_dropTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_txTrace;      //!< sent by the local rank
     TracedCallback<Ptr<const Packet>, uint32_t> m_forwardTrace; //!< sent on to another node

@@ -503,6 +503,7 @@ enum Measured
     MSG_ABANDONED,
     MSG_ABANDONED_BYTES,
     RESENT,
+    ECN_MARKED, //!< frames switches marked CE (EcnMarker)
     TC_EXCESS, //!< frames + bytes that reached devices without IPv4 handing them down
     PAUSED_NS, //!< PFC paused time (ns), summed over nodes, ports and priorities
     N_MEASURED
@@ -555,6 +556,10 @@ TrafficAccounting::Flatten() const
     {
         m[PENDING_FRAMES] += f->GetPendingFrames();
         m[PENDING_BYTES] += f->GetPendingBytes() + kPppHeader * f->GetPendingFrames();
+        if (Ptr<EcnMarker> marker = f->GetEcnMarker())
+        {
+            m[ECN_MARKED] += marker->GetMarks();
+        }
     }
     for (const Ptr<PriorityFlowControl>& pfc : m_pfc)
     {
@@ -625,6 +630,7 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
 
     c.framesSent = counter(SENT_HOST);
     c.framesResent = measured(RESENT);
+    c.ecnMarked = measured(ECN_MARKED);
     c.framesMirrored = counter(SENT_SWITCH);
     c.framesForwarded = counter(FORWARDED);
     c.framesDelivered = counter(DELIVERED);

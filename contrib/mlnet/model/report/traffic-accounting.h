@@ -117,6 +117,7 @@ struct TrafficCounts
     Amount framesDropped;     //!< total of drops
     Amount framesInFlight;    //!< queued or on the wire at the end
     std::vector<Drop> drops;  //!< non-zero drops by place and cause, largest first
+    uint64_t ecnMarked{0};    //!< frames marked CE by switches (EcnMarker)
 
     // Priority flow control (PriorityFlowControl; zero without it). PAUSE frames are
     // link-level: not in the frame counts above, balanced on their own.

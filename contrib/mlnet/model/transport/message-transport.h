@@ -147,6 +147,13 @@ public:
      * transport that never re-sends. Subclasses that repair override it.
      */
     virtual uint64_t GetRetransmissions() const;
+    /**
+     * \return transport timeouts: sender timeouts (probes) and receiver repair
+     * timeouts, or TCP RTOs; 0 by default
+     */
+    virtual uint64_t GetTimeouts() const;
+    /// \return wire bytes of retransmitted frames; 0 by default
+    virtual uint64_t GetBytesResent() const;
 
 protected:
     void DoDispose() override;

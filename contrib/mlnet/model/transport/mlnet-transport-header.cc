@@ -65,7 +65,7 @@ MlnetTransportHeader::Deserialize(Buffer::Iterator start)
 void
 MlnetTransportHeader::Print(std::ostream& os) const
 {
-    static const char* names[] = {"data", "nack", "ack", "?"};
+    static const char* names[] = {"data", "nack", "ack", "cnp"};
     os << names[GetType() & 3] << (HasRealPayload() ? " real" : "") << " ch=" << m_channel
        << " tag=" << m_tag << " id=" << m_messageId << " seq=" << m_sequence << "/" << m_packetCount
        << " bytes=" << m_messageBytes;

@@ -4,11 +4,10 @@
  *
  * It names the message a packet belongs to (channel, tag, message id), the
  * packet's place in it (sequence number, packet count, total message bytes) and
- * the packet's role (data, NACK, ACK). A flag says whether a data packet carries
- * the real bytes of its slice or virtual (zero) bytes. NACK packets carry their
- * list of missing sequence ranges as payload (8 bytes per range). The header has
- * a fixed size of 29 bytes, so every packet's wire overhead is exactly
- * 29 + 8 (UDP) + 20 (IPv4) + 2 (PPP) = 59 bytes.
+ * the packet's role (data, NACK, ACK, or RoceMessageTransport's CNP). A flag says whether a data
+ * packet carries the real bytes of its slice or virtual (zero) bytes. NACK packets carry their list
+ * of missing sequence ranges as payload (8 bytes per range). The header has a fixed size of 29
+ * bytes, so every packet's wire overhead is exactly 29 + 8 (UDP) + 20 (IPv4) + 2 (PPP) = 59 bytes.
  */
 #ifndef MLNET_TRANSPORT_HEADER_H
 #define MLNET_TRANSPORT_HEADER_H
@@ -32,6 +31,7 @@ public:
         DATA = 0, //!< a slice of a message
         NACK = 1, //!< receiver asks for missing sequence ranges (payload: ranges)
         ACK = 2,  //!< receiver has the whole message
+        CNP = 3,  //!< congestion notification (RoceMessageTransport): CE-marked data seen
     };
 
     /// Serialized size of the header (bytes).

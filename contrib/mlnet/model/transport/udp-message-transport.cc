@@ -123,6 +123,7 @@ UdpMessageTransport::DoDispose()
         }
         for (uint32_t i = 0; i < rs.devices.size(); ++i)
         {
+            rs.devices[i].wake.Cancel();
             if (rs.devices[i].queue)
             {
                 rs.devices[i].device->TraceDisconnectWithoutContext(
@@ -444,6 +445,9 @@ UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
     // Without a device queue to watch (not point-to-point) there is no refill
     // trigger: hand everything over at once.
     uint32_t limit = d.queue ? m_maxBacklog : std::numeric_limits<uint32_t>::max();
+    Time now = Simulator::Now();
+    Time earliest = Time::Max(); // of the paced messages passed over
+    size_t passed = 0;           // messages passed over since the last send
     while (!d.active.empty() && Backlog(d) < limit)
     {
         uint64_t key = d.active.front();
@@ -454,6 +458,18 @@ UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
             continue; // acknowledged or abandoned while queued
         }
         OutMessage& m = it->second;
+        Time at = NextSendTime(rank, key, m);
+        if (at > now)
+        {
+            d.active.push_back(key);
+            earliest = std::min(earliest, at);
+            if (++passed >= d.active.size())
+            {
+                break; // none may send now
+            }
+            continue;
+        }
+        passed = 0;
         uint32_t seq;
         bool retx;
         if (!m.retx.empty())
@@ -478,7 +494,8 @@ UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
         {
             m.scheduled = false;
         }
-        SendData(rank, m, seq, retx);
+        uint32_t payload = SendData(rank, m, seq, retx);
+        OnDataSent(rank, key, m, payload + GetPerPacketOverhead(), retx);
         if (!more)
         {
             m.timer = Simulator::Schedule(m.timeout,
@@ -489,9 +506,56 @@ UdpMessageTransport::Refill(uint32_t rank, uint32_t ifIndex)
         }
     }
     d.refilling = false;
+    if (passed > 0 && earliest != Time::Max() && !(d.wake.IsRunning() && d.wakeAt <= earliest))
+    {
+        d.wake.Cancel();
+        d.wakeAt = earliest;
+        d.wake =
+            Simulator::Schedule(earliest - now, &UdpMessageTransport::Refill, this, rank, ifIndex);
+    }
+}
+
+Time
+UdpMessageTransport::NextSendTime(uint32_t rank, uint64_t key, const OutMessage& m) const
+{
+    return Time(0);
 }
 
 void
+UdpMessageTransport::OnDataSent(uint32_t rank,
+                                uint64_t key,
+                                const OutMessage& m,
+                                uint32_t wireBytes,
+                                bool retransmission)
+{
+}
+
+void
+UdpMessageTransport::OnMessageEnd(uint32_t rank, uint64_t key)
+{
+}
+
+void
+UdpMessageTransport::SetFrameClass(FastFrameHeader& h, MlnetTransportHeader::PacketType type) const
+{
+}
+
+void
+UdpMessageTransport::OnOtherPacket(uint32_t rank,
+                                   uint32_t peer,
+                                   const MlnetTransportHeader& h,
+                                   Ptr<Packet> p)
+{
+    NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
+}
+
+Ptr<Node>
+UdpMessageTransport::GetRankNode(uint32_t rank) const
+{
+    return m_ranks.at(rank).node;
+}
+
+uint32_t
 UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission)
 {
     uint64_t offset = static_cast<uint64_t>(seq) * m_maxPayload;
@@ -524,7 +588,8 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
         ++m_retransmissions;
         m_retransmitTrace(rank, m.dst, m.id, seq);
     }
-    Transmit(rank, m.dst, p);
+    Transmit(rank, m.dst, p, MlnetTransportHeader::DATA);
+    return len;
 }
 
 FastFrameHeader
@@ -542,12 +607,17 @@ UdpMessageTransport::FrameHeader(uint32_t src, uint32_t dst) const
 }
 
 void
-UdpMessageTransport::Transmit(uint32_t rank, uint32_t peer, Ptr<Packet> p)
+UdpMessageTransport::Transmit(uint32_t rank,
+                              uint32_t peer,
+                              Ptr<Packet> p,
+                              MlnetTransportHeader::PacketType type)
 {
     RankState& rs = m_ranks[rank];
     if (rs.fast)
     {
-        if (!rs.fast->Send(p, FrameHeader(rank, peer)))
+        FastFrameHeader h = FrameHeader(rank, peer);
+        SetFrameClass(h, type);
+        if (!rs.fast->Send(p, h))
         {
             NS_LOG_WARN("rank " << rank << " has no route to rank " << peer);
         }
@@ -590,6 +660,7 @@ UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
             NotifyGiveUp(rank, m.dst, m.bytes);
         }
         rs.out.erase(it);
+        OnMessageEnd(rank, key);
         return;
     }
     ++m.retries;
@@ -644,7 +715,7 @@ UdpMessageTransport::Dispatch(uint32_t rank, uint32_t peer, Ptr<Packet> p)
         OnAck(rank, peer, h);
         break;
     default:
-        NS_LOG_WARN("rank " << rank << " ignores a packet of unknown type");
+        OnOtherPacket(rank, peer, h, p);
     }
 }
 
@@ -845,7 +916,7 @@ UdpMessageTransport::SendControl(uint32_t rank,
     {
         ++m_acksSent;
     }
-    Transmit(rank, peer, p);
+    Transmit(rank, peer, p, type);
 }
 
 void
@@ -905,7 +976,9 @@ UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHea
         return; // a repeated ACK
     }
     it->second.timer.Cancel();
+    uint64_t key = it->first;
     rs.out.erase(it); // a key left in a device list is skipped by Refill
+    OnMessageEnd(rank, key);
 }
 
 } // namespace ns3

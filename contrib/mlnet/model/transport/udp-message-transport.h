@@ -20,7 +20,8 @@
  *
  * What it leaves out. No congestion control (it is meant for lossless or
  * lightly loaded fabrics and for clean alpha-beta validation), no pacing below
- * line rate, no per-packet processing delay at hosts, no flow-hash awareness at
+ * line rate (RoceMessageTransport adds both through this class's protected hooks),
+ * no per-packet processing delay at hosts, no flow-hash awareness at
  * the sender (the output device is the route's device when the message starts).
  * ACK and NACK packets bypass the NIC scheduler (they are small and rare).
  *
@@ -111,7 +112,6 @@ public:
 protected:
     void DoDispose() override;
 
-private:
     /// A message being sent (sender side), keyed by (dst, id) in its rank's state.
     struct OutMessage
     {
@@ -133,6 +133,60 @@ private:
         uint32_t retries{0};          //!< probes since the last sign of life
     };
 
+    /// \return the key of message `id` to or from `peer` in a rank's state
+    static uint64_t Key(uint32_t peer, uint32_t id);
+
+    // Hooks for transports built on this one (RoceMessageTransport). The defaults
+    // keep this transport's behaviour: no pacing, nothing marked, no other packets.
+
+    /**
+     * \brief Pacing: the earliest time message `key` of `rank` may hand its next packet
+     * to its device. The NIC scheduler serves, round-robin, only messages whose time has
+     * come, and wakes at the earliest one when none has.
+     * \return that time; the default (0) is always eligible
+     */
+    virtual Time NextSendTime(uint32_t rank, uint64_t key, const OutMessage& m) const;
+    /**
+     * \brief A data packet of message `key` was handed to the data path.
+     * \param wireBytes its size on the wire (payload + GetPerPacketOverhead())
+     * \param retransmission it was sent before
+     */
+    virtual void OnDataSent(uint32_t rank,
+                            uint64_t key,
+                            const OutMessage& m,
+                            uint32_t wireBytes,
+                            bool retransmission);
+    /// \brief Message `key` of sender `rank` is done (acknowledged or abandoned).
+    virtual void OnMessageEnd(uint32_t rank, uint64_t key);
+    /**
+     * \brief Fast data path: set the class bits (priority, ECN) of the frame header of
+     * a packet of `type` about to be sent. Default: leave them 0 / Not-ECT.
+     */
+    virtual void SetFrameClass(FastFrameHeader& h, MlnetTransportHeader::PacketType type) const;
+    /// \brief Fast data path: a frame addressed to `rank` (default: Dispatch it).
+    virtual void HandleFrame(uint32_t rank, Ptr<Packet> p, const FastFrameHeader& h);
+    /**
+     * \brief A packet of a type this transport does not handle (not DATA, NACK, ACK)
+     * arrived at `rank` from `peer`; the default ignores it with a warning.
+     */
+    virtual void OnOtherPacket(uint32_t rank,
+                               uint32_t peer,
+                               const MlnetTransportHeader& h,
+                               Ptr<Packet> p);
+    /// \brief Let the NIC scheduler of a rank's device send what is eligible now.
+    void Refill(uint32_t rank, uint32_t ifIndex);
+    /// \brief Send a control packet (header `about` with `type`) from `rank` to `peer`.
+    void SendControl(uint32_t rank,
+                     uint32_t peer,
+                     MlnetTransportHeader::PacketType type,
+                     const MlnetTransportHeader& about,
+                     Ptr<Packet> payload);
+    /// \brief A packet (transport header on) from `peer` arrived at `rank`.
+    void Dispatch(uint32_t rank, uint32_t peer, Ptr<Packet> p);
+    /// \return a rank's node
+    Ptr<Node> GetRankNode(uint32_t rank) const;
+
+private:
     /// A message being received, keyed by (src, id).
     struct InMessage
     {
@@ -165,6 +219,8 @@ private:
         Ptr<PriorityFlowControl> pfc; //!< fast path with PFC: its egress stage counts too
         std::deque<uint64_t> active;  //!< keys of OutMessages with packets to send
         bool refilling{false};
+        EventId wake; //!< pacing: Refill when the earliest paced message may send
+        Time wakeAt;  //!< when `wake` fires
     };
 
     /// Per-rank state.
@@ -181,33 +237,26 @@ private:
         std::unordered_map<uint32_t, Completed> completed; //!< per source rank
     };
 
-    static uint64_t Key(uint32_t peer, uint32_t id);
     uint32_t RouteDevice(uint32_t src, uint32_t dst) const;
     uint32_t Backlog(const DeviceState& d) const;
-    void Refill(uint32_t rank, uint32_t ifIndex);
     void OnPhyTxBegin(uint32_t rank, uint32_t ifIndex, Ptr<const Packet> p);
-    void SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission);
+    /// Send packet `seq` of `m`. \return its payload bytes
+    uint32_t SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool retransmission);
     void Activate(uint32_t rank, uint64_t key, OutMessage& m);
     void ActivateKey(uint32_t rank, uint64_t key);
     void OnSenderTimeout(uint32_t rank, uint64_t key);
     void HandleRead(uint32_t rank, Ptr<Socket> socket);
-    /// Fast data path: a frame addressed to `rank`.
-    void HandleFrame(uint32_t rank, Ptr<Packet> p, const FastFrameHeader& h);
-    /// Hand a packet (transport header on) to the data path, towards `peer`.
-    void Transmit(uint32_t rank, uint32_t peer, Ptr<Packet> p);
-    /// A packet (transport header on) from `peer` arrived at `rank`.
-    void Dispatch(uint32_t rank, uint32_t peer, Ptr<Packet> p);
+    /// Hand a packet (transport header on, of `type`) to the data path, towards `peer`.
+    void Transmit(uint32_t rank,
+                  uint32_t peer,
+                  Ptr<Packet> p,
+                  MlnetTransportHeader::PacketType type);
     /// Fast data path: the frame header (flow key) of packets from src to dst.
     FastFrameHeader FrameHeader(uint32_t src, uint32_t dst) const;
     void OnData(uint32_t rank, uint32_t src, const MlnetTransportHeader& h, Ptr<Packet> p);
     void OnNack(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h, Ptr<Packet> p);
     void OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h);
     void OnRepairTimeout(uint32_t rank, uint64_t key);
-    void SendControl(uint32_t rank,
-                     uint32_t peer,
-                     MlnetTransportHeader::PacketType type,
-                     const MlnetTransportHeader& about,
-                     Ptr<Packet> payload);
     bool IsCompleted(const Completed& c, uint32_t id) const;
     void MarkCompleted(Completed& c, uint32_t id);
 
