@@ -7,6 +7,7 @@
 #include "ns3/fault-plan.h"
 #include "ns3/graph-fabric-helper.h"
 #include "ns3/ideal-switch-helper.h"
+#include "ns3/load-balancer.h"
 #include "ns3/queue-size.h"
 #include "ns3/torus-helper.h"
 
@@ -67,6 +68,7 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  1000000);
     cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
     DataPathChoice::AddToCommandLine(cmd, dataPath);
+    AddLoadBalancingFlag(cmd, loadBalancing);
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
     cmd.AddValue("fail",
@@ -80,6 +82,17 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
     cmd.AddValue("convergence",
                  "delay from a failure during the run to routes around it (e.g. 50us)",
                  convergence);
+}
+
+void
+FabricOptions::AddLoadBalancingFlag(ScenarioCommandLine& cmd, std::string& value)
+{
+    cmd.AddChoice("loadBalancing",
+                  "how switches pick among equal-cost next hops (fast data path): hash "
+                  "(per-flow ECMP, the default), spray (per packet, round-robin), flowlet "
+                  "(least-loaded next hop per flowlet) or adaptive (least-loaded per packet)",
+                  value,
+                  LoadBalancer::Names());
 }
 
 void
@@ -110,6 +123,7 @@ FabricOptions::Request() const
     r.queue = ValueParser::Queue("queue", queue);
     r.ecn = ecn;
     r.dataPath = ResolvedDataPath();
+    r.loadBalancing = loadBalancing;
     r.tiers = tiers;
     r.radix = radix;
     r.oversubscription = oversubscription;

@@ -105,6 +105,7 @@ FabricRegistry::Build(const FabricRequest& request, std::shared_ptr<FabricHelper
     h->SetQueueSize(request.queue);
     h->SetSwitchEcn(request.ecn);
     h->SetDataPath(request.dataPath);
+    h->SetLoadBalancing(request.loadBalancing);
     h->SetPartitions(request.partitions);
     NS_LOG_INFO("building " << request.fabric << " of " << request.ranks << " ranks");
     Ptr<Cluster> cluster = h->Install();

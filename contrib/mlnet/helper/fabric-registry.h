@@ -51,7 +51,9 @@ struct FabricRequest
     QueueSize queue{"1000p"};        //!< switch device queue
     bool ecn{false};                 //!< RED-ECN marking on switch devices (for DCTCP)
     std::string dataPath{"ipv4"};    //!< ipv4 | fast (FabricHelper::SetDataPath)
-    uint32_t partitions{1};          //!< MPI processes the nodes are split over
+    /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing; fast path only)
+    std::string loadBalancing{"hash"};
+    uint32_t partitions{1}; //!< MPI processes the nodes are split over
 
     // Clos (fattree)
     uint32_t tiers{2};            //!< switch tiers (2 or 3)
