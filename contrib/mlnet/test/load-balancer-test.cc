@@ -49,6 +49,7 @@ struct PermutationRun
     Time last;                    //!< when the last message was delivered
     std::vector<Time> done;       //!< delivery time by source rank
     std::vector<uint64_t> uplink; //!< wire bytes ToR -> spine, per tor-agg link
+    uint64_t flowlets{0};         //!< flowlets started, summed over nodes
     uint64_t delivered{0};        //!< messages delivered
     uint64_t retransmissions{0};  //!< data packets sent again
     uint64_t duplicates{0};       //!< packets received twice
@@ -70,9 +71,10 @@ struct PermutationRun
     }
 };
 
-/// Rank r sends kBytes to r + kPerTor (mod kRanks); rank r starts at r * stagger.
+/// Rank r sends kBytes to r + kPerTor (mod kRanks); rank r starts at r * stagger,
+/// and again at `again` + r * stagger when `again` is positive.
 PermutationRun
-RunPermutation(const std::string& policy, Time stagger = Seconds(0))
+RunPermutation(const std::string& policy, Time stagger = Seconds(0), Time again = Seconds(0))
 {
     FabricOptions f;
     f.fabric = "fattree";
@@ -119,12 +121,30 @@ RunPermutation(const std::string& policy, Time stagger = Seconds(0))
                     top = std::max(top, th.GetSequence() + 1);
                 }));
     }
-    for (uint32_t r = 0; r < kRanks; ++r)
+    std::vector<Time> starts{Seconds(0)};
+    if (again.IsStrictlyPositive())
     {
-        Simulator::Schedule(stagger * r,
-                            [=]() { udp->Send(r, (r + kPerTor) % kRanks, ch, 0, kBytes); });
+        starts.push_back(again);
+    }
+    for (Time start : starts)
+    {
+        for (uint32_t r = 0; r < kRanks; ++r)
+        {
+            Simulator::Schedule(start + stagger * r,
+                                [=]() { udp->Send(r, (r + kPerTor) % kRanks, ch, 0, kBytes); });
+        }
     }
     Simulator::Run();
+    NodeContainer nodes = cluster->GetAllNodes();
+    for (uint32_t n = 0; n < nodes.GetN(); ++n)
+    {
+        PointerValue lb;
+        nodes.Get(n)->GetObject<FastForwarding>()->GetAttribute("LoadBalancer", lb);
+        if (lb.Get<LoadBalancer>())
+        {
+            run.flowlets += lb.Get<LoadBalancer>()->GetFlowlets();
+        }
+    }
     for (const ClusterLink& l : cluster->GetLinks())
     {
         if (l.linkClass == "tor-agg")
@@ -313,4 +333,25 @@ TEST_F(LoadBalancerTest, FlagReachesTheRequestAndRefusesBadNames)
     {
         EXPECT_NE(e.find(name), std::string::npos) << e;
     }
+}
+
+// A flowlet ends at a gap longer than FlowletTimeout. Each rank sends twice, 200 us
+// apart (the first round is over at 86.7 us). Flowlets start only at the ToRs (a host
+// and a spine have one candidate per destination), one per flow of each ToR's
+// up-link traffic: 16 data flows and the 16 ACK flows back. With the 10 us default
+// every flow pauses ~113 us between its two messages (and its two ACKs): 2 x 32
+// flowlets; with FlowletTimeout = 1 ms none of the gaps counts: 32.
+TEST_F(LoadBalancerTest, FlowletEndsAtAGapLongerThanTheTimeout)
+{
+    PermutationRun shortGap = RunPermutation("flowlet", Seconds(0), MicroSeconds(200));
+    EXPECT_EQ(shortGap.delivered, 2 * kRanks);
+    EXPECT_EQ(shortGap.flowlets, 2u * 2 * kRanks);
+    Config::SetDefault("ns3::LoadBalancer::FlowletTimeout", TimeValue(MilliSeconds(1)));
+    PermutationRun longTimeout = RunPermutation("flowlet", Seconds(0), MicroSeconds(200));
+    Config::SetDefault("ns3::LoadBalancer::FlowletTimeout", TimeValue(MicroSeconds(10)));
+    EXPECT_EQ(longTimeout.delivered, 2 * kRanks);
+    EXPECT_EQ(longTimeout.flowlets, 2u * kRanks);
+    // Either way every up-link carries two flows' worth, one per round.
+    EXPECT_LE(double(shortGap.busiest()), 1.05 * shortGap.mean());
+    EXPECT_LE(double(longTimeout.busiest()), 1.05 * longTimeout.mean());
 }
