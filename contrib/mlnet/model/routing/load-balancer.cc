@@ -142,7 +142,8 @@ LoadBalancer::LeastLoaded(const std::vector<Ptr<NetDevice>>& choices,
     size_t best = flowHash % n;
     uint64_t bestBytes = node.GetQueuedBytes(choices[best]);
     double bestRecent = recent ? RecentFrames(choices[best]) : 0;
-    for (size_t k = 1; k < n; ++k)
+    // Without the recent-traffic tie-break nothing beats an empty queue: stop there.
+    for (size_t k = 1; k < n && (recent || bestBytes > 0); ++k)
     {
         size_t i = (flowHash + k) % n;
         uint64_t bytes = node.GetQueuedBytes(choices[i]);
