@@ -8,6 +8,7 @@
 //   railonly-llm --fabric=all --moe --json=llm-moe.json
 //   railonly-llm --fabric=rail-only --failRailSwitch=3
 //   railonly-llm --transport=tcp        (TCP runs on the IPv4 path; UDP on the fast path)
+//   railonly-llm --fabric=all --moe --loadBalancing=spray   (per-packet spraying)
 #include "ns3/core-module.h"
 #include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
@@ -97,6 +98,7 @@ main(int argc, char* argv[])
                  10000);
     cmd.AddChoice("transport", "udp | tcp | dctcp", o.transport, {"udp", "tcp", "dctcp"});
     DataPathChoice::AddToCommandLine(cmd, o.dataPath);
+    FabricOptions::AddLoadBalancingFlag(cmd, o.loadBalancing);
     cmd.AddValue("json", "write the results document to this file", json);
     o.traces.AddToCommandLine(cmd);
 
@@ -122,6 +124,7 @@ main(int argc, char* argv[])
         o.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         report.SetMeta("data_path", o.ResolveDataPath());
+        report.SetMeta("load_balancing", o.loadBalancing);
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);
         report.Finish(std::cout, json);
     });

@@ -69,6 +69,7 @@ main(int argc, char* argv[])
                  1000000);
     cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
     DataPathChoice::AddToCommandLine(cmd, config.dataPath);
+    FabricOptions::AddLoadBalancingFlag(cmd, config.loadBalancing);
     cmd.AddList("fabrics",
                 "comma-separated: fattree,topoopt,railonly (or all)",
                 fabrics,
@@ -103,6 +104,7 @@ main(int argc, char* argv[])
         cmd.Parse(argc, argv);
         report.SetMeta("level", ToString(level.Get()));
         report.SetMeta("data_path", config.DataPath());
+        report.SetMeta("load_balancing", config.loadBalancing);
         config.bandwidth = ParseDataRate(bandwidth);
         config.hbRate = ParseDataRate(hbRate);
         config.fabrics = TrainingClusterRunner::ParseFabrics(fabrics);

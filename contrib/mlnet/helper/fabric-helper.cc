@@ -11,6 +11,7 @@
 #include "ns3/flow-hash-routing.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4.h"
+#include "ns3/load-balancer.h"
 #include "ns3/local-point-to-point-channel.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
@@ -18,6 +19,7 @@
 #include "ns3/node.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/pointer.h"
 #include "ns3/priority-flow-control.h"
 #include "ns3/queue.h"
 #include "ns3/route-planner.h"
@@ -112,6 +114,19 @@ FabricHelper::GetDataPath() const
     return m_dataPath;
 }
 
+void
+FabricHelper::SetLoadBalancing(const std::string& policy)
+{
+    LoadBalancer::Parse(policy); // throws naming --loadBalancing and the choices
+    m_loadBalancing = policy;
+}
+
+std::string
+FabricHelper::GetLoadBalancing() const
+{
+    return m_loadBalancing;
+}
+
 DataRate
 FabricHelper::GetLinkRate() const
 {
@@ -150,6 +165,12 @@ FabricHelper::ValidateCommon() const
     {
         throw std::invalid_argument("queue sizes must be positive");
     }
+    if (m_dataPath != "fast" && m_loadBalancing != "hash")
+    {
+        throw std::invalid_argument("--loadBalancing=" + m_loadBalancing +
+                                    " needs the fast data path (--dataPath=fast); the ipv4 "
+                                    "data path hashes per flow only (--loadBalancing=hash)");
+    }
 }
 
 NodeContainer
@@ -164,6 +185,13 @@ FabricHelper::CreateNodes(uint32_t n) const
             Ptr<FastForwarding> ff = CreateObject<FastForwarding>();
             ff->SetAttribute("Seed",
                              UintegerValue(FlowHashRouting::DefaultSeed(nodes.Get(i)->GetId())));
+            if (m_loadBalancing != "hash")
+            {
+                // Without one FastForwarding hashes per flow: the default costs nothing.
+                Ptr<LoadBalancer> lb = CreateObject<LoadBalancer>();
+                lb->SetPolicy(LoadBalancer::Parse(m_loadBalancing));
+                ff->SetAttribute("LoadBalancer", PointerValue(lb));
+            }
             ff->Install(nodes.Get(i));
         }
         return nodes;
@@ -524,6 +552,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     spec.linkDelay = m_delay;
     spec.mtu = m_mtu;
     spec.dataPath = m_dataPath;
+    spec.loadBalancing = m_loadBalancing;
     FinishPartitions(cluster, spec);
     cluster->SetFabricSpec(spec);
     RoutePlanner(cluster).Install();

@@ -78,6 +78,16 @@ public:
     /// \return the data path, "ipv4" or "fast"
     std::string GetDataPath() const;
     /**
+     * \brief Choose how nodes pick among a destination's candidate devices: "hash"
+     * (default: per-flow ECMP), "spray" (per packet), "flowlet" or "adaptive" (least
+     * loaded); see LoadBalancer. Only hash exists on the ipv4 data path: Install throws
+     * std::invalid_argument naming --loadBalancing and --dataPath for another policy
+     * there. Throws std::invalid_argument for an unknown name.
+     */
+    void SetLoadBalancing(const std::string& policy);
+    /// \return the load-balancing policy's name
+    std::string GetLoadBalancing() const;
+    /**
      * \brief Split the fabric over `n` MPI processes (default 1: one process).
      *
      * Each node gets the system id of its partition, chosen by the subclass along its
@@ -168,7 +178,8 @@ protected:
     bool m_pfc{false};                   //!< PriorityFlowControl on fast-path nodes
     uint32_t m_ecnThreshold{65};         //!< marking threshold (packets)
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
-    std::string m_dataPath{"ipv4"}; //!< "ipv4" or "fast"
+    std::string m_dataPath{"ipv4"};      //!< "ipv4" or "fast"
+    std::string m_loadBalancing{"hash"}; //!< LoadBalancer policy name
 
 private:
     /// A link inside one process: the devices on a LocalPointToPointChannel.

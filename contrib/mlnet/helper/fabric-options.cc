@@ -7,6 +7,7 @@
 #include "ns3/fault-plan.h"
 #include "ns3/graph-fabric-helper.h"
 #include "ns3/ideal-switch-helper.h"
+#include "ns3/load-balancer.h"
 #include "ns3/queue-size.h"
 #include "ns3/torus-helper.h"
 
@@ -74,6 +75,7 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  "of a fast-path fabric; tune with --ns3::PriorityFlowControl::<attribute>",
                  pfc);
     DataPathChoice::AddToCommandLine(cmd, dataPath);
+    AddLoadBalancingFlag(cmd, loadBalancing);
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
     cmd.AddValue("fail",
@@ -87,6 +89,17 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
     cmd.AddValue("convergence",
                  "delay from a failure during the run to routes around it (e.g. 50us)",
                  convergence);
+}
+
+void
+FabricOptions::AddLoadBalancingFlag(ScenarioCommandLine& cmd, std::string& value)
+{
+    cmd.AddChoice("loadBalancing",
+                  "how switches pick among equal-cost next hops (fast data path): hash "
+                  "(per-flow ECMP, the default), spray (per packet, round-robin), flowlet "
+                  "(least-loaded next hop per flowlet) or adaptive (least-loaded per packet)",
+                  value,
+                  LoadBalancer::Names());
 }
 
 void
@@ -118,6 +131,7 @@ FabricOptions::Request() const
     r.ecn = ecn;
     r.pfc = pfc;
     r.dataPath = ResolvedDataPath();
+    r.loadBalancing = loadBalancing;
     r.tiers = tiers;
     r.radix = radix;
     r.oversubscription = oversubscription;

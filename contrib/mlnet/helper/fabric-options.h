@@ -39,6 +39,13 @@ struct FabricOptions
      */
     static void CheckRankCount(const std::string& flags, uint64_t ranks);
 
+    /**
+     * \brief Register --loadBalancing (hash | spray | flowlet | adaptive, LoadBalancer)
+     * on `cmd`, stored in `value`: a bad value is one error line listing the choices.
+     * Scenarios with their own options (railonly-llm) use it too.
+     */
+    static void AddLoadBalancingFlag(ScenarioCommandLine& cmd, std::string& value);
+
     std::string fabric{
         "ideal"};           //!< a FabricRegistry name: ideal | fattree | torus | mesh | graph | ...
     uint32_t ranks{0};      //!< ranks; 0 = default (8, or the torus dims' product)
@@ -60,6 +67,8 @@ struct FabricOptions
     bool pfc{false};              //!< priority flow control on fast-path nodes (--pfc)
     /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (DataPathChoice)
     std::string dataPath{"auto"};
+    /// hash | spray | flowlet | adaptive (LoadBalancer; other than hash: fast path only)
+    std::string loadBalancing{"hash"};
     /// the transport the scenario runs (set it after parsing): decides dataPath=auto
     std::string transport{"udp"};
     TraceOptions traces; //!< --pcap, --pcapClass, --flowmon (attached by Build)

@@ -106,6 +106,7 @@ FabricRegistry::Build(const FabricRequest& request, std::shared_ptr<FabricHelper
     h->SetSwitchEcn(request.ecn);
     h->SetDataPath(request.dataPath);
     h->SetPfc(request.pfc);
+    h->SetLoadBalancing(request.loadBalancing);
     h->SetPartitions(request.partitions);
     NS_LOG_INFO("building " << request.fabric << " of " << request.ranks << " ranks");
     Ptr<Cluster> cluster = h->Install();

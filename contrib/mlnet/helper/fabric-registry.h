@@ -52,7 +52,9 @@ struct FabricRequest
     bool ecn{false};                 //!< RED-ECN marking on switch devices (for DCTCP)
     std::string dataPath{"ipv4"};    //!< ipv4 | fast (FabricHelper::SetDataPath)
     bool pfc{false};                 //!< priority flow control (fast path; FabricHelper::SetPfc)
-    uint32_t partitions{1};          //!< MPI processes the nodes are split over
+    /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing; fast path only)
+    std::string loadBalancing{"hash"};
+    uint32_t partitions{1}; //!< MPI processes the nodes are split over
 
     // Clos (fattree)
     uint32_t tiers{2};            //!< switch tiers (2 or 3)

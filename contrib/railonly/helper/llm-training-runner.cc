@@ -107,6 +107,7 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
     request.linkDelay = o.nicDelay;
     request.crossRailPolicy = o.policy;
     request.dataPath = o.ResolveDataPath();
+    request.loadBalancing = o.loadBalancing;
     std::shared_ptr<FabricHelper> helper;
     Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)

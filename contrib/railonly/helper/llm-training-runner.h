@@ -44,13 +44,14 @@ struct LlmRunOptions
     std::string policy; //!< cross-rail policy: source | destination | network ("" = helper default)
     std::string moeAllToAll{
         "auto"}; //!< auto (two-phase on rail-only, flat elsewhere) | hierarchical | flat
-    int32_t failRailSwitch{-1};   //!< rail whose switches fail (-1: none)
-    int32_t failNic{-1};          //!< GPU whose NIC fails (-1: none)
-    TraceOptions traces;          //!< --pcap, --pcapClass, --flowmon
-    uint32_t iterations{1};       //!< iterations to simulate
-    std::string transport{"udp"}; //!< udp | tcp | dctcp
-    std::string dataPath{"auto"}; //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
-    LlmModelConfig model;         //!< the GPT model and its TP/PP/DP
+    int32_t failRailSwitch{-1};        //!< rail whose switches fail (-1: none)
+    int32_t failNic{-1};               //!< GPU whose NIC fails (-1: none)
+    TraceOptions traces;               //!< --pcap, --pcapClass, --flowmon
+    uint32_t iterations{1};            //!< iterations to simulate
+    std::string transport{"udp"};      //!< udp | tcp | dctcp
+    std::string dataPath{"auto"};      //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
+    std::string loadBalancing{"hash"}; //!< hash | spray | flowlet | adaptive (LoadBalancer)
+    LlmModelConfig model;              //!< the GPT model and its TP/PP/DP
 
     /**
      * \brief Throw std::invalid_argument naming the flags unless the parallel degrees fit

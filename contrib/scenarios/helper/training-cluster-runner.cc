@@ -308,6 +308,7 @@ BuildFabric(const Job& job,
     request.linkRate = c.bandwidth;
     request.linkDelay = c.linkDelay;
     request.dataPath = c.DataPath();
+    request.loadBalancing = c.loadBalancing;
     rings = job.switchRings;
     std::ostringstream detail;
     Ptr<Cluster> cluster;

@@ -78,6 +78,9 @@ struct TrainingClusterConfig
     uint32_t searchBudget{50};       //!< TopoOptSearch MCMC steps
     std::string transport{"udp"};    //!< udp | tcp | dctcp
     std::string dataPath{"auto"};    //!< auto | ipv4 | fast (DataPathChoice), every fabric
+    /// hash | spray | flowlet | adaptive (LoadBalancer; fast path only; not the
+    /// checkmate run, which builds its own fabric)
+    std::string loadBalancing{"hash"};
     std::vector<std::string> fabrics{"fattree", "topoopt", "railonly"}; //!< order
     bool checkmate{true};            //!< run the Checkmate shadowing case on the fat-tree
     uint32_t checkmateIterations{8}; //!< iterations of the Checkmate run

@@ -4,10 +4,12 @@
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/flow-hash-routing.h"
+#include "ns3/load-balancer.h"
 #include "ns3/log.h"
 #include "ns3/mac48-address.h"
 #include "ns3/node.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
 #include "ns3/priority-flow-control.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -76,6 +78,14 @@ FastForwarding::GetTypeId()
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&FastForwarding::m_relayRate),
                           MakeDataRateChecker())
+            .AddAttribute("LoadBalancer",
+                          "How the node picks among a destination's candidate devices "
+                          "(LoadBalancer: hash, spray, flowlet, adaptive). Null (the "
+                          "default): the seeded flow hash, as FlowHashRouting on the IPv4 "
+                          "path. FabricHelper::SetLoadBalancing gives every node one.",
+                          PointerValue(),
+                          MakePointerAccessor(&FastForwarding::m_loadBalancer),
+                          MakePointerChecker<LoadBalancer>())
             .AddTraceSource("Relay",
                             "A rank node relays a frame for another node (on arrival, "
                             "header on): frame, time it waits before it is sent on.",
@@ -120,6 +130,7 @@ FastForwarding::DoDispose()
     m_portDeliver.clear();
     m_pfc = nullptr;
     m_ecnMarker = nullptr;
+    m_loadBalancer = nullptr;
     Object::DoDispose();
 }
 
@@ -183,6 +194,12 @@ FastForwarding::SelectDevice(const FastFrameHeader& h, bool local) const
         uint16_t sp = local ? 0 : RawPort(h.srcPort);
         uint16_t dp = local ? 0 : RawPort(h.dstPort);
         uint32_t hash = FlowHashRouting::HashFlow(h.srcAddr, h.dstAddr, h.protocol, sp, dp, m_seed);
+        if (m_loadBalancer)
+        {
+            // A rank's own frames too: a host with several devices towards the
+            // destination spreads them by the same policy as a switch.
+            return m_loadBalancer->Select(choices, hash, *this);
+        }
         return choices[hash % choices.size()];
     }
     }

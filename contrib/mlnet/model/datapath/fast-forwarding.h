@@ -15,7 +15,9 @@
  * same next-hop sets as FlowHashRouting's (ECMP, dimension order, failures, route preferences), in
  * the same order; a frame picks one with the same seeded flow hash
  * (FlowHashRouting::HashFlow over the flow key of its FastFrameHeader). So a
- * flow takes the path it takes on the IPv4 path. The switch queue is the
+ * flow takes the path it takes on the IPv4 path. With a LoadBalancer (attribute
+ * LoadBalancer, FabricHelper::SetLoadBalancing) the choice is its policy's instead:
+ * per-packet spraying, flowlets or the least-loaded device. The switch queue is the
  * device's DropTail queue, as on the IPv4 path, which has no queue disc on switches.
  *
  * Simultaneous arrivals. Frames that reach a node at the same instant are handled in
@@ -58,6 +60,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/ecn-marker.h"
 #include "ns3/fast-frame-header.h"
+#include "ns3/load-balancer.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -113,7 +116,8 @@ public:
     /// \return candidate output devices towards a rank (empty: none)
     const std::vector<Ptr<NetDevice>>& GetDevices(uint32_t rank) const;
     /**
-     * \brief The device a frame leaves by.
+     * \brief The device a frame leaves by: the one candidate, or the flow hash's
+     * choice among several, or the LoadBalancer's (attribute LoadBalancer).
      * \param h the frame's header
      * \param local true for a frame sent by the local rank: hashed without ports,
      *        as FlowHashRouting::RouteOutput does
@@ -196,7 +200,8 @@ private:
     void SendRelayed(Ptr<Packet> packet, Ptr<NetDevice> out, uint32_t dstRank, uint32_t inIf);
 
     uint32_t m_seed{0};
-    bool m_ordered{false}; //!< attribute OrderSimultaneousArrivals
+    Ptr<LoadBalancer> m_loadBalancer; //!< attribute LoadBalancer (null: flow hash)
+    bool m_ordered{false};            //!< attribute OrderSimultaneousArrivals
     std::vector<std::pair<uint32_t, Ptr<Packet>>> m_arrivals; //!< this instant's frames
     uint32_t m_rank;
     RankTable<Ptr<NetDevice>> m_next; //!< destination rank -> candidate devices

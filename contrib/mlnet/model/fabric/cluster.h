@@ -56,6 +56,8 @@ struct FabricSpec
     std::string routing{"ecmp"}; //!< "ecmp" (flow-hash over shortest paths) or "dor"
     // Data path (FabricHelper::SetDataPath)
     std::string dataPath{"ipv4"}; //!< "ipv4" (Internet stack) or "fast" (FastForwarding)
+    /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing)
+    std::string loadBalancing{"hash"};
     // Distributed runs (FabricHelper::SetPartitions)
     uint32_t partitions{1}; //!< MPI processes the nodes are split over
     uint32_t cutLinks{0};   //!< links whose ends lie in different partitions
