@@ -3,7 +3,8 @@
  * Tests of PriorityFlowControl on the fast data path: a 4-to-1 UDP incast on an ideal
  * switch drops frames without PFC and none with it (pauses sent, the incast finishing
  * at the receiver's line rate, conservation holding, the same times twice); a PAUSE
- * holds a sender for exactly 65535 x 512 bit times, an XON releases it early; a ring
+ * holds a sender for exactly 65535 x 512 bit times, an XON releases it early; a flow
+ * sharing a paused NIC with an incast flow is blocked behind it (head of line); a ring
  * whose routes all turn the same way is reported as a PFC deadlock, not a hang; PFC on
  * the IPv4 data path is refused.
  */
@@ -213,6 +214,48 @@ TEST_F(PriorityFlowControlTest, PauseHoldsForItsQuantaAndXonResumes)
     EXPECT_EQ(paused - free, quanta) << "the message waits out the pause exactly";
     EXPECT_EQ(heldShort, MicroSeconds(10));
     EXPECT_EQ(released - free, MicroSeconds(10)) << "XON resumes at once";
+}
+
+TEST_F(PriorityFlowControlTest, PausedNicBlocksAVictimFlowBehindIt)
+{
+    // Head-of-line blocking. Ideal switch of 5 ranks: ranks 1..4 send 300 frames each to
+    // rank 0 (a 4-to-1 incast); rank 1 also sends a 100-frame victim message to rank 4,
+    // whose receiving link is otherwise idle. Rank 1's NIC alternates its two messages.
+    // Without PFC the victim gets half of rank 1's line rate (about 2x its time alone);
+    // with PFC the switch pauses rank 1's NIC whenever its frames for rank 0 pile up, so
+    // the victim's frames wait behind them: rank 1 then drains at rank 0's share, 1/4 of
+    // line rate, and the victim gets half of that (about 4x its time alone).
+    auto victim = [this](bool pfc, bool hot) {
+        Build(5, pfc, 2u << 20);
+        Time victimDone{0};
+        uint32_t victimChannel = udp->RegisterChannel(MakeBoundCallback(
+            +[](Time* t, const Message&) { *t = Simulator::Now(); },
+            &victimDone));
+        const uint64_t frame = udp->GetMaxPayload();
+        for (uint32_t r = 1; hot && r <= 4; ++r)
+        {
+            udp->Send(r, 0, channel, 0, 300 * frame);
+        }
+        udp->Send(1, 4, victimChannel, 0, 100 * frame);
+        Simulator::Run();
+        accounting->Close();
+        uint64_t nicPauses = pfc ? Pfc(1)->GetPausesReceived() : 0;
+        Simulator::Destroy();
+        delivered = 0;
+        return std::make_pair(victimDone.GetSeconds(), nicPauses);
+    };
+    auto [alone, none] = victim(true, false);
+    auto [shared, zero] = victim(false, true);
+    auto [blocked, pauses] = victim(true, true);
+    EXPECT_EQ(none, 0u);
+    EXPECT_EQ(zero, 0u);
+    EXPECT_GT(pauses, 0u) << "the switch must pause rank 1's NIC";
+    EXPECT_NEAR(shared / alone, 2.0, 0.2) << "without PFC: half of the NIC";
+    EXPECT_GT(blocked, 1.5 * shared) << "with PFC the victim waits behind the paused frames";
+    std::cout << "[ measured ] victim (100 frames, idle receiver) alone " << alone * 1e6
+              << " us; sharing its NIC with an incast flow: without PFC " << shared * 1e6 << " us ("
+              << shared / alone << "x), with PFC " << blocked * 1e6 << " us (" << blocked / alone
+              << "x), " << pauses << " PAUSE frames at its NIC" << std::endl;
 }
 
 TEST_F(PriorityFlowControlTest, RingTurningOneWayIsReportedAsDeadlock)
