@@ -9,6 +9,7 @@
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/queue-size.h"
 #include "ns3/torus-helper.h"
+#include "ns3/transport-choice.h"
 
 #include <algorithm>
 #include <sstream>
@@ -65,7 +66,10 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  failLinks,
                  0,
                  1000000);
-    cmd.AddValue("ecn", "RED-ECN marking on switch ports (for DCTCP)", ecn);
+    cmd.AddValue("ecn",
+                 "RED-ECN marking on switch ports (on by default with --transport=dctcp)",
+                 ecn);
+    cmd.OnParsed([this, &cmd]() { ecnGiven = cmd.WasGiven("ecn"); });
     DataPathChoice::AddToCommandLine(cmd, dataPath);
     traces.AddToCommandLine(cmd);
     // Faults (FaultPlan).
@@ -108,7 +112,7 @@ FabricOptions::Request() const
     r.linkDelay = ParseTime(delay);
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
-    r.ecn = ecn;
+    r.ecn = TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
     r.dataPath = ResolvedDataPath();
     r.tiers = tiers;
     r.radix = radix;

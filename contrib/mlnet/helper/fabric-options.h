@@ -57,6 +57,7 @@ struct FabricOptions
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
+    bool ecnGiven{false};         //!< --ecn was given (dctcp turns marking on unless so)
     /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (DataPathChoice)
     std::string dataPath{"auto"};
     /// the transport the scenario runs (set it after parsing): decides dataPath=auto

@@ -150,6 +150,18 @@ MessageTransport::GetRetransmissions() const
     return 0;
 }
 
+uint64_t
+MessageTransport::GetTimeouts() const
+{
+    return 0;
+}
+
+uint64_t
+MessageTransport::GetBytesResent() const
+{
+    return 0;
+}
+
 void
 MessageTransport::NotifyGiveUp(uint32_t src, uint32_t dst, uint64_t bytes)
 {

@@ -147,6 +147,13 @@ public:
      * transport that never re-sends. Subclasses that repair override it.
      */
     virtual uint64_t GetRetransmissions() const;
+    /**
+     * \return timeouts that fired and acted (a sender's probe or retransmission timer,
+     * a receiver's repair timer); 0 for a transport without timers
+     */
+    virtual uint64_t GetTimeouts() const;
+    /// \return wire bytes (PPP frames) of the packets counted by GetRetransmissions
+    virtual uint64_t GetBytesResent() const;
 
 protected:
     void DoDispose() override;
