@@ -32,6 +32,10 @@ TEST(CheckmateRecoveryExample, AllSchemesInOneRun)
         EXPECT_GT(row["iteration_s"].get<double>(), 0.0);
     }
     const auto& s = doc["summary"];
+    // Its run's health (no twin to compare with: twin_gap null, never a warning).
+    ASSERT_TRUE(doc.contains("health"));
+    EXPECT_TRUE(doc["health"]["twin_gap"].is_null());
+    EXPECT_FALSE(doc["health"].contains("warning"));
     EXPECT_EQ(s["checkpoint_interval_iterations"].get<double>(), 1.0);
     EXPECT_EQ(s["throughput_overhead"].get<double>(), 0.0);
     EXPECT_EQ(s["repeated_iterations_after_failure"], 0);

@@ -10,6 +10,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-options.h"
 #include "ns3/simulator.h"
+#include "ns3/transport-choice.h"
 
 #include <cmath>
 #include <tuple>
@@ -72,7 +73,7 @@ TEST_F(CollectiveValidationTest, BytesConservedOnStar)
     // Ring all-reduce: every rank sends 2(N-1) chunks of S/N; each crosses 2 links.
     uint64_t chunk = (1 << 20) / 4;
     Ptr<AlphaBetaModel> m = CreateObject<AlphaBetaModel>();
-    Ptr<MessageTransport> t = CollectiveRunner::CreateTransport("udp");
+    Ptr<MessageTransport> t = TransportChoice::Create("udp");
     // Packetization as the transport reports it, on the default MTU.
     FabricOptions g;
     g.ranks = 2;
@@ -194,6 +195,7 @@ TEST(CollectiveValidationExample, WritesRowsWithDocumentedFields)
     ASSERT_EQ(e.status, 0) << e.err;
     nlohmann::json doc = ReadJson(json);
     ExpectTrafficConserved(doc, 1);
+    ExpectRowsHaveHealth(doc, "simulated_s", "analytical_s");
     ASSERT_EQ(doc["rows"].size(), 1u);
     for (const char* k : {"fabric",
                           "collective",

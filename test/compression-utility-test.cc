@@ -22,6 +22,7 @@ TEST(CompressionUtilityExample, RowCarriesTheEndToEndFields)
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
     ExpectTrafficConserved(doc, 1);
+    ExpectRowsHaveHealth(doc, "comm_s", "analytical_comm_s");
     ASSERT_EQ(doc["rows"].size(), 1u);
     const auto& row = doc["rows"][0];
     EXPECT_EQ(row["scheme"], "topk");

@@ -49,6 +49,7 @@ RunToJson(const std::string& flags, const std::string& launcher, const std::stri
     std::remove(json.c_str());
     // Merged over the processes: every frame one process sent, another received.
     ExpectTrafficConserved(j, 1);
+    ExpectRowsHaveHealth(j, "simulated_s", "analytical_s");
     return j;
 }
 

@@ -25,6 +25,7 @@ RunLlm(const std::string& flags, const std::string& file)
     }
     nlohmann::json doc = ReadJson(json);
     ExpectTrafficConserved(doc, doc["accounting"].size());
+    ExpectRowsHaveHealth(doc, "iteration_s", "twin_iteration_s");
     EXPECT_GE(doc["accounting"].size(), doc["rows"].size() > 0 ? 1u : 0u);
     return doc;
 }

@@ -23,6 +23,7 @@ TEST(TopoOptClusterExample, OneRowPerFabricWithBothTimes)
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(json);
     ExpectTrafficConserved(doc, 4); // one per fabric
+    ExpectRowsHaveHealth(doc, "iteration_s", "analytical_iteration_s");
     ASSERT_EQ(doc["rows"].size(), 4u);
     std::map<std::string, double> it;
     for (const auto& row : doc["rows"])

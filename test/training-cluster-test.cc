@@ -52,6 +52,7 @@ TEST(TrainingClusterExample, RunsEveryFabricAndWritesEveryOutput)
     nlohmann::json doc = ReadJson(out + "/training-cluster.json");
     // One run per fabric, and the Checkmate runs beside the fat-tree's.
     ExpectTrafficConserved(doc, doc["accounting"].size());
+    ExpectRowsHaveHealth(doc, "iteration_s", "analytical_iteration_s");
     EXPECT_GE(doc["accounting"].size(), 3u);
     ASSERT_EQ(doc["rows"].size(), 3u);
     const auto* fat = Row(doc, "fattree");

@@ -27,6 +27,8 @@ TEST(TrainingWorkloadExample, IterationsMatchTheAnalyticalCriticalPath)
     std::ifstream in(json);
     nlohmann::json doc = nlohmann::json::parse(in);
     ExpectTrafficConserved(doc, 1);
+    ASSERT_TRUE(doc.contains("health")) << "the run's health section";
+    EXPECT_TRUE(doc["health"].contains("twin_gap"));
     ASSERT_EQ(doc["rows"].size(), 2u);
     // Back-to-back iterations of one job on an idle fabric take the same time.
     EXPECT_EQ(doc["rows"][0]["iteration_s"], doc["rows"][1]["iteration_s"]);

@@ -16,6 +16,7 @@
 #include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
+#include "ns3/transport-choice.h"
 
 #include <iostream>
 
@@ -96,7 +97,7 @@ main(int argc, char* argv[])
                  o.iterations,
                  1,
                  10000);
-    cmd.AddChoice("transport", "udp | tcp | dctcp", o.transport, {"udp", "tcp", "dctcp"});
+    TransportChoice::AddToCommandLine(cmd, o.transport);
     DataPathChoice::AddToCommandLine(cmd, o.dataPath);
     FabricOptions::AddLoadBalancingFlag(cmd, o.loadBalancing);
     cmd.AddValue("json", "write the results document to this file", json);

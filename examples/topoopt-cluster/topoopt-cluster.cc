@@ -14,6 +14,7 @@
 #include "ns3/scenario-command-line.h"
 #include "ns3/topoopt-cluster-runner.h"
 #include "ns3/topoopt-job-options.h"
+#include "ns3/transport-choice.h"
 
 #include <iostream>
 #include <sstream>
@@ -70,7 +71,7 @@ main(int argc, char* argv[])
     cmd.AddValue("plan",
                  "use this plan file (topoopt-plan --json output) instead of searching",
                  config.planFile);
-    cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    TransportChoice::AddToCommandLine(cmd, config.transport);
     DataPathChoice::AddToCommandLine(cmd, config.dataPath);
     cmd.AddTime("forwarding-latency",
                 "host relay latency per hop (at most 1s)",
@@ -145,6 +146,10 @@ main(int argc, char* argv[])
                 {
                     row[k] = v;
                 }
+                r.health.Annotate(row,
+                                  r.fabric + "/" + profile.GetName(),
+                                  it,
+                                  r.analyticalIterationS); // twin_gap, health
                 report.Add(row);
             }
             const SearchResult& s = runner.GetSearch();

@@ -15,6 +15,7 @@
 #include "ns3/scenario-command-line.h"
 #include "ns3/topoopt-job-options.h"
 #include "ns3/training-cluster-runner.h"
+#include "ns3/transport-choice.h"
 
 #include <filesystem>
 #include <iomanip>
@@ -67,7 +68,7 @@ main(int argc, char* argv[])
                  config.searchBudget,
                  0,
                  1000000);
-    cmd.AddChoice("transport", "udp | tcp | dctcp", config.transport, {"udp", "tcp", "dctcp"});
+    TransportChoice::AddToCommandLine(cmd, config.transport);
     DataPathChoice::AddToCommandLine(cmd, config.dataPath);
     FabricOptions::AddLoadBalancingFlag(cmd, config.loadBalancing);
     cmd.AddList("fabrics",

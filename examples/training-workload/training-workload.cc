@@ -16,6 +16,7 @@
 #include "ns3/run-report.h"
 #include "ns3/scenario-command-line.h"
 #include "ns3/training-runner.h"
+#include "ns3/transport-choice.h"
 
 #include <iostream>
 
@@ -39,7 +40,7 @@ main(int argc, char* argv[])
                  "JSON workload file (schema: contrib/mlnet/doc/workload.md; default: the "
                  "shipped workloads/training/mlp-small.json)",
                  workload);
-    cmd.AddChoice("transport", "udp | tcp | dctcp", transport, {"udp", "tcp", "dctcp"});
+    TransportChoice::AddToCommandLine(cmd, transport);
     cmd.AddValue("iterations", "training iterations to simulate (1..10000)", iterations, 1, 10000);
     cmd.AddValue("json", "write the results document to this file", json);
     cmd.AddValue("reuseConverged",
@@ -76,6 +77,7 @@ main(int argc, char* argv[])
             report.Add(r);
         }
         report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
+        report.Set("health", result.HealthJson(fabric.Label() + "/" + job.GetName()));
         if (reuse.enabled)
         {
             report.Set("converged_reuse", result.ReuseJson());

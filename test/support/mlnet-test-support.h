@@ -8,6 +8,7 @@
 #define MLNET_TEST_SUPPORT_H
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -116,12 +117,87 @@ CountTraceCall(std::string context, Args...)
 }
 
 /**
+ * Assert that every run's health in a results document (RunHealth::Annotate: a row's
+ * "health" object, or the "health" section of a one-run document) is the counts of
+ * one of its accounting entries, and that it warns exactly when |twin_gap| > 25 %.
+ */
+inline void
+ExpectHealthMatchesAccounting(const nlohmann::json& doc)
+{
+    std::vector<std::pair<nlohmann::json, nlohmann::json>> runs; // (health, twin_gap)
+    for (const nlohmann::json& row : doc["rows"])
+    {
+        if (row.contains("health"))
+        {
+            runs.emplace_back(row["health"], row.value("twin_gap", nlohmann::json()));
+        }
+    }
+    if (doc.contains("health"))
+    {
+        runs.emplace_back(doc["health"], doc["health"].value("twin_gap", nlohmann::json()));
+    }
+    for (const auto& [h, gap] : runs)
+    {
+        SCOPED_TRACE(h.dump());
+        bool found = false;
+        for (const nlohmann::json& a : doc.value("accounting", nlohmann::json::array()))
+        {
+            found = found || (a["messages"]["sent"]["messages"] == h["messages_sent"] &&
+                              a["messages"]["delivered"]["bytes"] == h["bytes_delivered"] &&
+                              a["frames"]["sent"]["frames"] == h["frames_sent"] &&
+                              a["frames"]["dropped"]["frames"] == h["dropped"] &&
+                              a["frames"]["resent"] == h["resent"] &&
+                              a["frames"]["resent_bytes"] == h["resent_bytes"] &&
+                              a["timeouts"] == h["timeouts"] &&
+                              a["max_queue_bytes"] == h["max_queue_bytes"]);
+        }
+        EXPECT_TRUE(found) << "no accounting entry has this run's counts";
+        if (gap.is_number())
+        {
+            EXPECT_EQ(h.contains("warning"), std::abs(gap.get<double>()) > 0.25) << gap;
+        }
+        else
+        {
+            EXPECT_FALSE(h.contains("warning"));
+        }
+    }
+}
+
+/**
+ * Assert that every row of a results document times a packet-level run with its
+ * health: a "health" object and a "twin_gap" = (`packet` - `twin`) / `twin` of the
+ * row's columns of those names (null when the twin is 0).
+ */
+inline void
+ExpectRowsHaveHealth(const nlohmann::json& doc, const std::string& packet, const std::string& twin)
+{
+    ASSERT_FALSE(doc["rows"].empty());
+    for (const nlohmann::json& row : doc["rows"])
+    {
+        SCOPED_TRACE(row.dump());
+        ASSERT_TRUE(row.contains("health") && row["health"].is_object());
+        ASSERT_TRUE(row.contains("twin_gap"));
+        double p = row[packet].get<double>();
+        double t = row[twin].get<double>();
+        if (t > 0)
+        {
+            EXPECT_NEAR(row["twin_gap"].get<double>(), (p - t) / t, 1e-12);
+        }
+        else
+        {
+            EXPECT_TRUE(row["twin_gap"].is_null());
+        }
+    }
+}
+
+/**
  * Assert that a results document accounts for every byte: its "accounting" section
  * has `runs` entries (one per fabric and packet-level run), and in each, messages and
  * their bytes sent = delivered + abandoned + in flight, frames and their wire bytes
  * sent by hosts + mirrored = delivered + dropped + in flight, the drops listed add up
  * to the frames dropped, and re-sent frames are a part of those sent. With `drained`
- * (the run ended because nothing was left to simulate), nothing is in flight.
+ * (the run ended because nothing was left to simulate), nothing is in flight. The runs'
+ * health objects must match entries (ExpectHealthMatchesAccounting).
  * `runs` = 0: a run that simulated nothing has no accounting section.
  */
 inline void
@@ -168,7 +244,9 @@ ExpectTrafficConserved(const nlohmann::json& doc, size_t runs, bool drained = tr
             EXPECT_EQ(m["in_flight"]["messages"].get<uint64_t>(), 0u);
             EXPECT_EQ(f["in_flight"]["frames"].get<uint64_t>(), 0u);
         }
+        EXPECT_LE(a["frames"]["resent_bytes"].get<uint64_t>(), f["sent"]["bytes"].get<uint64_t>());
     }
+    ExpectHealthMatchesAccounting(doc);
 }
 
 } // namespace mlnettest

@@ -9,6 +9,7 @@
 #include "ns3/fabric-options.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
+#include "ns3/run-health.h"
 #include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 
@@ -403,6 +404,7 @@ ModeRun::Run(RunReport& report, Baseline* measured)
     m_trainer->Run(0, m_c.iterations);
     Simulator::Run();
     accounting->Close(); // throws when a frame or message is unaccounted for
+    const RunHealth health = RunHealth::Measure(m_job.cluster);
 
     // Results.
     const auto& rec = m_trainer->GetRecords();
@@ -422,6 +424,11 @@ ModeRun::Run(RunReport& report, Baseline* measured)
     nlohmann::json out;
     out["iterations"] = iterations;
     out["summary"] = m_summary;
+    // The run's health; no twin here: twin_gap null, never a warning.
+    nlohmann::json annotated;
+    health.Annotate(annotated, m_mode, meanIt, 0);
+    out["health"] = annotated["health"];
+    out["health"]["twin_gap"] = annotated["twin_gap"];
 
     report.CloseSimulation();
     if (m_shadows)
@@ -864,6 +871,7 @@ CheckmateRunner::Run(const CheckmateRunConfig& userConfig, RunReport& report)
     nlohmann::json main = all[modes.front()];
     report.Set("iterations", main["iterations"]);
     report.Set("summary", main["summary"]);
+    report.Set("health", main["health"]);
     if (config.mode == "all")
     {
         nlohmann::json summaries = nlohmann::json::object();

@@ -11,6 +11,7 @@
 #include "ns3/fp32-codec.h"
 #include "ns3/power-sgd-codec.h"
 #include "ns3/quantization-codec.h"
+#include "ns3/run-health.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/top-k-codec.h"
@@ -181,6 +182,11 @@ CompressionRunner::Run(const CompressionConfig& c)
         {"final_loss", records.back().loss},
         {"final_accuracy", records.back().accuracy},
     };
+    // The packet-level exchange against its twin (the communication time both model).
+    RunHealth::Measure(cluster).Annotate(row,
+                                         codec->GetName(),
+                                         row["comm_s"].get<double>(),
+                                         row["analytical_comm_s"].get<double>());
     trainer->Dispose();
     return row;
 }

@@ -14,6 +14,7 @@
 #include "ns3/tcp-message-transport.h"
 #include "ns3/trace-names.h"
 #include "ns3/traffic-accounting.h"
+#include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
 
 #include <algorithm>
@@ -61,7 +62,7 @@ CollectiveRunOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  "e.g. 8MiB (at most 16GiB)",
                  bytes,
                  MAX_BYTES);
-    cmd.AddChoice("transport", "udp | tcp | dctcp", transport, {"udp", "tcp", "dctcp"});
+    TransportChoice::AddToCommandLine(cmd, transport);
     cmd.AddValue("real", "carry real float values and check the result", real);
 }
 
@@ -78,6 +79,10 @@ CollectiveRunResult::ToJson() const
     row["analytical_s"] = analyticalS;
     row["analytical_lockstep_s"] = lockStepS;
     row["error"] = simulated ? nlohmann::json(error) : nlohmann::json(nullptr);
+    if (simulated)
+    {
+        health.Annotate(row, run, simulatedS, analyticalS); // twin_gap, health
+    }
     row["busbw_gbps"] = busBandwidthGbps;
     row["link_bytes"] = linkBytes;
     row["bytes_by_link_class"] = bytesByLinkClass;
@@ -94,29 +99,6 @@ CollectiveRunResult::ToJson() const
         row["real_result_exact"] = realCorrect == 1;
     }
     return row;
-}
-
-Ptr<MessageTransport>
-CollectiveRunner::CreateTransport(const std::string& name)
-{
-    if (name == "udp")
-    {
-        return CreateObject<UdpMessageTransport>();
-    }
-    if (name == "tcp" || name == "dctcp")
-    {
-        Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
-        if (name == "dctcp")
-        {
-            tcp->SetAttribute("SocketType", StringValue("ns3::TcpDctcp"));
-        }
-        return tcp;
-    }
-    if (name == "roce")
-    {
-        return CreateObject<RoceMessageTransport>();
-    }
-    throw std::invalid_argument("unknown transport '" + name + "'; valid: udp, tcp, dctcp, roce");
 }
 
 namespace
@@ -187,7 +169,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         throw std::invalid_argument("--real checks values carried in packets; use "
                                     "--level=packet or drop --real");
     }
-    Ptr<MessageTransport> transport = CreateTransport(options.transport);
+    Ptr<MessageTransport> transport = TransportChoice::Create(options.transport);
     transport->Install(cluster);
     Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
     model->SetCluster(cluster);
@@ -271,6 +253,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
             1e-9;
     DistributedSession::MergeLinkCounters(cluster);
     accounting->Close(); // throws when a frame or message is unaccounted for
+    const RunHealth health = RunHealth::Measure(cluster);
 
     std::vector<CollectiveRunResult> results;
     for (Group& group : groups)
@@ -292,6 +275,8 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         CollectiveRunResult r;
         r.wallS = wallS;
         r.events = events;
+        r.health = health;
+        r.run = cluster->GetFabricSpec().kind + "/" + options.collective + "/" + options.algorithm;
         r.record = group.collective->GetRecord();
         r.record.end = gathered.end;
         r.memberEnds = gathered.memberEnds;

@@ -13,6 +13,7 @@
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/message-transport.h"
+#include "ns3/run-health.h"
 #include "ns3/run-level.h"
 #include "ns3/scenario-command-line.h"
 
@@ -62,6 +63,8 @@ struct CollectiveRunResult
     int realCorrect{-1};                              //!< 1 exact, 0 wrong, -1 not checked
     std::vector<Time> memberEnds;     //!< when each member finished (all processes merged)
     RunLevel level{RunLevel::PACKET}; //!< flow: no packet run (simulated fields are null)
+    RunHealth health;                 //!< the packet run's health (RunHealth::Measure)
+    std::string run;                  //!< label of warnings: fabric/collective/algorithm
 
     /// \return the result as a JSON row (wall-clock fields under "wall_s" only)
     nlohmann::json ToJson() const;
@@ -73,13 +76,6 @@ struct CollectiveRunResult
 class CollectiveRunner
 {
 public:
-    /**
-     * \brief Create a transport by name: udp (UdpMessageTransport), tcp (TcpMessageTransport
-     * with NewReno), dctcp (TcpMessageTransport with TcpDctcp; the fabric needs --ecn) or
-     * roce (RoceMessageTransport: DCQCN; fast data path, ECN marking with --ecn). Throws
-     * std::invalid_argument for other names.
-     */
-    static Ptr<MessageTransport> CreateTransport(const std::string& name);
     /**
      * \brief Run a collective over all ranks of the cluster, until it finishes.
      * The caller destroys the simulator afterwards (Simulator::Destroy).

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "data-path-choice.h"
 
+#include "ns3/transport-choice.h"
+
 #include <stdexcept>
 
 namespace ns3
@@ -35,7 +37,7 @@ DataPathChoice::Resolve(const std::string& choice,
         throw std::invalid_argument("unknown --dataPath=" + choice + "; use auto, ipv4 or fast");
     }
     std::vector<std::string> needs = ipv4Only;
-    if (transport == "tcp" || transport == "dctcp")
+    if (TransportChoice::NeedsIpv4(transport))
     {
         needs.insert(needs.begin(), "--transport=" + transport);
     }

@@ -10,6 +10,7 @@
 #include "ns3/load-balancer.h"
 #include "ns3/queue-size.h"
 #include "ns3/torus-helper.h"
+#include "ns3/transport-choice.h"
 
 #include <algorithm>
 #include <sstream>
@@ -67,13 +68,14 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  0,
                  1000000);
     cmd.AddValue("ecn",
-                 "ECN marking on switch ports: RED (for DCTCP, IPv4 path) or EcnMarker (for roce, "
-                 "fast path)",
+                 "ECN marking on switch ports: RED on the IPv4 path (on by default with "
+                 "--transport=dctcp), EcnMarker on the fast path (for roce)",
                  ecn);
     cmd.AddValue("pfc",
                  "priority flow control (802.1Qbb PAUSE, shared switch buffer) at every node "
                  "of a fast-path fabric; tune with --ns3::PriorityFlowControl::<attribute>",
                  pfc);
+    cmd.OnParsed([this, &cmd]() { ecnGiven = cmd.WasGiven("ecn"); });
     DataPathChoice::AddToCommandLine(cmd, dataPath);
     AddLoadBalancingFlag(cmd, loadBalancing);
     traces.AddToCommandLine(cmd);
@@ -128,7 +130,7 @@ FabricOptions::Request() const
     r.linkDelay = ParseTime(delay);
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
-    r.ecn = ecn;
+    r.ecn = TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
     r.pfc = pfc;
     r.dataPath = ResolvedDataPath();
     r.loadBalancing = loadBalancing;

@@ -63,7 +63,8 @@ struct FabricOptions
     uint32_t radix{0};            //!< fat-tree radix (0 = smallest that fits)
     double oversubscription{1.0}; //!< fat-tree ToR oversubscription
     uint32_t failLinks{0};        //!< links to fail at random (seeded by --RngRun)
-    bool ecn{false}; //!< ECN marking on switches: RED (DCTCP, IPv4), EcnMarker (roce, fast path)
+    bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
+    bool ecnGiven{false};         //!< --ecn was given (dctcp turns marking on unless so)
     bool pfc{false};              //!< priority flow control on fast-path nodes (--pfc)
     /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (DataPathChoice)
     std::string dataPath{"auto"};

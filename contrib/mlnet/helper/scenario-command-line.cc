@@ -198,6 +198,7 @@ bool
 ScenarioCommandLine::Item::Set(std::string text)
 {
     set(text);
+    given = true;
     return true;
 }
 
@@ -216,7 +217,7 @@ ScenarioCommandLine::Add(const std::string& name,
                                m_items.end(),
                                [&name](const auto& i) { return i->name == name; }),
                   "flag --" << name << " registered twice");
-    m_items.push_back(std::make_unique<Item>(Item{name, set}));
+    m_items.push_back(std::make_unique<Item>(Item{name, set, false}));
     m_cmd.AddValue(name, help, MakeCallback(&Item::Set, m_items.back().get()), defaultText);
 }
 
@@ -404,6 +405,14 @@ ScenarioCommandLine::GetNames() const
         names.push_back(i->name);
     }
     return names;
+}
+
+bool
+ScenarioCommandLine::WasGiven(const std::string& name) const
+{
+    return std::any_of(m_items.begin(), m_items.end(), [&name](const auto& i) {
+        return i->name == name && i->given;
+    });
 }
 
 std::string

@@ -146,6 +146,8 @@ public:
 
     /// \return the registered flag names, in order
     std::vector<std::string> GetNames() const;
+    /// \return true when the last Parse set flag `name` (given on the command line)
+    bool WasGiven(const std::string& name) const;
 
     /**
      * \brief Throw unless --name=value may set the global value or attribute default
@@ -159,6 +161,7 @@ private:
     {
         std::string name;                            //!< flag name without "--"
         std::function<void(const std::string&)> set; //!< convert and store (throws)
+        bool given{false};                           //!< set by the last Parse
 
         /// ns-3's callback: store, or throw std::invalid_argument (never false).
         bool Set(std::string text);

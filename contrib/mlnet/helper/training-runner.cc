@@ -12,6 +12,7 @@
 #include "ns3/progress-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/traffic-accounting.h"
+#include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
 #include <memory>
@@ -30,7 +31,11 @@ TrainingRunResult::IterationRows() const
         nlohmann::json row = {{"iteration", it.iteration},
                               {"iteration_s", s},
                               {"analytical_iteration_s", analyticalIterationS},
-                              {"error", (s - analyticalIterationS) / s}};
+                              {"error", (s - analyticalIterationS) / s},
+                              {"twin_gap",
+                               analyticalIterationS > 0
+                                   ? nlohmann::json(RunHealth::TwinGap(s, analyticalIterationS))
+                                   : nlohmann::json(nullptr)}};
         if (reuse)
         {
             row["extrapolated"] = it.extrapolated;
@@ -50,6 +55,21 @@ TrainingRunResult::ReuseJson() const
             {"bytes",
              "link byte counters and bytes_by_link_class cover the simulated "
              "iterations only"}};
+}
+
+nlohmann::json
+TrainingRunResult::HealthJson(const std::string& run) const
+{
+    double mean = 0;
+    for (const auto& it : iterations)
+    {
+        mean += it.GetDuration().GetSeconds() / iterations.size();
+    }
+    nlohmann::json row;
+    health.Annotate(row, run, mean, analyticalIterationS);
+    nlohmann::json h = row["health"];
+    h["twin_gap"] = row["twin_gap"];
+    return h;
 }
 
 void
@@ -116,7 +136,7 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     }
     uint32_t n = cluster->GetNRanks();
     IterationGraph graph = workload.BuildGraph(n);
-    Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(transportName);
+    Ptr<MessageTransport> transport = TransportChoice::Create(transportName);
     transport->Install(cluster);
 
     // Analytical: each bucket's all-reduce on the first data-parallel group, timed by
@@ -150,6 +170,7 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
                                  std::to_string(iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    result.health = RunHealth::Measure(cluster);
     return result;
 }
 

@@ -19,6 +19,7 @@
 #include "ns3/cluster.h"
 #include "ns3/iteration-graph.h"
 #include "ns3/message-transport.h"
+#include "ns3/run-health.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-workload.h"
 
@@ -60,6 +61,7 @@ struct TrainingRunResult
     bool reuse{false};                                //!< converged-iteration reuse was enabled
     uint32_t extrapolatedIterations{0}; //!< iterations reported as copies, not simulated
     std::string reuseNote;              //!< what reuse did, or why it did not apply
+    RunHealth health;                   //!< the packet run's health (RunHealth::Measure)
 
     /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s,
     /// error; with reuse enabled also extrapolated)
@@ -67,6 +69,11 @@ struct TrainingRunResult
     /// \return the "converged_reuse" document field (enabled, extrapolated and simulated
     /// iterations, note, what the byte totals cover)
     nlohmann::json ReuseJson() const;
+    /**
+     * \return the run's health object (RunHealth::Annotate over the mean iteration,
+     * twin_gap inside), labelled `run` in its warning: a report's "health" section
+     */
+    nlohmann::json HealthJson(const std::string& run) const;
 };
 
 /**
@@ -77,7 +84,7 @@ class TrainingRunner
 public:
     /**
      * \brief Run `iterations` iterations until done (the caller destroys the simulator).
-     * \param transport udp | tcp | dctcp (see CollectiveRunner::CreateTransport)
+     * \param transport udp | tcp | dctcp (see TransportChoice)
      * Throws std::invalid_argument for workloads that do not fit the cluster.
      */
     static TrainingRunResult Run(Ptr<Cluster> cluster,

@@ -23,6 +23,7 @@
 #include "ns3/tcp-message-transport.h"
 #include "ns3/training-runner.h"
 #include "ns3/training-workload.h"
+#include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
@@ -288,7 +289,7 @@ TEST_F(FastPathTest, BadInputThrows)
     f.dataPath = "fast";
     Ptr<Cluster> cluster = f.Build();
     EXPECT_EQ(cluster->GetFabricSpec().dataPath, "fast");
-    Ptr<MessageTransport> tcp = CollectiveRunner::CreateTransport("tcp");
+    Ptr<MessageTransport> tcp = TransportChoice::Create("tcp");
     try
     {
         tcp->Install(cluster);

@@ -7,6 +7,7 @@
 #include "ns3/link-monitor.h"
 #include "ns3/message-log.h"
 #include "ns3/simulator.h"
+#include "ns3/transport-choice.h"
 
 #include <filesystem>
 #include <fstream>
@@ -65,7 +66,7 @@ TEST_P(MonitorsTest, MessageLogHoldsWhatTheTransportDelivered)
     Ptr<Cluster> cluster = f.Build();
     Ptr<MessageLog> log = CreateObject<MessageLog>();
     log->Install(cluster, m_file);
-    Ptr<MessageTransport> t = CollectiveRunner::CreateTransport(GetParam());
+    Ptr<MessageTransport> t = TransportChoice::Create(GetParam());
     t->Install(cluster);
     uint32_t channel = t->RegisterChannel(MakeCallback(+[](const Message&) {}), "hand-sends");
     uint32_t labelled = 0;
@@ -111,7 +112,7 @@ TEST_F(MonitorsTest, LinkMonitorNeverKeepsTheRunAlive)
     Ptr<LinkMonitor> m = CreateObject<LinkMonitor>();
     m->SetAttribute("Interval", TimeValue(MicroSeconds(10)));
     m->Install(cluster, m_file);
-    Ptr<MessageTransport> t = CollectiveRunner::CreateTransport("udp");
+    Ptr<MessageTransport> t = TransportChoice::Create("udp");
     t->Install(cluster);
     uint32_t channel = t->RegisterChannel(MakeCallback(+[](const Message&) {}));
     t->Send(0, 1, channel, 0, 100000);

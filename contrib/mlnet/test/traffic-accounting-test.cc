@@ -17,6 +17,7 @@
 #include "ns3/traffic-accounting.h"
 #include "ns3/udp-message-transport.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 
 using namespace ns3;
@@ -83,6 +84,26 @@ protected:
         return accounting->Close();
     }
 
+    /// On 2 ranks: a message, and a frame handed straight to a host's device (no stack
+    /// sent it) that reaches the switch and is forwarded: more frames arrive than sent.
+    void InjectStrayFrame()
+    {
+        Build(2, "udp");
+        Ptr<NetDevice> dev = cluster->GetLink(0).devA;
+        Simulator::Schedule(MicroSeconds(1), [this, dev]() {
+            transport->Send(0, 1, channel, 0, 1000);
+            Ptr<Packet> stray = Create<Packet>(100);
+            Ipv4Header h;
+            h.SetSource(cluster->GetRankAddress(0));
+            h.SetDestination(cluster->GetRankAddress(1));
+            h.SetProtocol(17);
+            h.SetPayloadSize(100);
+            h.SetTtl(64);
+            stray->AddHeader(h);
+            dev->Send(stray, dev->GetBroadcast(), 0x0800);
+        });
+    }
+
     Ptr<Cluster> cluster;
     Ptr<MessageTransport> transport;
     Ptr<TrafficAccounting> accounting;
@@ -137,6 +158,13 @@ TEST_F(TrafficAccountingTest, UdpIncastDropsAtTheSwitchQueueAndRepairsEach)
         // ...and each is re-sent once: retransmissions = drops repaired.
         EXPECT_EQ(c.framesResent, c.framesDropped.count);
         EXPECT_EQ(udp->GetRetransmissions(), c.framesResent);
+        // Health: the re-sent frames are full ones like those dropped, so their wire bytes
+        // are the dropped bytes; each repair began with a silent RepairTimeout (a NACK) or
+        // a SenderTimeout (a probe); the busiest switch queue was full: 4 full frames.
+        EXPECT_EQ(c.bytesResent, c.framesDropped.bytes);
+        EXPECT_EQ(c.timeouts, udp->GetNacksSent() + udp->GetProbes());
+        EXPECT_GT(c.timeouts, 0u);
+        EXPECT_EQ(c.maxQueueBytes, 4 * (udp->GetMaxPayload() + udp->GetPerPacketOverhead()));
         // Frames: 100 data frames per message plus the re-sends, one ACK per message and
         // the NACKs.
         EXPECT_EQ(c.framesSent.count, 3 * 100 + c.framesResent + 3 + udp->GetNacksSent());
@@ -167,6 +195,11 @@ TEST_F(TrafficAccountingTest, TcpIncastDropsAndRetransmits)
     // TCP re-sends at least every lost data segment (and some it only thinks lost).
     EXPECT_GT(c.framesResent, 0u);
     EXPECT_EQ(c.framesResent, transport->GetRetransmissions());
+    // Re-sent segments carry at most a full segment plus the headers each.
+    EXPECT_GE(c.bytesResent, c.framesResent * transport->GetPerPacketOverhead());
+    EXPECT_LE(c.bytesResent,
+              c.framesResent * (transport->GetMaxPayload() + transport->GetPerPacketOverhead()));
+    EXPECT_EQ(c.timeouts, transport->GetTimeouts());
     std::cout << "[ measured ] tcp 3-to-1 incast, 4-frame queue: " << c.Summary() << std::endl;
 }
 
@@ -262,22 +295,7 @@ TEST_F(TrafficAccountingTest, LinkFailedMidTransferDropsAsFailedLinkAndAbandons)
 
 TEST_F(TrafficAccountingTest, FrameBehindItsBackIsAViolation)
 {
-    // A frame handed straight to a host's device (no stack sent it) reaches the
-    // switch and is forwarded: more frames arrive than were sent.
-    Build(2, "udp");
-    Ptr<NetDevice> dev = cluster->GetLink(0).devA;
-    Simulator::Schedule(MicroSeconds(1), [this, dev]() {
-        transport->Send(0, 1, channel, 0, 1000);
-        Ptr<Packet> stray = Create<Packet>(100);
-        Ipv4Header h;
-        h.SetSource(cluster->GetRankAddress(0));
-        h.SetDestination(cluster->GetRankAddress(1));
-        h.SetProtocol(17);
-        h.SetPayloadSize(100);
-        h.SetTtl(64);
-        stray->AddHeader(h);
-        dev->Send(stray, dev->GetBroadcast(), 0x0800);
-    });
+    InjectStrayFrame();
     Simulator::Run();
     try
     {
@@ -291,6 +309,22 @@ TEST_F(TrafficAccountingTest, FrameBehindItsBackIsAViolation)
             << what;
         EXPECT_NE(what.find("sent by hosts"), std::string::npos) << what;
     }
+}
+
+TEST_F(TrafficAccountingTest, ViolationIsOneErrorLineAndExitOne)
+{
+    // What an example does with it: RunReport::Main turns the std::logic_error into one
+    // "error: traffic is not conserved ..." line on stderr and exit code 1.
+    InjectStrayFrame();
+    testing::internal::CaptureStderr();
+    int rc = RunReport::Main([this]() {
+        Simulator::Run();
+        accounting->Close();
+    });
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 1);
+    EXPECT_EQ(err.rfind("error: traffic is not conserved on the ideal fabric", 0), 0u) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 TEST_F(TrafficAccountingTest, ReportHasTheSectionAndTheLine)
@@ -309,9 +343,16 @@ TEST_F(TrafficAccountingTest, ReportHasTheSectionAndTheLine)
     EXPECT_EQ(report.ToJson()["accounting"].size(), 1u);
     std::ostringstream out;
     report.Finish(out, "");
+    // Re-sent data frames are full ones, like the dropped ones; every repair waited for a
+    // RepairTimeout (NACK); the switch queue held its 4 frames at most.
+    Ptr<UdpMessageTransport> udp = DynamicCast<UdpMessageTransport>(transport);
+    ASSERT_GT(udp->GetNacksSent(), 0u);
     std::string expected = "accounting: dropped " + std::to_string(c.framesDropped.count) +
                            " frames (host-tor queue " + std::to_string(c.framesDropped.count) +
-                           "), re-sent " + std::to_string(c.framesResent) + "\n";
+                           "), re-sent " + std::to_string(c.framesResent) + " (" +
+                           std::to_string(c.framesDropped.bytes) + " bytes), " +
+                           std::to_string(udp->GetTimeouts()) + " timeouts, max queue " +
+                           std::to_string(c.maxQueueBytes) + " bytes\n";
     EXPECT_NE(out.str().find(expected), std::string::npos) << out.str();
     EXPECT_THROW(report.Set("accounting", 1), std::invalid_argument);
 }

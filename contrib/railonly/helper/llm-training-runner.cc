@@ -13,6 +13,7 @@
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-runner.h"
+#include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
 #include <map>
@@ -71,6 +72,10 @@ LlmRunResult::Row() const
         // Against the ideal flat all-to-all (NIC-bound, no flow-hash collisions).
         row["moe_overhead_vs_ideal_flat"] = moeAllToAllS / analytical.moeFlatAllToAllS - 1.0;
     }
+    health.Annotate(row,
+                    failure == "none" ? fabric : fabric + " (" + failure + " failed)",
+                    s,
+                    twinIterationS); // twin_gap, health
     return row;
 }
 
@@ -108,6 +113,7 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
     request.crossRailPolicy = o.policy;
     request.dataPath = o.ResolveDataPath();
     request.loadBalancing = o.loadBalancing;
+    request.ecn = TransportChoice::SwitchEcn(o.transport); // dctcp: switches mark
     std::shared_ptr<FabricHelper> helper;
     Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)
@@ -215,7 +221,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     }
 
     o.traces.Attach(cluster);
-    Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(o.transport);
+    Ptr<MessageTransport> transport = TransportChoice::Create(o.transport);
     transport->Install(cluster);
     IterationGraph graph = workload->BuildGraph();
     result.tasks = graph.GetNTasks();
@@ -295,6 +301,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                  std::to_string(o.iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    result.health = RunHealth::Measure(cluster);
     for (const ClusterLink& l : cluster->GetLinks())
     {
         result.linkBytes.push_back(l.bytesAtoB);

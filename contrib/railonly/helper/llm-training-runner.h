@@ -18,6 +18,7 @@
 #include "ns3/llm-iteration-model.h"
 #include "ns3/llm-workload.h"
 #include "ns3/rail-fabric-helper.h"
+#include "ns3/run-health.h"
 #include "ns3/run-report.h"
 #include "ns3/trace-options.h"
 
@@ -85,6 +86,7 @@ struct LlmRunResult
     uint32_t tasks{0};                                //!< tasks of the iteration graph
     std::string dataPath;                             //!< ipv4 | fast: the path it ran on
     std::vector<uint64_t> linkBytes; //!< wire bytes per link (id order), A->B then B->A
+    RunHealth health;                //!< the packet run's health (RunHealth::Measure)
 
     /// \return mean packet-level iteration time (s)
     double IterationS() const;

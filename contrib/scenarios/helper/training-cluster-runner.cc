@@ -18,6 +18,7 @@
 #include "ns3/topoopt-cluster-runner.h"
 #include "ns3/topoopt-job-options.h"
 #include "ns3/topoopt-search.h"
+#include "ns3/transport-choice.h"
 
 #include <chrono>
 #include <cmath>
@@ -99,10 +100,7 @@ TrainingClusterConfig::Validate() const
                                         "' in --fabrics; use fattree, topoopt, railonly");
         }
     }
-    if (transport != "udp" && transport != "tcp" && transport != "dctcp")
-    {
-        throw std::invalid_argument("--transport=" + transport + " unknown; use udp, tcp or dctcp");
-    }
+    TransportChoice::Check(transport);
     DataPath(); // throws naming --dataPath for an impossible choice
 }
 
@@ -132,19 +130,21 @@ TrainingClusterResult::Row() const
     {
         total += v;
     }
-    return {{"fabric", fabric},
-            {"iteration_s", it},
-            {"analytical_iteration_s", analyticalIterationS},
-            {"error", it > 0 ? (it - analyticalIterationS) / it : 0.0},
-            {"cost_usd", costUsd},
-            {"power_w", powerW},
-            {"costmodel_usd", costModelUsd},
-            {"checkpoint_interval_iterations", checkpointInterval},
-            {"checkpoint_note", checkpointNote},
-            {"wire_bytes", total},
-            {"bytes_by_link_class", RunReport::ToJson(bytesByLinkClass)},
-            {"detail", detail},
-            {"wall_s", wallS}};
+    nlohmann::json row = {{"fabric", fabric},
+                          {"iteration_s", it},
+                          {"analytical_iteration_s", analyticalIterationS},
+                          {"error", it > 0 ? (it - analyticalIterationS) / it : 0.0},
+                          {"cost_usd", costUsd},
+                          {"power_w", powerW},
+                          {"costmodel_usd", costModelUsd},
+                          {"checkpoint_interval_iterations", checkpointInterval},
+                          {"checkpoint_note", checkpointNote},
+                          {"wire_bytes", total},
+                          {"bytes_by_link_class", RunReport::ToJson(bytesByLinkClass)},
+                          {"detail", detail},
+                          {"wall_s", wallS}};
+    health.Annotate(row, fabric, it, analyticalIterationS); // twin_gap, health
+    return row;
 }
 
 TrainingClusterRunner::TrainingClusterRunner(const TrainingClusterConfig& config)
@@ -309,6 +309,7 @@ BuildFabric(const Job& job,
     request.linkDelay = c.linkDelay;
     request.dataPath = c.DataPath();
     request.loadBalancing = c.loadBalancing;
+    request.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp: switches mark
     rings = job.switchRings;
     std::ostringstream detail;
     Ptr<Cluster> cluster;
@@ -387,6 +388,7 @@ Train(const Job& job,
                                                        &analytical);
     r.analyticalIterationS = analytical;
     r.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    r.health = RunHealth::Measure(cluster);
     if (r.iterationS.size() != c.iterations)
     {
         throw std::runtime_error("training on " + r.fabric + " stopped after " +

@@ -47,6 +47,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/run-health.h"
 #include "ns3/run-report.h"
 #include "ns3/trace-options.h"
 
@@ -108,6 +109,7 @@ struct TrainingClusterResult
     std::string checkpointNote;                       //!< why n/a, or what was measured
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes of the iterations
     double wallS{0};                                  //!< wall seconds of this fabric's run
+    RunHealth health;                                 //!< the packet run's health
 
     /// \return mean packet-level iteration time (s)
     double IterationS() const;

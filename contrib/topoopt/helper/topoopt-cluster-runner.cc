@@ -21,6 +21,7 @@
 #include "ns3/traffic-accounting.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-runner.h"
+#include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -170,7 +171,7 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
                                     double* analytical,
                                     const std::function<void(double)>& atStart)
 {
-    Ptr<MessageTransport> transport = CollectiveRunner::CreateTransport(transportName);
+    Ptr<MessageTransport> transport = TransportChoice::Create(transportName);
     transport->Install(cluster);
     std::vector<int64_t> phase;
     IterationGraph graph = strategy.BuildGraph(profile, rings, &phase);
@@ -396,6 +397,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         r.degree = d;
         r.forwardingLatency = c.forwardingLatency;
         r.dataPath = m_dataPath;
+        r.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp: switches mark
         r.opticalAttributes = {{"Technology", "patch-panel"}};
         return r;
     };
@@ -502,6 +504,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         }
         c.traces.Attach(cluster);
         Train(cluster, profile, rings, atStart, dcf, r);
+        r.health = RunHealth::Measure(cluster);
         report.CloseSimulation();
         Simulator::Destroy();
         results.push_back(r);

@@ -47,6 +47,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/model-profile.h"
 #include "ns3/nstime.h"
+#include "ns3/run-health.h"
 #include "ns3/run-report.h"
 #include "ns3/topoopt-search.h"
 #include "ns3/trace-options.h"
@@ -98,6 +99,7 @@ struct TopoOptFabricResult
     std::vector<double> iterationS; //!< packet-level iteration times (s)
     double analyticalIterationS{0}; //!< twin (s)
     nlohmann::json extra;           //!< OCS counters, diameter, ...
+    RunHealth health;               //!< the packet run's health (RunHealth::Measure)
     /// \return the mean packet-level iteration time (s)
     double MeanIterationS() const;
 };

@@ -407,6 +407,21 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
                << line << std::endl;
         }
     }
+    // A packet-level run far off its twin (RunHealth::Annotate put the line in its row).
+    for (const nlohmann::json& row : m_rows)
+    {
+        if (row.contains("health") && row["health"].is_object() &&
+            row["health"].contains("warning"))
+        {
+            os << "warning: " << row["health"]["warning"].get<std::string>() << std::endl;
+        }
+    }
+    // One run of many rows (per-iteration rows): its health as a section.
+    if (m_sections.contains("health") && m_sections["health"].is_object() &&
+        m_sections["health"].contains("warning"))
+    {
+        os << "warning: " << m_sections["health"]["warning"].get<std::string>() << std::endl;
+    }
     if (!json.empty())
     {
         WriteJson(json);
@@ -461,12 +476,33 @@ RunReport::Print(std::ostream& os) const
         os << m_name << ": no rows\n";
         return;
     }
+    std::vector<std::string> headers = columns;
+    // A run's health (RunHealth::Annotate): its drops and re-sends as columns, shown only
+    // when some row has them.
+    for (const auto& [key, label] :
+         {std::pair<const char*, const char*>{"health.dropped", "dropped"},
+          {"health.resent", "resent"}})
+    {
+        if (m_columns.empty())
+        {
+            break; // every column is shown already
+        }
+        bool any = std::any_of(m_rows.begin(), m_rows.end(), [key = key](const nlohmann::json& r) {
+            nlohmann::json flat = Flatten(r);
+            return flat.contains(key) && flat.at(key).is_number() && flat.at(key) != 0;
+        });
+        if (any)
+        {
+            columns.push_back(key);
+            headers.push_back(label);
+        }
+    }
     std::vector<std::vector<std::string>> cells;
     std::vector<std::vector<bool>> numeric;
     std::vector<size_t> width(columns.size());
     for (size_t i = 0; i < columns.size(); ++i)
     {
-        width[i] = columns[i].size();
+        width[i] = headers[i].size();
     }
     for (const auto& row : m_rows)
     {
@@ -503,7 +539,7 @@ RunReport::Print(std::ostream& os) const
         }
         os << std::right << "\n";
     };
-    emit(columns, std::vector<bool>(columns.size(), false));
+    emit(headers, std::vector<bool>(columns.size(), false));
     std::vector<std::string> rule;
     for (size_t w : width)
     {

@@ -67,36 +67,77 @@ TrafficCounts::ToJson() const
             {"frames",
              {{"sent", AmountJson(framesSent, "frames")},
               {"resent", framesResent},
+              {"resent_bytes", bytesResent},
               {"mirrored", AmountJson(framesMirrored, "frames")},
               {"forwarded", AmountJson(framesForwarded, "frames")},
               {"delivered", AmountJson(framesDelivered, "frames")},
               {"dropped", AmountJson(framesDropped, "frames")},
               {"in_flight", AmountJson(framesInFlight, "frames")}}},
-            {"drops", dropList}};
+            {"drops", dropList},
+            {"timeouts", timeouts},
+            {"max_queue_bytes", maxQueueBytes},
+            {"ecn_marked", ecnMarked},
+            {"pfc",
+             {{"pauses_sent", pfcPausesSent},
+              {"pauses_received", pfcPausesReceived},
+              {"paused_s", pfcPausedSeconds}}}};
 }
 
 std::string
 TrafficCounts::Summary() const
 {
-    if (framesDropped.count == 0 && framesResent == 0)
+    if (framesDropped.count == 0 && framesResent == 0 && timeouts == 0 && pfcPausesSent == 0 &&
+        pfcPausesReceived == 0 && ecnMarked == 0)
     {
         return "";
     }
-    std::ostringstream os;
+    std::vector<std::string> parts;
     if (framesDropped.count > 0)
     {
-        os << "dropped " << framesDropped.count << " frames (";
-        for (size_t i = 0; i < drops.size(); ++i)
-        {
-            std::string cause = drops[i].cause;
-            std::replace(cause.begin(), cause.end(), '-', ' ');
-            os << (i ? ", " : "") << drops[i].where << " " << cause << " " << drops[i].frames.count;
-        }
-        os << ")";
+        parts.push_back("dropped " + std::to_string(framesDropped.count) + " frames (" +
+                        DropList() + ")");
     }
     if (framesResent > 0)
     {
-        os << (framesDropped.count > 0 ? ", " : "") << "re-sent " << framesResent;
+        parts.push_back("re-sent " + std::to_string(framesResent) +
+                        (bytesResent > 0 ? " (" + std::to_string(bytesResent) + " bytes)" : ""));
+    }
+    if (timeouts > 0)
+    {
+        parts.push_back(std::to_string(timeouts) + " timeouts");
+    }
+    if (pfcPausesSent > 0 || pfcPausesReceived > 0)
+    {
+        std::ostringstream os;
+        os << "PFC pauses " << pfcPausesSent << " sent / " << pfcPausesReceived << " received ("
+           << pfcPausedSeconds << " s paused)";
+        parts.push_back(os.str());
+    }
+    if (ecnMarked > 0)
+    {
+        parts.push_back(std::to_string(ecnMarked) + " ECN-marked");
+    }
+    if (maxQueueBytes > 0)
+    {
+        parts.push_back("max queue " + std::to_string(maxQueueBytes) + " bytes");
+    }
+    std::string line;
+    for (const std::string& p : parts)
+    {
+        line += (line.empty() ? "" : ", ") + p;
+    }
+    return line;
+}
+
+std::string
+TrafficCounts::DropList() const
+{
+    std::ostringstream os;
+    for (size_t i = 0; i < drops.size(); ++i)
+    {
+        std::string cause = drops[i].cause;
+        std::replace(cause.begin(), cause.end(), '-', ' ');
+        os << (i ? ", " : "") << drops[i].where << " " << cause << " " << drops[i].frames.count;
     }
     return os.str();
 }
@@ -228,8 +269,15 @@ TrafficAccounting::ConnectDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId
     Device d;
     d.device = dev;
     d.linkId = linkId;
-    d.queue = PeekPointer(dev->GetQueue());
+    d.atSwitch =
+        m_cluster->GetRankOfNode(dev->GetNode()->GetId()) == std::numeric_limits<uint32_t>::max();
     m_devices.push_back(d);
+    if (d.atSwitch)
+    {
+        dev->GetQueue()->TraceConnectWithoutContext(
+            "Enqueue",
+            MakeCallback(&TrafficAccounting::OnDeviceEnqueue, this).Bind(index));
+    }
     uint32_t where = WhereIndex(m_cluster->GetLink(linkId).linkClass);
     dev->TraceConnectWithoutContext("MacTx",
                                     MakeCallback(&TrafficAccounting::OnMacTx, this).Bind(index));
@@ -287,6 +335,12 @@ TrafficAccounting::ConnectNode(Ptr<Node> node, bool isRank)
             d.qdisc->TraceConnectWithoutContext(
                 "Drop",
                 MakeCallback(&TrafficAccounting::OnQueueDiscDrop, this).Bind(it->second));
+            if (d.atSwitch)
+            {
+                d.qdisc->TraceConnectWithoutContext(
+                    "Enqueue",
+                    MakeCallback(&TrafficAccounting::OnQueueDiscEnqueue, this).Bind(it->second));
+            }
         }
     }
     if (Ptr<FastForwarding> fast = node->GetObject<FastForwarding>())
@@ -377,8 +431,6 @@ void
 TrafficAccounting::OnMacTx(uint32_t device, Ptr<const Packet> p)
 {
     Count(MAC_TX, p->GetSize());
-    // The backlog this frame finds ahead of it (before the device enqueues it).
-    m_maxDeviceQueue = std::max<uint64_t>(m_maxDeviceQueue, m_devices[device].queue->GetNBytes());
     ++m_devices[device].macTx[0];
     m_devices[device].macTx[1] += p->GetSize();
 }
@@ -485,6 +537,30 @@ TrafficAccounting::OnFastDrop(uint32_t where, Ptr<const Packet> p, uint32_t)
     CountDrop(where, NO_ROUTE, p, p->GetSize() + kPppHeader);
 }
 
+void
+TrafficAccounting::SampleQueue(uint32_t device)
+{
+    const Device& d = m_devices[device];
+    uint64_t bytes = d.device->GetQueue()->GetNBytes();
+    if (d.qdisc)
+    {
+        bytes += d.qdisc->GetNBytes() + kPppHeader * d.qdisc->GetNPackets();
+    }
+    m_maxQueueBytes = std::max(m_maxQueueBytes, bytes);
+}
+
+void
+TrafficAccounting::OnDeviceEnqueue(uint32_t device, Ptr<const Packet>)
+{
+    SampleQueue(device);
+}
+
+void
+TrafficAccounting::OnQueueDiscEnqueue(uint32_t device, Ptr<const QueueDiscItem>)
+{
+    SampleQueue(device);
+}
+
 namespace
 {
 /// Layout of the measured values after the counters and the drop table.
@@ -504,6 +580,9 @@ enum Measured
     MSG_ABANDONED_BYTES,
     RESENT,
     ECN_MARKED, //!< frames switches marked CE (EcnMarker)
+    RESENT_BYTES,
+    TIMEOUTS,
+    MAX_QUEUE, //!< merged over processes by their maximum, not their sum
     TC_EXCESS, //!< frames + bytes that reached devices without IPv4 handing them down
     PAUSED_NS, //!< PFC paused time (ns), summed over nodes, ports and priorities
     N_MEASURED
@@ -574,7 +653,10 @@ TrafficAccounting::Flatten() const
         m[MSG_ABANDONED] += t->GetMessagesGivenUp();
         m[MSG_ABANDONED_BYTES] += t->GetBytesGivenUp();
         m[RESENT] += t->GetRetransmissions();
+        m[RESENT_BYTES] += t->GetBytesResent();
+        m[TIMEOUTS] += t->GetTimeouts();
     }
+    m[MAX_QUEUE] = MaxQueueBytes();
     flat.insert(flat.end(), m.begin(), m.end());
     return flat;
 }
@@ -582,15 +664,13 @@ TrafficAccounting::Flatten() const
 TrafficCounts
 TrafficAccounting::GetCounts() const
 {
-    TrafficCounts c = Build(Flatten());
-    c.maxQueueBytes = MaxQueueBytes();
-    return c;
+    return Build(Flatten());
 }
 
 uint64_t
 TrafficAccounting::MaxQueueBytes() const
 {
-    uint64_t max = m_maxDeviceQueue;
+    uint64_t max = m_maxQueueBytes;
     for (const Ptr<PriorityFlowControl>& pfc : m_pfc)
     {
         max = std::max(max, pfc->GetMaxQueueBytes());
@@ -631,6 +711,9 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
     c.framesSent = counter(SENT_HOST);
     c.framesResent = measured(RESENT);
     c.ecnMarked = measured(ECN_MARKED);
+    c.bytesResent = measured(RESENT_BYTES);
+    c.timeouts = measured(TIMEOUTS);
+    c.maxQueueBytes = measured(MAX_QUEUE);
     c.framesMirrored = counter(SENT_SWITCH);
     c.framesForwarded = counter(FORWARDED);
     c.framesDelivered = counter(DELIVERED);
@@ -760,10 +843,12 @@ TrafficCounts
 TrafficAccounting::Close()
 {
     NS_LOG_FUNCTION(this);
-    std::vector<uint64_t> flat = ProcessRuntime::SumAll(Flatten());
+    std::vector<uint64_t> local = Flatten();
+    std::vector<uint64_t> flat = ProcessRuntime::SumAll(local);
+    const size_t maxQueueAt = flat.size() - N_MEASURED + MAX_QUEUE;
+    flat[maxQueueAt] = static_cast<uint64_t>(
+        ProcessRuntime::MaxAll({static_cast<int64_t>(local[maxQueueAt])}).front());
     TrafficCounts c = Build(flat);
-    c.maxQueueBytes = static_cast<uint64_t>(
-        ProcessRuntime::MaxAll({static_cast<int64_t>(MaxQueueBytes())}).at(0));
     Check(c, flat);
     if (m_logEntry < 0)
     {
@@ -775,6 +860,23 @@ TrafficAccounting::Close()
         Log()[m_logEntry] = c;
     }
     return c;
+}
+
+bool
+TrafficAccounting::IsClosed() const
+{
+    return m_logEntry >= 0;
+}
+
+TrafficCounts
+TrafficAccounting::GetClosedCounts() const
+{
+    if (m_logEntry < 0)
+    {
+        throw std::logic_error("TrafficAccounting::GetClosedCounts before Close: close the "
+                               "accounting after Simulator::Run first");
+    }
+    return Log()[m_logEntry];
 }
 
 std::size_t

@@ -47,9 +47,14 @@
  *
  *   PAUSE frames: sent = received + lost + in flight, in flight >= 0
  *
- * Left out: per-priority or per-flow breakdowns,
- * timeouts; bytes
- * re-sent (retransmissions are counted in frames). In a distributed run a UDP sender
+ * Health counters beside them: transport timeouts and the wire bytes of re-sent frames
+ * (the transports' GetTimeouts / GetBytesResent), the largest switch egress backlog
+ * seen (device queue plus queue disc, sampled when a frame is queued at a switch
+ * port), and the PFC pause and ECN marking counts a lossless-fabric or RDMA model
+ * fills in (zero without one). All are summed over processes except the largest
+ * queue, which is their maximum.
+ *
+ * Left out: per-priority or per-flow breakdowns. In a distributed run a UDP sender
  * cannot see whether a receiver in another process completed a message it gives up
  * on, and counts it as abandoned.
  */
@@ -117,23 +122,28 @@ struct TrafficCounts
     Amount framesDropped;     //!< total of drops
     Amount framesInFlight;    //!< queued or on the wire at the end
     std::vector<Drop> drops;  //!< non-zero drops by place and cause, largest first
-    uint64_t ecnMarked{0};    //!< frames marked CE by switches (EcnMarker)
 
     // Priority flow control (PriorityFlowControl; zero without it). PAUSE frames are
     // link-level: not in the frame counts above, balanced on their own.
-    uint64_t pfcPausesSent{0};     //!< PAUSE frames sent (XON included)
-    uint64_t pfcPausesReceived{0}; //!< PAUSE frames received
-    double pfcPausedSeconds{0};    //!< paused time, summed over ports and priorities
-    uint64_t maxQueueBytes{0};     //!< largest backlog an arriving frame found for a device
+    uint64_t pfcPausesSent{0};     //!< PFC PAUSE frames sent (all ports and priorities)
+    uint64_t pfcPausesReceived{0}; //!< PFC PAUSE frames received
+    double pfcPausedSeconds{0};    //!< time paused, summed over ports and priorities
+    uint64_t maxQueueBytes{0}; //!< largest switch device queue or PFC egress stage seen (bytes)
+    uint64_t ecnMarked{0};         //!< frames marked CE by switches
+    uint64_t timeouts{0};          //!< transport timeouts (probes, repair timers, TCP RTOs)
+    uint64_t bytesResent{0};       //!< wire bytes of retransmitted frames
 
     /// \return the counts as JSON (the "accounting" entries of a results document)
     nlohmann::json ToJson() const;
     /**
-     * \return one line for people when something was dropped or re-sent, e.g.
-     * "dropped 1234 frames (tor-agg queue 1200, host-tor failed-link 34), re-sent 1234";
+     * \return one line for people when something was dropped, re-sent, timed out,
+     * paused or marked, e.g. "dropped 1234 frames (tor-agg queue 1200, host-tor
+     * failed-link 34), re-sent 1234 (12.3 MB), 40 timeouts, max queue 1.2 MB";
      * empty when nothing was
      */
     std::string Summary() const;
+    /// \return the drops for people: "tor-agg queue 1200, host-tor failed link 34"
+    std::string DropList() const;
 };
 
 /**
@@ -176,6 +186,13 @@ public:
 
     /// \return the counts of this process so far (in flight measured now)
     TrafficCounts GetCounts() const;
+    /// \return true once Close has run (GetClosedCounts has an answer)
+    bool IsClosed() const;
+    /**
+     * \brief The counts the last Close returned (its entry in the log): what a runner
+     * reports beside the run's row. Throws std::logic_error before the first Close.
+     */
+    TrafficCounts GetClosedCounts() const;
     /**
      * \brief End of a run (after Simulator::Run, before Simulator::Destroy): merge the
      * counts over the processes of a distributed run (every process must call it),
@@ -270,6 +287,10 @@ private:
     void OnPause(Counter c, Ptr<NetDevice> dev, uint8_t priority, uint16_t quanta);
     /// \return true for a PAUSE frame (PPP header on or not); false without PFC nodes
     bool IsPause(Ptr<const Packet> p) const;
+    /// A frame was queued at switch port `device`: sample its backlog.
+    void SampleQueue(uint32_t device);
+    void OnDeviceEnqueue(uint32_t device, Ptr<const Packet> p);
+    void OnQueueDiscEnqueue(uint32_t device, Ptr<const QueueDiscItem> item);
 
     /// Index of a drop place (link class, "host", "switch"), fixed by Connect.
     uint32_t WhereIndex(const std::string& where) const;
@@ -286,8 +307,8 @@ private:
         Ptr<PointToPointNetDevice> device;
         uint32_t linkId{0};
         Ptr<QueueDisc> qdisc;           //!< root queue disc (IPv4 path), or null
-        Queue<Packet>* queue{nullptr};  //!< its device queue (owned by the device)
         bool ipv4{false};               //!< its node has an IPv4 stack (and traffic control)
+        bool atSwitch{false};           //!< its node is not a rank (a switch port)
         uint64_t toTc[2]{0, 0};         //!< frames, bytes IPv4 handed to traffic control
         uint64_t macTx[2]{0, 0};        //!< frames, bytes handed to the device
         uint64_t qdiscDropped[2]{0, 0}; //!< frames, bytes its queue disc dropped
@@ -299,12 +320,12 @@ private:
     std::vector<Device> m_devices;               //!< every link device
     std::vector<Ptr<FastForwarding>> m_fast;     //!< fast-path nodes
     std::vector<Ptr<PriorityFlowControl>> m_pfc; //!< nodes with PFC
-    uint64_t m_maxDeviceQueue{0};                //!< largest device queue a frame found (bytes)
     std::unordered_map<const NetDevice*, uint32_t> m_deviceIndex; //!< device -> m_devices
     std::array<uint64_t, 2 * N_COUNTERS> m_counters{};            //!< frames, bytes
     std::vector<std::string> m_where;                             //!< drop places
     std::vector<std::array<uint64_t, 2 * N_CAUSES>> m_drops;      //!< by place: frames, bytes
-    int64_t m_logEntry{-1}; //!< this accounting's entry in the log, once closed
+    int64_t m_logEntry{-1};      //!< this accounting's entry in the log, once closed
+    uint64_t m_maxQueueBytes{0}; //!< largest switch port backlog sampled
     TracedCallback<Ptr<const Packet>, const std::string&, const std::string&> m_dropTrace;
 };
 

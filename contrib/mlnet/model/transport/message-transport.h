@@ -148,11 +148,11 @@ public:
      */
     virtual uint64_t GetRetransmissions() const;
     /**
-     * \return transport timeouts: sender timeouts (probes) and receiver repair
-     * timeouts, or TCP RTOs; 0 by default
+     * \return timeouts that fired and acted (a sender's probe or retransmission timer,
+     * a receiver's repair timer); 0 for a transport without timers
      */
     virtual uint64_t GetTimeouts() const;
-    /// \return wire bytes of retransmitted frames; 0 by default
+    /// \return wire bytes (PPP frames) of the packets counted by GetRetransmissions
     virtual uint64_t GetBytesResent() const;
 
 protected:

@@ -173,6 +173,28 @@ TcpMessageTransport::GetRetransmissions() const
     return m_retransmissions;
 }
 
+uint64_t
+TcpMessageTransport::GetTimeouts() const
+{
+    return m_timeouts;
+}
+
+uint64_t
+TcpMessageTransport::GetBytesResent() const
+{
+    return m_bytesResent;
+}
+
+void
+TcpMessageTransport::OnCongState(TcpSocketState::TcpCongState_t from,
+                                 TcpSocketState::TcpCongState_t to)
+{
+    if (to == TcpSocketState::CA_LOSS && from != TcpSocketState::CA_LOSS)
+    {
+        ++m_timeouts;
+    }
+}
+
 void
 TcpMessageTransport::OnSegmentSent(Ptr<const Packet> p,
                                    const TcpHeader& h,
@@ -191,6 +213,7 @@ TcpMessageTransport::OnSegmentSent(Ptr<const Packet> p,
     if (h.GetSequenceNumber() < ins.first->second)
     {
         ++m_retransmissions;
+        m_bytesResent += p->GetSize() + h.GetSerializedSize() + kIpv4Header + kPppHeader;
     }
     ins.first->second = std::max(ins.first->second, end);
 }
@@ -293,6 +316,8 @@ TcpMessageTransport::CreateConfiguredSocket(uint32_t rank)
     }
     // Accepted sockets are forks of the listener and inherit the connection.
     s->TraceConnectWithoutContext("Tx", MakeCallback(&TcpMessageTransport::OnSegmentSent, this));
+    s->TraceConnectWithoutContext("CongState",
+                                  MakeCallback(&TcpMessageTransport::OnCongState, this));
     return s;
 }
 

@@ -75,6 +75,14 @@ public:
     /// \return TCP data segments sent again (seen on the sockets' Tx trace below the
     /// highest sequence already sent: fast retransmits and timeouts alike)
     uint64_t GetRetransmissions() const override;
+    /**
+     * \return retransmission timeouts: entries of a sending socket into the Loss state
+     * (ns-3's CongState trace; TcpSocketBase enters it only on an RTO). Back-to-back
+     * RTOs of one loss episode count once: ns-3 has no per-expiry trace.
+     */
+    uint64_t GetTimeouts() const override;
+    /// \return wire bytes of re-sent segments (payload + TCP + IPv4 headers + PPP)
+    uint64_t GetBytesResent() const override;
     /// \return the socket of the connection src -> dst, or null if not open
     Ptr<Socket> GetSocket(uint32_t src, uint32_t dst) const;
 
@@ -125,6 +133,8 @@ private:
     void HandleRead(Ptr<Socket> socket);
     /// Tx trace of every socket: counts data segments sent below the high mark.
     void OnSegmentSent(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
+    /// A socket's congestion state changed: entering Loss is an RTO.
+    void OnCongState(TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
     void FinishMessage(Stream& s);
 
     // Attributes
@@ -146,6 +156,8 @@ private:
     std::vector<Ptr<Socket>> m_accepted;
     std::unordered_map<const TcpSocketBase*, SequenceNumber32> m_highTx; //!< end of data sent
     uint64_t m_retransmissions{0};
+    uint64_t m_bytesResent{0}; //!< wire bytes of re-sent segments
+    uint64_t m_timeouts{0};    //!< entries into TCP_CA_LOSS (RTOs)
 
     TracedCallback<uint32_t, uint32_t> m_connectionTrace; //!< src, dst
 };

@@ -177,6 +177,18 @@ UdpMessageTransport::GetRetransmissions() const
 }
 
 uint64_t
+UdpMessageTransport::GetTimeouts() const
+{
+    return m_timeouts;
+}
+
+uint64_t
+UdpMessageTransport::GetBytesResent() const
+{
+    return m_bytesResent;
+}
+
+uint64_t
 UdpMessageTransport::GetProbes() const
 {
     return m_probes;
@@ -586,6 +598,7 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
     if (retransmission)
     {
         ++m_retransmissions;
+        m_bytesResent += p->GetSize() + kUdpHeader + kIpv4Header + kPppHeader;
         m_retransmitTrace(rank, m.dst, m.id, seq);
     }
     Transmit(rank, m.dst, p, MlnetTransportHeader::DATA);
@@ -646,6 +659,7 @@ UdpMessageTransport::OnSenderTimeout(uint32_t rank, uint64_t key)
         return;
     }
     OutMessage& m = it->second;
+    ++m_timeouts;
     if (m.retries >= m_maxRetries)
     {
         NS_LOG_WARN("rank " << rank << " abandons message " << m.id << " to rank " << m.dst);
@@ -839,6 +853,7 @@ UdpMessageTransport::OnRepairTimeout(uint32_t rank, uint64_t key)
                                             key);
         return;
     }
+    ++m_timeouts;
     if (m.nacks >= m_maxRetries)
     {
         NS_LOG_WARN("rank " << rank << " abandons incomplete message " << id << " from rank "

@@ -89,6 +89,11 @@ public:
     uint64_t GetPacketsSent() const;
     /// \return data packets sent again (after a NACK or as a probe)
     uint64_t GetRetransmissions() const override;
+    /// \return SenderTimeout expiries (probe or give up) + RepairTimeout expiries (NACK or
+    /// give up) of silent messages; a timer re-armed because packets arrived is not one
+    uint64_t GetTimeouts() const override;
+    /// \return wire bytes of re-sent data packets (payload + headers + PPP)
+    uint64_t GetBytesResent() const override;
     /// \return probes sent after a SenderTimeout (also counted as retransmissions)
     uint64_t GetProbes() const;
     /// \return NACK packets sent by receivers
@@ -274,6 +279,8 @@ private:
 
     uint64_t m_packetsSent{0};
     uint64_t m_retransmissions{0};
+    uint64_t m_bytesResent{0}; //!< wire bytes of the re-sent data packets
+    uint64_t m_timeouts{0};    //!< sender and repair timeouts that fired
     uint64_t m_probes{0};
     uint64_t m_nacksSent{0};
     uint64_t m_acksSent{0};

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TransportChoice: the --transport rule of every scenario -- its names, its help text,
+ * the transport each name makes, and what a name implies for the fabric.
+ *
+ *   udp    UdpMessageTransport: line rate, NACK/probe repair, no congestion control
+ *   tcp    TcpMessageTransport with NewReno (IPv4 data path)
+ *   dctcp  TcpMessageTransport with TcpDctcp (IPv4 data path); switches mark ECN:
+ *          choosing it turns on the switches' RED-ECN marking unless --ecn=false is
+ *          given explicitly (SwitchEcn)
+ *
+ * The data path each needs is DataPathChoice's rule (NeedsIpv4: tcp and dctcp).
+ * Left out: transports of other modules (they add their names here).
+ */
+#ifndef MLNET_TRANSPORT_CHOICE_H
+#define MLNET_TRANSPORT_CHOICE_H
+
+#include "ns3/message-transport.h"
+#include "ns3/ptr.h"
+#include "ns3/scenario-command-line.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief The --transport flag: udp | tcp | dctcp, the transport it makes and the
+ * fabric settings it implies.
+ */
+class TransportChoice
+{
+public:
+    /// \return the accepted names: udp, tcp, dctcp
+    static const std::vector<std::string>& Names();
+    /// \return the flag's help text
+    static std::string Help();
+    /// \brief Register --transport on `cmd`, stored in `value`.
+    static void AddToCommandLine(ScenarioCommandLine& cmd, std::string& value);
+    /// \brief Throw std::invalid_argument naming --transport unless `name` is one of Names().
+    static void Check(const std::string& name);
+    /**
+     * \brief Make the transport a name stands for (not yet installed). Throws
+     * std::invalid_argument naming the valid names for another name.
+     */
+    static Ptr<MessageTransport> Create(const std::string& name);
+    /// \return true when the transport runs on the IPv4 data path only (tcp, dctcp)
+    static bool NeedsIpv4(const std::string& name);
+    /**
+     * \brief Whether switches mark ECN (RED) for a run: dctcp turns it on unless
+     * --ecn=false was given; otherwise the --ecn flag decides.
+     * \param transport the run's transport
+     * \param ecnFlag the value of --ecn (false where a scenario has no such flag)
+     * \param ecnGiven true when --ecn was given on the command line
+     * \return true when the switches mark
+     */
+    static bool SwitchEcn(const std::string& transport,
+                          bool ecnFlag = false,
+                          bool ecnGiven = false);
+};
+
+} // namespace ns3
+
+#endif // MLNET_TRANSPORT_CHOICE_H

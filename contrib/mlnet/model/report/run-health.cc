@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "run-health.h"
+
+#include "ns3/log.h"
+#include "ns3/run-report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetRunHealth");
+
+RunHealth
+RunHealth::Measure(Ptr<Cluster> cluster)
+{
+    NS_ASSERT(cluster);
+    Ptr<TrafficAccounting> accounting = cluster->GetObject<TrafficAccounting>();
+    if (!accounting || !accounting->IsClosed())
+    {
+        throw std::logic_error("RunHealth::Measure: the cluster's run has no closed traffic "
+                               "accounting (TrafficAccounting::Attach and Close it first)");
+    }
+    RunHealth h;
+    h.counts = accounting->GetClosedCounts();
+    h.linkImbalance = LinkImbalance(cluster, &h.imbalanceClass);
+    return h;
+}
+
+double
+RunHealth::LinkImbalance(Ptr<Cluster> cluster, std::string* linkClass)
+{
+    struct Class
+    {
+        uint64_t links{0};
+        uint64_t total{0};
+        uint64_t busiest{0};
+    };
+
+    std::map<std::string, Class> classes;
+    for (const ClusterLink& l : cluster->GetLinks())
+    {
+        Class& c = classes[l.linkClass];
+        uint64_t bytes = l.bytesAtoB + l.bytesBtoA;
+        ++c.links;
+        c.total += bytes;
+        c.busiest = std::max(c.busiest, bytes);
+    }
+    double best = 0;
+    std::string bestClass;
+    for (const auto& [name, c] : classes)
+    {
+        if (c.links < 2 || c.total == 0)
+        {
+            continue;
+        }
+        double ratio = static_cast<double>(c.busiest) * c.links / c.total;
+        if (ratio > best)
+        {
+            best = ratio;
+            bestClass = name;
+        }
+    }
+    if (linkClass)
+    {
+        *linkClass = bestClass;
+    }
+    return best;
+}
+
+double
+RunHealth::TwinGap(double packetS, double twinS)
+{
+    if (!(twinS > 0))
+    {
+        throw std::invalid_argument("RunHealth::TwinGap: the twin's time must be > 0 (got " +
+                                    std::to_string(twinS) + " s)");
+    }
+    return (packetS - twinS) / twinS;
+}
+
+nlohmann::json
+RunHealth::ToJson() const
+{
+    const TrafficCounts& c = counts;
+    nlohmann::json drops = nlohmann::json::object();
+    for (const TrafficCounts::Drop& d : c.drops)
+    {
+        drops[d.where + " " + d.cause] = d.frames.count;
+    }
+    return {{"messages_sent", c.messagesSent.count},
+            {"messages_delivered", c.messagesDelivered.count},
+            {"messages_abandoned", c.messagesAbandoned.count},
+            {"bytes_sent", c.messagesSent.bytes},
+            {"bytes_delivered", c.messagesDelivered.bytes},
+            {"frames_sent", c.framesSent.count},
+            {"resent", c.framesResent},
+            {"resent_bytes", c.bytesResent},
+            {"dropped", c.framesDropped.count},
+            {"drops", drops},
+            {"timeouts", c.timeouts},
+            {"pfc_pauses", c.pfcPausesSent},
+            {"pfc_paused_s", c.pfcPausedSeconds},
+            {"ecn_marked", c.ecnMarked},
+            {"max_queue_bytes", c.maxQueueBytes},
+            {"link_imbalance", linkImbalance},
+            {"imbalance_class", imbalanceClass}};
+}
+
+std::string
+RunHealth::Cause() const
+{
+    const TrafficCounts& c = counts;
+    std::ostringstream os;
+    auto resent = [&c]() {
+        return std::to_string(c.framesResent) + " re-sent (" + std::to_string(c.bytesResent) +
+               " bytes)";
+    };
+    auto timeouts = [&c]() { return std::to_string(c.timeouts) + " timeouts"; };
+    if (c.framesDropped.count > 0)
+    {
+        os << c.framesDropped.count << " frames dropped (" << c.DropList() << ")";
+        if (c.framesResent > 0)
+        {
+            os << ", " << resent();
+        }
+        if (c.timeouts > 0)
+        {
+            os << ", " << timeouts();
+        }
+    }
+    else if (c.framesResent > 0)
+    {
+        os << resent() << (c.timeouts > 0 ? ", " + timeouts() : "");
+    }
+    else if (c.pfcPausesSent > 0 || c.pfcPausesReceived > 0)
+    {
+        os << std::max(c.pfcPausesSent, c.pfcPausesReceived) << " PFC pauses, "
+           << RunReport::FormatSeconds(c.pfcPausedSeconds) << " paused";
+    }
+    else if (c.timeouts > 0)
+    {
+        os << c.timeouts << " transport timeouts";
+    }
+    else if (linkImbalance > COLLISION_IMBALANCE)
+    {
+        char ratio[32];
+        std::snprintf(ratio, sizeof(ratio), "%.2f", linkImbalance);
+        os << "flow-hash collisions: the busiest " << imbalanceClass << " link carried " << ratio
+           << "x its class's mean bytes";
+    }
+    else
+    {
+        char ratio[32];
+        std::snprintf(ratio, sizeof(ratio), "%.2f", linkImbalance);
+        os << "unexplained (no drops, re-sends, pauses or timeouts; busiest link " << ratio
+           << "x its class's mean)";
+    }
+    return os.str();
+}
+
+std::string
+RunHealth::Warning(const std::string& run, double packetS, double twinS) const
+{
+    double gap = TwinGap(packetS, twinS);
+    if (!(std::abs(gap) > WARN_GAP))
+    {
+        return "";
+    }
+    char percent[32];
+    std::snprintf(percent, sizeof(percent), "%+.0f%%", 100 * gap);
+    return run + ": packet-level " + RunReport::FormatSeconds(packetS) + " is " + percent +
+           " off its twin " + RunReport::FormatSeconds(twinS) + ": " + Cause();
+}
+
+void
+RunHealth::Annotate(nlohmann::json& row, const std::string& run, double packetS, double twinS) const
+{
+    nlohmann::json health = ToJson();
+    if (twinS > 0)
+    {
+        row["twin_gap"] = TwinGap(packetS, twinS);
+        std::string warning = Warning(run, packetS, twinS);
+        if (!warning.empty())
+        {
+            health["warning"] = warning;
+        }
+    }
+    else
+    {
+        row["twin_gap"] = nullptr;
+    }
+    row["health"] = health;
+}
+
+} // namespace ns3

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tests of RunHealth: twin_gap's definition, the warning rule (25 %, signed, the
+ * cause named from the counts in their order: drops, re-sends, PFC pauses, timeouts,
+ * flow-hash collisions, unexplained), the link imbalance from the link registry, the
+ * health object of a real incast run and RunReport printing the warning and the
+ * dropped / resent columns only when they are non-zero.
+ */
+#include "ns3/ideal-switch-helper.h"
+#include "ns3/run-health.h"
+#include "ns3/run-report.h"
+#include "ns3/simulator.h"
+#include "ns3/traffic-accounting.h"
+#include "ns3/udp-message-transport.h"
+
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Health with the given counts and no imbalance.
+RunHealth
+Healthy()
+{
+    RunHealth h;
+    h.counts.fabric = "fattree";
+    h.linkImbalance = 1.0;
+    h.imbalanceClass = "tor-agg";
+    return h;
+}
+
+TEST(RunHealth, TwinGapIsSignedAndRelativeToTheTwin)
+{
+    EXPECT_DOUBLE_EQ(RunHealth::TwinGap(1.5, 1.0), 0.5);
+    EXPECT_DOUBLE_EQ(RunHealth::TwinGap(0.75, 1.0), -0.25);
+    EXPECT_DOUBLE_EQ(RunHealth::TwinGap(2.0, 2.0), 0.0);
+    // The "error" column divides by the packet time instead: 0.5 / 1.5 for the first.
+    EXPECT_THROW(RunHealth::TwinGap(1.0, 0.0), std::invalid_argument);
+    EXPECT_THROW(RunHealth::TwinGap(1.0, -1.0), std::invalid_argument);
+}
+
+TEST(RunHealth, WarnsOnlyBeyondAQuarter)
+{
+    RunHealth h = Healthy();
+    EXPECT_EQ(h.Warning("fattree", 1.25, 1.0), "") << "exactly 25 % is not more than 25 %";
+    EXPECT_EQ(h.Warning("fattree", 0.75, 1.0), "");
+    EXPECT_EQ(h.Warning("fattree", 1.0, 1.0), "");
+    EXPECT_EQ(h.Warning("fattree", 1.3, 1.0),
+              "fattree: packet-level 1.30 s is +30% off its twin 1.00 s: unexplained (no drops, "
+              "re-sends, pauses or timeouts; busiest link 1.00x its class's mean)");
+    EXPECT_EQ(h.Warning("fattree", 0.006, 0.01)
+                  .find("packet-level 6.00 ms is -40% off its twin "
+                        "10.0 ms: "),
+              9u);
+}
+
+TEST(RunHealth, NamesTheFirstMeasuredCause)
+{
+    RunHealth h = Healthy();
+    h.linkImbalance = 1.5;
+    EXPECT_EQ(h.Cause(),
+              "flow-hash collisions: the busiest tor-agg link carried 1.50x its class's "
+              "mean bytes");
+    h.counts.timeouts = 7;
+    EXPECT_EQ(h.Cause(), "7 transport timeouts") << "timeouts explain it before collisions";
+    h.counts.pfcPausesSent = 12;
+    h.counts.pfcPausesReceived = 12;
+    h.counts.pfcPausedSeconds = 250e-6;
+    EXPECT_EQ(h.Cause(), "12 PFC pauses, 250 us paused");
+    h.counts.framesResent = 40;
+    h.counts.bytesResent = 360000;
+    EXPECT_EQ(h.Cause(), "40 re-sent (360000 bytes), 7 timeouts");
+    h.counts.framesDropped = {40, 360000};
+    h.counts.drops = {{"agg-core", "queue", {30, 270000}}, {"tor-agg", "queue", {10, 90000}}};
+    EXPECT_EQ(h.Cause(),
+              "40 frames dropped (agg-core queue 30, tor-agg queue 10), 40 re-sent (360000 "
+              "bytes), 7 timeouts");
+}
+
+TEST(RunHealth, AnnotateAddsTwinGapHealthAndWarning)
+{
+    RunHealth h = Healthy();
+    h.counts.framesDropped = {3, 27000};
+    h.counts.drops = {{"host-tor", "queue", {3, 27000}}};
+    h.counts.maxQueueBytes = 9000;
+    nlohmann::json row = {{"fabric", "fattree"}};
+    h.Annotate(row, "fattree", 2.0, 1.0);
+    EXPECT_DOUBLE_EQ(row["twin_gap"].get<double>(), 1.0);
+    EXPECT_EQ(row["health"]["dropped"], 3);
+    EXPECT_EQ(row["health"]["drops"]["host-tor queue"], 3);
+    EXPECT_EQ(row["health"]["max_queue_bytes"], 9000);
+    EXPECT_EQ(row["health"]["warning"],
+              "fattree: packet-level 2.00 s is +100% off its twin 1.00 s: 3 frames dropped "
+              "(host-tor queue 3)");
+    nlohmann::json close = {{"fabric", "fattree"}};
+    h.Annotate(close, "fattree", 1.1, 1.0);
+    EXPECT_FALSE(close["health"].contains("warning"));
+    nlohmann::json noTwin;
+    h.Annotate(noTwin, "checkmate", 1.0, 0.0);
+    EXPECT_TRUE(noTwin["twin_gap"].is_null());
+    EXPECT_FALSE(noTwin["health"].contains("warning"));
+}
+
+class RunHealthRunTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+};
+
+TEST_F(RunHealthRunTest, LinkImbalanceIsBusiestOverMeanOfItsClass)
+{
+    IdealSwitchHelper fabric(4);
+    Ptr<Cluster> cluster = fabric.Install();
+    ASSERT_EQ(cluster->GetLinks().size(), 4u);
+    const std::string cls = cluster->GetLink(0).linkClass;
+    EXPECT_EQ(RunHealth::LinkImbalance(cluster), 0.0) << "nothing carried: no class qualifies";
+    // 100, 100, 100 and 300 bytes (split over the directions): mean 150, busiest 300.
+    const uint64_t bytes[4][2] = {{60, 40}, {100, 0}, {0, 100}, {200, 100}};
+    for (uint32_t l = 0; l < 4; ++l)
+    {
+        cluster->SetLinkCounters(l, bytes[l][0], bytes[l][1], 1, 1);
+    }
+    std::string which;
+    EXPECT_DOUBLE_EQ(RunHealth::LinkImbalance(cluster, &which), 2.0);
+    EXPECT_EQ(which, cls);
+}
+
+TEST_F(RunHealthRunTest, MeasureTakesTheClosedRunAndTheReportWarns)
+{
+    // A 3-to-1 incast into a 4-frame switch queue, timed against a made-up twin of half
+    // its time: drops at host-tor, repaired; the row warns naming them.
+    IdealSwitchHelper fabric(4);
+    fabric.SetQueueSize(QueueSize("4p"));
+    fabric.SetDataPath("fast");
+    Ptr<Cluster> cluster = fabric.Install();
+    Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();
+    udp->Install(cluster);
+    uint32_t channel = udp->RegisterChannel(Callback<void, const Message&>([](const Message&) {}));
+    EXPECT_THROW(RunHealth::Measure(cluster), std::logic_error) << "no accounting yet";
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, udp);
+    EXPECT_THROW(RunHealth::Measure(cluster), std::logic_error) << "not closed yet";
+    for (uint32_t r = 1; r < 4; ++r)
+    {
+        udp->Send(r, 0, channel, 0, 50ull * udp->GetMaxPayload());
+    }
+    RunReport report("health-test");
+    Simulator::Run();
+    TrafficCounts closed = accounting->Close();
+    RunHealth h = RunHealth::Measure(cluster);
+    EXPECT_EQ(h.counts.ToJson(), closed.ToJson());
+    ASSERT_GT(h.counts.framesDropped.count, 0u);
+    EXPECT_EQ(h.counts.timeouts, udp->GetTimeouts());
+    EXPECT_EQ(h.counts.bytesResent, udp->GetBytesResent());
+    const double packet = Simulator::Now().GetSeconds();
+    nlohmann::json row = {{"fabric", "ideal"}, {"time_s", packet}};
+    h.Annotate(row, "ideal", packet, packet / 2);
+    EXPECT_DOUBLE_EQ(row["twin_gap"].get<double>(), 1.0);
+    EXPECT_EQ(row["health"]["resent"], udp->GetRetransmissions());
+    report.SetColumns({"fabric", "time_s"});
+    report.Add(row);
+    nlohmann::json quiet = {{"fabric", "quiet"}, {"time_s", 1.0}};
+    Healthy().Annotate(quiet, "quiet", 1.0, 1.0);
+    report.Add(quiet);
+    std::ostringstream out;
+    report.Finish(out, "");
+    const std::string text = out.str();
+    std::istringstream lines(text);
+    std::string header;
+    std::getline(lines, header);
+    EXPECT_NE(header.find("dropped"), std::string::npos) << text;
+    EXPECT_NE(header.find("resent"), std::string::npos) << text;
+    const std::string warning = "warning: ideal: packet-level " + RunReport::FormatSeconds(packet) +
+                                " is +100% off its twin " + RunReport::FormatSeconds(packet / 2) +
+                                ": " + std::to_string(h.counts.framesDropped.count) +
+                                " frames dropped (host-tor queue " +
+                                std::to_string(h.counts.framesDropped.count) + ")";
+    EXPECT_NE(text.find(warning), std::string::npos) << text;
+    EXPECT_EQ(text.find("warning: quiet"), std::string::npos) << text;
+}
+
+TEST(RunHealth, TableHasNoDropColumnsWhenNothingDropped)
+{
+    RunReport report("health-quiet");
+    report.SetColumns({"fabric"});
+    nlohmann::json row = {{"fabric", "fattree"}};
+    Healthy().Annotate(row, "fattree", 1.0, 1.0);
+    report.Add(row);
+    std::ostringstream out;
+    report.Print(out);
+    EXPECT_EQ(out.str().find("dropped"), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("resent"), std::string::npos) << out.str();
+}
+
+} // namespace
