@@ -109,7 +109,10 @@ TEST(TrainingClusterExample, RunsEveryFabricAndWritesEveryOutput)
 // exact arithmetic and an arrival that coincides with a message's last byte leaving its
 // NIC; which went first was decided by the last bit of rounded sums (0.0323431 s with
 // the full-rescan replay, 0.0322365 s with the first incremental one). Ties within 1e-13
-// s are now phase ends first, then events in push order: both replays give this value.
+// s are now phase ends first, then events in push order: both replays give this value
+// (0.03235839 s while the twin split every flow evenly over the uplinks; 0.030873263 s
+// since it routes each flow on its hashed path, as the packet run does: error -15 %
+// -> -9.8 %).
 TEST(TrainingClusterExample, FatTreeTwinDoesNotDependOnRounding)
 {
     std::string out = ::testing::TempDir() + "/training-cluster-twin-ties";
@@ -120,7 +123,7 @@ TEST(TrainingClusterExample, FatTreeTwinDoesNotDependOnRounding)
     nlohmann::json doc = ReadJson(out + "/training-cluster.json");
     const auto* fat = Row(doc, "fattree");
     ASSERT_TRUE(fat);
-    EXPECT_NEAR((*fat)["analytical_iteration_s"].get<double>(), 0.03235839, 1e-12) << *fat;
+    EXPECT_NEAR((*fat)["analytical_iteration_s"].get<double>(), 0.030873263, 1e-12) << *fat;
     EXPECT_NEAR((*fat)["iteration_s"].get<double>(), 0.028118028, 1e-12) << *fat;
 }
 

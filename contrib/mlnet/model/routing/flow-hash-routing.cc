@@ -114,6 +114,15 @@ FlowHashRouting::HashFlow(uint32_t src,
 }
 
 uint32_t
+FlowHashRouting::ChoiceIndex(const FlowKey& key, bool local, uint32_t seed, uint32_t nChoices)
+{
+    NS_ASSERT(nChoices > 0);
+    uint16_t sp = local ? 0 : FlowKey::RawPort(key.srcPort);
+    uint16_t dp = local ? 0 : FlowKey::RawPort(key.dstPort);
+    return HashFlow(key.srcAddr, key.dstAddr, key.protocol, sp, dp, seed) % nChoices;
+}
+
+uint32_t
 FlowHashRouting::DefaultSeed(uint32_t nodeId)
 {
     uint64_t key[2] = {nodeId, RngSeedManager::GetRun() * 1000003ULL + RngSeedManager::GetSeed()};

@@ -19,6 +19,7 @@
 #ifndef MLNET_FLOW_HASH_ROUTING_H
 #define MLNET_FLOW_HASH_ROUTING_H
 
+#include "ns3/flow-key.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4.h"
@@ -89,6 +90,14 @@ public:
                              uint16_t srcPort,
                              uint16_t dstPort,
                              uint32_t seed);
+    /**
+     * \brief Which of a node's `nChoices` equal next hops a flow takes: HashFlow of its
+     * key (ports as the hash reads them; none for a frame the node's own rank sends,
+     * `local`) with the node's seed, modulo nChoices. What both data paths decide;
+     * RoutePlanner::FlowPath resolves whole paths with it.
+     * \return an index in [0, nChoices) (nChoices > 0)
+     */
+    static uint32_t ChoiceIndex(const FlowKey& key, bool local, uint32_t seed, uint32_t nChoices);
     /**
      * \brief The default per-node seed (node id mixed with the run's seed and run
      * number), as FlowHashRoutingHelper and the fast data path assign it.

@@ -7,6 +7,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/route-preference.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <boost/graph/adjacency_list.hpp>
@@ -142,6 +143,43 @@ RoutePlanner::Compute()
     m_index.clear();
     m_singleton.clear();
     m_singleton.shrink_to_fit();
+    ReadSeeds();
+}
+
+void
+RoutePlanner::ReadSeeds()
+{
+    m_seeds.assign(m_nv, 0);
+    for (uint32_t v = 0; v < m_nv; ++v)
+    {
+        m_seeds[v] = FlowHashRouting::DefaultSeed(v);
+    }
+    NodeContainer all = m_cluster->GetAllNodes();
+    for (uint32_t i = 0; i < all.GetN(); ++i)
+    {
+        Ptr<Node> node = all.Get(i);
+        UintegerValue seed;
+        Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+        Ptr<FlowHashRouting> routing =
+            ipv4 ? DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol()) : nullptr;
+        Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
+        if (routing)
+        {
+            routing->GetAttribute("Seed", seed);
+            m_seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
+        }
+        else if (fast)
+        {
+            fast->GetAttribute("Seed", seed);
+            m_seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
+        }
+    }
+}
+
+uint32_t
+RoutePlanner::NodeSeed(uint32_t nodeId) const
+{
+    return nodeId < m_seeds.size() ? m_seeds[nodeId] : FlowHashRouting::DefaultSeed(nodeId);
 }
 
 uint32_t
@@ -459,6 +497,50 @@ RoutePlanner::LinkShares(uint32_t srcRank, uint32_t dstRank) const
         }
     }
     return {perLink.begin(), perLink.end()};
+}
+
+std::vector<uint32_t>
+RoutePlanner::FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const
+{
+    const auto& links = m_cluster->GetLinks();
+    const uint32_t srcNode = m_cluster->GetRankNode(srcRank)->GetId();
+    const uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
+    std::vector<uint32_t> path;
+    for (uint32_t node = srcNode; node != dstNode;)
+    {
+        const auto& next = NextLinks(node, dstRank);
+        if (next.empty() || path.size() > m_maxNodeId)
+        {
+            throw std::invalid_argument("rank " + std::to_string(dstRank) +
+                                        " is unreachable from rank " + std::to_string(srcRank) +
+                                        "; the failed links disconnect the fabric");
+        }
+        const uint32_t pick =
+            next.size() == 1 ? 0
+                             : FlowHashRouting::ChoiceIndex(key,
+                                                            node == srcNode,
+                                                            NodeSeed(node),
+                                                            static_cast<uint32_t>(next.size()));
+        const ClusterLink& l = links[next[pick]];
+        const bool aToB = l.nodeA == node;
+        path.push_back(2 * l.id + (aToB ? 0 : 1));
+        node = aToB ? l.nodeB : l.nodeA;
+    }
+    return path;
+}
+
+std::vector<std::pair<uint32_t, double>>
+RoutePlanner::FlowShares(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const
+{
+    std::vector<uint32_t> path = FlowPath(srcRank, dstRank, key);
+    std::sort(path.begin(), path.end()); // LinkShares' order: by directed link key
+    std::vector<std::pair<uint32_t, double>> shares;
+    shares.reserve(path.size());
+    for (uint32_t k : path)
+    {
+        shares.emplace_back(k, 1.0);
+    }
+    return shares;
 }
 
 } // namespace ns3

@@ -9,8 +9,11 @@
  * torus or mesh dimension by dimension (lowest dimension first, shorter way round,
  * half-way ties split by the parity of the source coordinate, so both
  * directions carry half of them), falling back to shortest paths around failed links.
- * The analytical twin uses the same tables, so it loads links exactly as packets do
- * (ECMP: an even split over next hops, which is what flow hashing gives in expectation).
+ * The analytical twin uses the same tables, so it loads links exactly as packets do:
+ * LinkShares splits a flow evenly over the next hops (what flow hashing gives in
+ * expectation, and what spraying gives), FlowPath follows the one path a flow's hash
+ * picks at every node (what per-flow hashing gives for a known flow key, collisions
+ * included), with each node's own seed, on both data paths.
  * Last, where a set holds several links and the Cluster carries a RoutePreference,
  * the set is narrowed to the links the preference keeps (see route-preference.h).
  *
@@ -25,6 +28,7 @@
 #define MLNET_ROUTE_PLANNER_H
 
 #include "ns3/cluster.h"
+#include "ns3/flow-key.h"
 
 #include <string>
 #include <unordered_map>
@@ -60,6 +64,26 @@ public:
      * \return pairs (directed link key = 2*linkId + (0 if A->B else 1), fraction)
      */
     std::vector<std::pair<uint32_t, double>> LinkShares(uint32_t srcRank, uint32_t dstRank) const;
+    /**
+     * \brief The links one flow crosses, hop by hop: at a node with several next hops,
+     * the one FlowHashRouting::ChoiceIndex picks for `key` with the node's seed (the
+     * source node hashes without ports, as both data paths do for a frame its rank
+     * sends), from the same sets in the same order as Install gives the nodes.
+     * Throws std::invalid_argument when dstRank is unreachable.
+     * \return directed link keys (2*linkId + (0 if A->B else 1)) from src to dst, in
+     * path order (empty when srcRank == dstRank)
+     */
+    std::vector<uint32_t> FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const;
+    /// \return FlowPath as shares (1 on every link it crosses), in LinkShares' format
+    std::vector<std::pair<uint32_t, double>> FlowShares(uint32_t srcRank,
+                                                        uint32_t dstRank,
+                                                        const FlowKey& key) const;
+    /**
+     * \return the seed node `nodeId` hashes flows with, read by Compute: its
+     * FlowHashRouting's or FastForwarding's Seed attribute, or
+     * FlowHashRouting::DefaultSeed when it has neither yet
+     */
+    uint32_t NodeSeed(uint32_t nodeId) const;
 
     /// \return the number of distinct next-hop sets the tables hold (the empty set included)
     uint32_t GetNSets() const;
@@ -73,6 +97,8 @@ private:
     void ComputeDimensionOrder();
     /// Narrow multi-link sets with the cluster's RoutePreference, if any.
     void ApplyPreference();
+    /// Read every node's flow-hash seed (NodeSeed).
+    void ReadSeeds();
 
     Ptr<Cluster> m_cluster;
     uint32_t m_maxNodeId{0};
@@ -85,6 +111,7 @@ private:
     /// set contents (raw bytes of the link ids) -> index, while Compute runs
     std::unordered_map<std::string, uint32_t> m_index;
     std::vector<uint32_t> m_singleton; //!< link id -> index of the set {link}, while Compute runs
+    std::vector<uint32_t> m_seeds;     //!< node id -> its flow-hash seed
 };
 
 } // namespace ns3

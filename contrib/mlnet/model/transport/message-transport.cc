@@ -144,6 +144,12 @@ MessageTransport::GetBytesGivenUp() const
     return m_bytesGivenUp;
 }
 
+bool
+MessageTransport::GetFlowKey(uint32_t /* src */, uint32_t /* dst */, FlowKey& /* key */) const
+{
+    return false;
+}
+
 uint64_t
 MessageTransport::GetRetransmissions() const
 {

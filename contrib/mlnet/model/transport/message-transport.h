@@ -16,6 +16,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/cluster.h"
+#include "ns3/flow-key.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
@@ -95,6 +96,16 @@ public:
     virtual uint32_t GetPerPacketOverhead() const = 0;
     /// \return the largest application payload carried by one packet (bytes)
     virtual uint32_t GetMaxPayload() const = 0;
+    /**
+     * \brief The flow key every data packet from rank src to rank dst carries, known
+     * ahead of sending (what the fabric's flow hash reads: RoutePlanner::FlowPath
+     * resolves the path it takes; the analytical twin loads only those links).
+     * \param key filled when the key is known
+     * \return false (the default) when the transport does not know it ahead, e.g. TCP,
+     * whose ephemeral source ports are chosen at connect time: the twin then splits
+     * the pair's bytes evenly over the equal-cost paths
+     */
+    virtual bool GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const;
 
     /**
      * \brief Register the handler of a channel; every message on it goes there.

@@ -605,17 +605,34 @@ UdpMessageTransport::SendData(uint32_t rank, OutMessage& m, uint32_t seq, bool r
     return len;
 }
 
+bool
+UdpMessageTransport::GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const
+{
+    if (!m_cluster || src >= m_cluster->GetNRanks() || dst >= m_cluster->GetNRanks())
+    {
+        return false;
+    }
+    key.srcAddr = m_cluster->GetRankAddress(src).Get();
+    key.dstAddr = m_cluster->GetRankAddress(dst).Get();
+    key.protocol = 17;
+    key.srcPort = m_port;
+    key.dstPort = m_port;
+    return true;
+}
+
 FastFrameHeader
 UdpMessageTransport::FrameHeader(uint32_t src, uint32_t dst) const
 {
+    FlowKey key;
+    GetFlowKey(src, dst, key);
     FastFrameHeader h;
     h.srcRank = src;
     h.dstRank = dst;
-    h.srcAddr = m_cluster->GetRankAddress(src).Get();
-    h.dstAddr = m_cluster->GetRankAddress(dst).Get();
-    h.srcPort = m_port;
-    h.dstPort = m_port;
-    h.protocol = 17;
+    h.srcAddr = key.srcAddr;
+    h.dstAddr = key.dstAddr;
+    h.srcPort = key.srcPort;
+    h.dstPort = key.dstPort;
+    h.protocol = key.protocol;
     return h;
 }
 

@@ -84,6 +84,12 @@ public:
     uint32_t GetPerPacketOverhead() const override;
     /// \return MTU - 20 - 8 - 29 (8943 at MTU 9000); valid after Install
     uint32_t GetMaxPayload() const override;
+    /**
+     * \brief The pair's key: both ranks' addresses, UDP, the transport's Port at both
+     * ends (every message and retransmission of a pair is one flow). Valid after Install.
+     * \return true when both ranks are in range
+     */
+    bool GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const override;
 
     /// \return data packets sent, first transmissions and retransmissions
     uint64_t GetPacketsSent() const;

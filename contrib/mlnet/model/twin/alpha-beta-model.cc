@@ -16,6 +16,7 @@
 #include "alpha-beta-model.h"
 
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/route-planner.h"
@@ -80,6 +81,15 @@ AlphaBetaModel::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&AlphaBetaModel::m_perMessageOverhead),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("PathChoice",
+                          "How a message uses equal-cost next hops: PerFlowHash, the one path "
+                          "its flow takes at packet level (the transport's flow key hashed "
+                          "with every node's seed; pairs without a known key are split "
+                          "evenly), or EvenSplit, an even split at every node (for spraying "
+                          "and other load balancing beyond per-flow hashing).",
+                          EnumValue(PER_FLOW_HASH),
+                          MakeEnumAccessor(&AlphaBetaModel::m_pathChoice),
+                          MakeEnumChecker(PER_FLOW_HASH, "PerFlowHash", EVEN_SPLIT, "EvenSplit"))
             .AddTraceSource("MessagePredicted",
                             "The dependency-aware model timed a message: its start, the end "
                             "of its fluid transfer and its arrival.",
@@ -102,6 +112,7 @@ AlphaBetaModel::DoDispose()
     m_planner.reset();
     m_links.clear();
     m_cluster = nullptr;
+    m_flowKeys = nullptr;
     Object::DoDispose();
 }
 
@@ -188,6 +199,7 @@ void
 AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
 {
     SetPacketization(Packetization(transport));
+    m_flowKeys = transport;
     UintegerValue backlog;
     if (transport->GetAttributeFailSafe("MaxBacklogPackets", backlog))
     {
@@ -199,6 +211,32 @@ void
 AlphaBetaModel::SetPacketization(const Packetization& packetization)
 {
     m_packetization = packetization;
+}
+
+void
+AlphaBetaModel::SetPathChoice(PathChoice choice)
+{
+    m_pathChoice = choice;
+}
+
+AlphaBetaModel::PathChoice
+AlphaBetaModel::GetPathChoice() const
+{
+    return m_pathChoice;
+}
+
+TimelineReplay::RouteFunction
+AlphaBetaModel::Routes() const
+{
+    TimelineReplay::FlowKeyFunction flowKey;
+    if (m_pathChoice == PER_FLOW_HASH && m_flowKeys)
+    {
+        Ptr<const MessageTransport> transport = m_flowKeys;
+        flowKey = [transport](uint32_t src, uint32_t dst, FlowKey& key) {
+            return transport->GetFlowKey(src, dst, key);
+        };
+    }
+    return TimelineReplay::ClusterRoutes(m_cluster, *m_planner, flowKey);
 }
 
 const Packetization&
@@ -348,10 +386,7 @@ AlphaBetaModel::PredictStep(const CollectiveStep& step) const
     CheckBound();
     RefreshIfLinksFailed();
     LatencyCache latencyOf;
-    return PredictStepWith(step,
-                           m_reduceTimePerByte,
-                           TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
-                           latencyOf);
+    return PredictStepWith(step, m_reduceTimePerByte, Routes(), latencyOf);
 }
 
 StepPrediction
@@ -425,8 +460,7 @@ AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, do
     std::vector<StepPrediction> out;
     out.reserve(schedule.size());
     // One route cache and one latency cache for the whole schedule.
-    const TimelineReplay::RouteFunction route =
-        TimelineReplay::ClusterRoutes(m_cluster, *m_planner);
+    const TimelineReplay::RouteFunction route = Routes();
     LatencyCache latencyOf;
     for (uint32_t i = 0; i < schedule.size(); ++i)
     {
@@ -515,6 +549,34 @@ AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
                                true);
 }
 
+std::vector<double>
+AlphaBetaModel::PredictLinkBytes(const std::vector<CollectiveStep>& schedule) const
+{
+    CheckBound();
+    RefreshIfLinksFailed();
+    std::vector<double> bytes(2 * m_links.size(), 0.0);
+    const TimelineReplay::RouteFunction route = Routes();
+    std::vector<std::pair<uint32_t, double>> shares;
+    for (const CollectiveStep& step : schedule)
+    {
+        for (const ScheduledMessage& msg : step.messages)
+        {
+            if (msg.src == msg.dst || msg.bytes == 0)
+            {
+                continue;
+            }
+            RoutedHops(msg); // validates the ranks and the route
+            route(msg.src, msg.dst, shares);
+            const double wire = static_cast<double>(GetWireBytes(msg.bytes));
+            for (const auto& [key, share] : shares)
+            {
+                bytes[key] += wire * share;
+            }
+        }
+    }
+    return bytes;
+}
+
 TimelinePrediction
 AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
                                     double gamma,
@@ -533,7 +595,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
         m_cluster->GetNRanks(),
         m_links,
         m_packetization,
-        TimelineReplay::ClusterRoutes(m_cluster, *m_planner),
+        Routes(),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
         [this, &latencyOf](uint32_t src, uint32_t dst, uint64_t f1) {
             return CachedLatency(latencyOf, src, dst, f1);

@@ -4,13 +4,18 @@
  *
  * What it models. A collective is a schedule of messages (Collective::GetSchedule()).
  * Every message is routed over the Cluster's links with the same next-hop tables the
- * packet-level run uses (RoutePlanner: ECMP splits a flow evenly over next hops,
- * which is what flow hashing gives in expectation; DOR routes a torus dimension by
- * dimension). A message of m bytes puts W(m) = m + ceil(m/P)*O wire bytes on every
- * link it crosses and its first frame is F1 = min(m, P) + O bytes (Packetization,
- * packetization.h). Alone on an h-hop path of equal rate R and delay d it takes
- * exactly the ns-3 point-to-point time of a back-to-back packet train, stored and
- * forwarded per packet:
+ * packet-level run uses (RoutePlanner; DOR routes a torus dimension by dimension).
+ * Where a node has several equal next hops, PathChoice says how a message uses them:
+ * PER_FLOW_HASH (the default) puts it on the one path its flow takes at packet level
+ * (RoutePlanner::FlowPath: the transport's flow key for the pair, hashed with every
+ * node's seed, so two flows hashed onto one uplink share it, as packets do);
+ * EVEN_SPLIT spreads it evenly over the next hops (what spraying gives, and the
+ * expectation of flow hashing). A pair whose transport gives no flow key (TCP, or
+ * no transport given: SetPacketization(P, O)) is always split evenly. A message of m bytes puts
+ * W(m) = m + ceil(m/P)*O wire bytes on every link it crosses and its first frame is F1 = min(m, P)
+ * + O bytes (Packetization, packetization.h). Alone on an h-hop path of equal rate R and delay d it
+ * takes exactly the ns-3 point-to-point time of a back-to-back packet train, stored and forwarded
+ * per packet:
  *
  *   T_msg = W * 8 / R + L,   L = (h-1) * F1 * 8 / R + h * d   (pipeline latency).
  *
@@ -37,8 +42,8 @@
  * literature are CollectiveClosedForms (collective-closed-forms.h).
  *
  * What it leaves out. Queueing dynamics and packet interleaving order, losses,
- * congestion control, retransmissions; ECMP is its expectation (no flow-hash
- * collisions: a run whose flows hash onto one uplink is slower than the twin); on
+ * congestion control, retransmissions, PFC pauses; load balancing other than per-flow
+ * hashing (flowlets, adaptive) is taken as the even split; on
  * paths of unequal rates the latency term uses the slowest link of the route as the
  * train's bottleneck, which is exact only for equal rates.
  */
@@ -97,6 +102,13 @@ public:
     AlphaBetaModel();
     ~AlphaBetaModel() override;
 
+    /// How a message uses equal-cost next hops (attribute PathChoice).
+    enum PathChoice
+    {
+        PER_FLOW_HASH, //!< the one path its flow key hashes to (when the transport knows it)
+        EVEN_SPLIT     //!< an even split over the next hops at every node
+    };
+
     /// Signature of the StepPredicted trace: step index, the step's prediction.
     typedef void (*StepPredictedTracedCallback)(uint32_t step, const StepPrediction& p);
     /// Signature of the MessagePredicted trace: one message's dependency-aware timing.
@@ -125,11 +137,17 @@ public:
     void SetPacketization(uint32_t maxPayload, uint32_t overhead);
     /**
      * \brief Take the packetization from a transport (GetMaxPayload, GetPerPacketOverhead),
-     * and NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP).
+     * NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP), and
+     * its flow keys (GetFlowKey), which PER_FLOW_HASH routes on. The transport is held
+     * until DoDispose.
      */
     void SetPacketization(Ptr<const MessageTransport> transport);
     /// \brief Set the packetization (P, O); the NIC FIFO is left as it is.
     void SetPacketization(const Packetization& packetization);
+    /// \brief Set how messages use equal-cost next hops (attribute PathChoice).
+    void SetPathChoice(PathChoice choice);
+    /// \return how messages use equal-cost next hops
+    PathChoice GetPathChoice() const;
     /// \return the packetization (P, O) the predictions use
     const Packetization& GetPacketization() const;
     /// \return P, the application bytes per packet
@@ -187,6 +205,13 @@ public:
     TimelinePrediction PredictTimeline(const std::vector<CollectiveStep>& schedule) const;
     /// \return the dependency-aware prediction of a collective (its own gamma)
     TimelinePrediction PredictTimeline(Ptr<const Collective> collective) const;
+    /**
+     * \brief Wire bytes the model puts on every directed link for a schedule (its
+     * messages' W(m) over their routes, as PathChoice says): what the packet run's link
+     * counters (ClusterLink::bytesAtoB, bytesBtoA) show for the data packets.
+     * \return per directed link key (2*linkId + (0 if A->B else 1)) its wire bytes
+     */
+    std::vector<double> PredictLinkBytes(const std::vector<CollectiveStep>& schedule) const;
 
 protected:
     void DoDispose() override;
@@ -235,11 +260,15 @@ private:
     uint32_t RoutedHops(const ScheduledMessage& message) const;
     void RefreshIfLinksFailed() const;
     void CheckBound() const;
+    /// The route function of a prediction: per-flow paths or even splits (PathChoice).
+    TimelineReplay::RouteFunction Routes() const;
 
     Packetization m_packetization;
     uint32_t m_nicBacklogPackets{8};
     double m_reduceTimePerByte{0}; //!< gamma (s/B)
     Time m_perMessageOverhead;
+    PathChoice m_pathChoice{PER_FLOW_HASH};
+    Ptr<const MessageTransport> m_flowKeys; //!< the transport whose flow keys route messages
 
     Ptr<Cluster> m_cluster;
     mutable std::unique_ptr<RoutePlanner> m_planner;

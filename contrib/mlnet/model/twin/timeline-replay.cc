@@ -97,7 +97,9 @@ TimelineReplay::TimelineReplay(uint32_t nRanks,
 }
 
 TimelineReplay::RouteFunction
-TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& planner)
+TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
+                              const RoutePlanner& planner,
+                              FlowKeyFunction flowKey)
 {
     // A rank pair's route is asked for by every message between them (a ring asks for
     // each of its n pairs 2(n-1) times): the last routes are kept, one per slot of a
@@ -115,7 +117,7 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& pl
     const uint64_t nRanks = cluster->GetNRanks();
     const uint64_t slots = std::min<uint64_t>(kRouteSlots, std::max<uint64_t>(1, nRanks * nRanks));
     auto cache = std::make_shared<std::vector<Cached>>(slots);
-    return [cluster, &planner, cache, nRanks](
+    return [cluster, &planner, cache, nRanks, flowKey](
                uint32_t src,
                uint32_t dst,
                std::vector<std::pair<uint32_t, double>>& shares) -> uint32_t {
@@ -131,7 +133,10 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& pl
                 return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
             };
             c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
-            auto routeShares = planner.LinkShares(src, dst);
+            FlowKey key;
+            auto routeShares = flowKey && src != dst && flowKey(src, dst, key)
+                                   ? planner.FlowShares(src, dst, key)
+                                   : planner.LinkShares(src, dst);
             c.shares.clear();
             for (const auto& ks : routeShares)
             {

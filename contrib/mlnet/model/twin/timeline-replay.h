@@ -30,6 +30,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
+#include "ns3/flow-key.h"
 #include "ns3/nstime.h"
 #include "ns3/packetization.h"
 
@@ -137,12 +138,20 @@ public:
                    LatencyFunction latency,
                    const Parameters& parameters);
 
+    /// A pair's flow key: fills the key and returns true when it is known.
+    using FlowKeyFunction = std::function<bool(uint32_t src, uint32_t dst, FlowKey& key)>;
+
     /**
      * \brief The routes of a cluster's RoutePlanner, split at the sender's node.
      * \param cluster the routed cluster (must outlive the function)
      * \param planner its routes (must outlive the function)
+     * \param flowKey a pair's flow key: a pair with a known key is routed on the one
+     *        path its flow hash takes (RoutePlanner::FlowShares), the others are split
+     *        evenly over the equal-cost paths (RoutePlanner::LinkShares); null: all even
      */
-    static RouteFunction ClusterRoutes(Ptr<const Cluster> cluster, const RoutePlanner& planner);
+    static RouteFunction ClusterRoutes(Ptr<const Cluster> cluster,
+                                       const RoutePlanner& planner,
+                                       FlowKeyFunction flowKey = nullptr);
 
     /**
      * \brief Replay a schedule (once per object).
