@@ -19,10 +19,10 @@ void
 DataPathChoice::AddToCommandLine(ScenarioCommandLine& cmd, std::string& value)
 {
     cmd.AddChoice("dataPath",
-                  "data path: auto (fast for the udp transport without --flowmon or --ecn, "
-                  "else ipv4), "
-                  "ipv4 (Internet stack) or fast (table-driven forwarding without IPv4, udp "
-                  "only; same completion times)",
+                  "data path: auto (fast for the roce and udp transports without --flowmon, "
+                  "and without --ecn for udp; ipv4 for tcp and dctcp), ipv4 (Internet stack) "
+                  "or fast (table-driven forwarding without IPv4: roce and udp; same "
+                  "completion times)",
                   value,
                   Choices());
 }
@@ -35,6 +35,24 @@ DataPathChoice::Resolve(const std::string& choice,
     if (choice != "auto" && choice != "ipv4" && choice != "fast")
     {
         throw std::invalid_argument("unknown --dataPath=" + choice + "; use auto, ipv4 or fast");
+    }
+    if (TransportChoice::NeedsFast(transport))
+    {
+        if (choice == "ipv4")
+        {
+            throw std::invalid_argument("--transport=" + transport +
+                                        " runs on the fast data path only; use --dataPath=fast "
+                                        "(or auto), or another --transport with --dataPath=ipv4");
+        }
+        if (!ipv4Only.empty())
+        {
+            throw std::invalid_argument("--transport=" + transport +
+                                        " runs on the fast data path, which has no IPv4 stack "
+                                        "for " +
+                                        ipv4Only.front() + "; drop " + ipv4Only.front() +
+                                        " or choose --transport=udp|tcp|dctcp");
+        }
+        return "fast";
     }
     std::vector<std::string> needs = ipv4Only;
     if (TransportChoice::NeedsIpv4(transport))

@@ -69,13 +69,18 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                  1000000);
     cmd.AddValue("ecn",
                  "ECN marking on switch ports: RED on the IPv4 path (on by default with "
-                 "--transport=dctcp), EcnMarker on the fast path (for roce)",
+                 "--transport=dctcp), EcnMarker on the fast path (on by default with "
+                 "--transport=roce)",
                  ecn);
     cmd.AddValue("pfc",
                  "priority flow control (802.1Qbb PAUSE, shared switch buffer) at every node "
-                 "of a fast-path fabric; tune with --ns3::PriorityFlowControl::<attribute>",
+                 "of a fast-path fabric (on by default with --transport=roce); tune with "
+                 "--ns3::PriorityFlowControl::<attribute>",
                  pfc);
-    cmd.OnParsed([this, &cmd]() { ecnGiven = cmd.WasGiven("ecn"); });
+    cmd.OnParsed([this, &cmd]() {
+        ecnGiven = cmd.WasGiven("ecn");
+        pfcGiven = cmd.WasGiven("pfc");
+    });
     DataPathChoice::AddToCommandLine(cmd, dataPath);
     AddLoadBalancingFlag(cmd, loadBalancing);
     traces.AddToCommandLine(cmd);
@@ -131,7 +136,7 @@ FabricOptions::Request() const
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
     r.ecn = TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
-    r.pfc = pfc;
+    r.pfc = pfc || (TransportChoice::Lossless(transport) && !pfcGiven);
     r.dataPath = ResolvedDataPath();
     r.loadBalancing = loadBalancing;
     r.tiers = tiers;
@@ -161,7 +166,7 @@ std::string
 FabricOptions::ResolvedDataPath() const
 {
     std::vector<std::string> ipv4Only = traces.Ipv4OnlyFlags();
-    if (ecn && transport != "roce")
+    if (ecn && !TransportChoice::NeedsFast(transport))
     {
         ipv4Only.push_back("--ecn"); // RED-ECN for DCTCP; roce's EcnMarker is on the fast path
     }

@@ -66,6 +66,7 @@ struct FabricOptions
     bool ecn{false};              //!< RED-ECN marking on switches (for DCTCP)
     bool ecnGiven{false};         //!< --ecn was given (dctcp turns marking on unless so)
     bool pfc{false};              //!< priority flow control on fast-path nodes (--pfc)
+    bool pfcGiven{false};         //!< --pfc was given (roce turns PFC on unless so)
     /// auto | ipv4 | fast: auto is fast unless something needs IPv4 (DataPathChoice)
     std::string dataPath{"auto"};
     /// hash | spray | flowlet | adaptive (LoadBalancer; other than hash: fast path only)

@@ -26,8 +26,8 @@ TransportChoice::Names()
 std::string
 TransportChoice::Help()
 {
-    return "transport: roce (RDMA-style queue pairs with DCQCN over a lossless fabric: PFC and "
-           "switch ECN marking on, fast path), udp (line rate, NACK repair, no congestion "
+    return "transport: roce (RDMA-style queue pairs paced by DCQCN over a lossless fabric: turns "
+           "on PFC and switch ECN marking; fast path), udp (line rate, NACK repair, no congestion "
            "control), tcp (NewReno, IPv4 path) or dctcp (IPv4 path; turns on switch ECN marking "
            "unless --ecn=false)";
 }
@@ -69,8 +69,8 @@ TransportChoice::Create(const std::string& name)
     {
         return CreateObject<RoceMessageTransport>();
     }
-    throw std::invalid_argument("unknown transport '" + name + "'; valid: " +
-                                ValueParser::JoinChoices(Names()));
+    throw std::invalid_argument("unknown transport '" + name +
+                                "'; valid: " + ValueParser::JoinChoices(Names()));
 }
 
 bool
@@ -80,9 +80,21 @@ TransportChoice::NeedsIpv4(const std::string& name)
 }
 
 bool
+TransportChoice::NeedsFast(const std::string& name)
+{
+    return name == "roce";
+}
+
+bool
+TransportChoice::Lossless(const std::string& name)
+{
+    return name == "roce";
+}
+
+bool
 TransportChoice::SwitchEcn(const std::string& transport, bool ecnFlag, bool ecnGiven)
 {
-    if (transport == "dctcp" && !ecnGiven)
+    if ((transport == "dctcp" || transport == "roce") && !ecnGiven)
     {
         return true;
     }

@@ -3,13 +3,19 @@
  * TransportChoice: the --transport rule of every scenario -- its names, its help text,
  * the transport each name makes, and what a name implies for the fabric.
  *
+ *   roce   RoceMessageTransport: queue pairs paced by DCQCN, over a lossless fabric:
+ *          choosing it turns on priority flow control (Lossless) and the switches' ECN
+ *          marking (SwitchEcn) and needs the fast data path (NeedsFast). The default of
+ *          the training scenarios, as real clusters run RoCEv2.
  *   udp    UdpMessageTransport: line rate, NACK/probe repair, no congestion control
+ *          (clean alpha-beta validation on uncontended fabrics)
  *   tcp    TcpMessageTransport with NewReno (IPv4 data path)
  *   dctcp  TcpMessageTransport with TcpDctcp (IPv4 data path); switches mark ECN:
  *          choosing it turns on the switches' RED-ECN marking unless --ecn=false is
  *          given explicitly (SwitchEcn)
  *
- * The data path each needs is DataPathChoice's rule (NeedsIpv4: tcp and dctcp).
+ * The data path each needs is DataPathChoice's rule (NeedsIpv4: tcp and dctcp;
+ * NeedsFast: roce).
  * Left out: transports of other modules (they add their names here).
  */
 #ifndef MLNET_TRANSPORT_CHOICE_H
@@ -26,13 +32,13 @@ namespace ns3
 {
 
 /**
- * \brief The --transport flag: udp | tcp | dctcp, the transport it makes and the
+ * \brief The --transport flag: roce | udp | tcp | dctcp, the transport it makes and the
  * fabric settings it implies.
  */
 class TransportChoice
 {
 public:
-    /// \return the accepted names: udp, tcp, dctcp
+    /// \return the accepted names: roce, udp, tcp, dctcp
     static const std::vector<std::string>& Names();
     /// \return the flag's help text
     static std::string Help();
@@ -47,9 +53,13 @@ public:
     static Ptr<MessageTransport> Create(const std::string& name);
     /// \return true when the transport runs on the IPv4 data path only (tcp, dctcp)
     static bool NeedsIpv4(const std::string& name);
+    /// \return true when the transport runs on the fast data path only (roce)
+    static bool NeedsFast(const std::string& name);
+    /// \return true when the transport expects a lossless fabric: PFC on (roce)
+    static bool Lossless(const std::string& name);
     /**
-     * \brief Whether switches mark ECN (RED) for a run: dctcp turns it on unless
-     * --ecn=false was given; otherwise the --ecn flag decides.
+     * \brief Whether switches mark ECN for a run: dctcp (RED) and roce (EcnMarker, for
+     * DCQCN) turn it on unless --ecn=false was given; otherwise the --ecn flag decides.
      * \param transport the run's transport
      * \param ecnFlag the value of --ecn (false where a scenario has no such flag)
      * \param ecnGiven true when --ecn was given on the command line

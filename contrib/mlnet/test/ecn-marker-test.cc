@@ -104,6 +104,7 @@ TEST(EcnMarkerTest, FastFabricWithEcnMarksAtEverySwitch)
     EXPECT_GT(switches, 1u);
     Simulator::Destroy();
     f.ecn = false;
+    f.transport = "udp"; // roce would turn marking on by itself (TransportChoice::SwitchEcn)
     cluster = f.Build();
     for (uint32_t i = 0; i < NodeList::GetNNodes(); ++i)
     {

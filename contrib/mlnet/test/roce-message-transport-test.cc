@@ -17,6 +17,7 @@
 #include "ns3/network-module.h"
 #include "ns3/roce-message-transport.h"
 #include "ns3/traffic-accounting.h"
+#include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
 
 #include <algorithm>
@@ -48,8 +49,10 @@ IdealFast(uint32_t ranks, bool ecn)
     f.ranks = ranks;
     f.dataPath = "fast";
     f.ecn = ecn;
+    f.ecnGiven = true;    // as --ecn=<ecn>: roce alone would turn marking on
+    f.pfcGiven = true;    // as --pfc=false: these tests watch DCQCN alone, without PFC
     f.transport = "roce"; // --ecn on the fast path
-    f.queue = "100000p";  // deep enough that no test here drops (no PFC on this branch)
+    f.queue = "100000p";  // deep enough that no test here drops
     return f;
 }
 
@@ -285,8 +288,9 @@ TEST_F(RoceMessageTransportTest, NeedsTheFastDataPath)
 {
     FabricOptions f = IdealFast(2, false);
     f.dataPath = "ipv4";
+    f.transport = "udp"; // a fabric on the IPv4 path (roce's own flags would refuse it)
     Ptr<Cluster> cluster = f.Build();
-    Ptr<MessageTransport> roce = CollectiveRunner::CreateTransport("roce");
+    Ptr<MessageTransport> roce = TransportChoice::Create("roce");
     EXPECT_EQ(roce->GetInstanceTypeId().GetName(), "ns3::RoceMessageTransport");
     try
     {

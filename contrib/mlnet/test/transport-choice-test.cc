@@ -4,6 +4,7 @@
 // unless --ecn=false is given (through FabricOptions' flags).
 #include "ns3/data-path-choice.h"
 #include "ns3/fabric-options.h"
+#include "ns3/roce-message-transport.h"
 #include "ns3/scenario-command-line.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -21,7 +22,8 @@ namespace
 
 TEST(TransportChoiceTest, NamesMakeTheirTransports)
 {
-    EXPECT_EQ(TransportChoice::Names(), (std::vector<std::string>{"udp", "tcp", "dctcp"}));
+    EXPECT_EQ(TransportChoice::Names(), (std::vector<std::string>{"roce", "udp", "tcp", "dctcp"}));
+    EXPECT_TRUE(DynamicCast<RoceMessageTransport>(TransportChoice::Create("roce")));
     EXPECT_TRUE(DynamicCast<UdpMessageTransport>(TransportChoice::Create("udp")));
     Ptr<TcpMessageTransport> tcp = DynamicCast<TcpMessageTransport>(TransportChoice::Create("tcp"));
     Ptr<TcpMessageTransport> dctcp =
@@ -42,7 +44,7 @@ TEST(TransportChoiceTest, NamesMakeTheirTransports)
     }
     catch (const std::invalid_argument& e)
     {
-        EXPECT_EQ(std::string(e.what()), "--transport=quic unknown; use udp | tcp | dctcp");
+        EXPECT_EQ(std::string(e.what()), "--transport=quic unknown; use roce | udp | tcp | dctcp");
     }
     Simulator::Destroy();
 }
@@ -57,6 +59,12 @@ TEST(TransportChoiceTest, DataPathFollowsTheTransport)
     }
     EXPECT_TRUE(TransportChoice::NeedsIpv4("dctcp"));
     EXPECT_FALSE(TransportChoice::NeedsIpv4("udp"));
+    EXPECT_TRUE(TransportChoice::NeedsFast("roce"));
+    EXPECT_FALSE(TransportChoice::NeedsFast("udp"));
+    // roce has no IPv4 path: an explicit one, or a flag that needs IPv4, is refused.
+    EXPECT_EQ(DataPathChoice::Resolve("fast", "roce"), "fast");
+    EXPECT_THROW(DataPathChoice::Resolve("ipv4", "roce"), std::invalid_argument);
+    EXPECT_THROW(DataPathChoice::Resolve("auto", "roce", {"--flowmon"}), std::invalid_argument);
 }
 
 TEST(TransportChoiceTest, DctcpTurnsEcnOnUnlessRefused)
@@ -92,6 +100,22 @@ TEST(TransportChoiceTest, FabricOptionsApplyTheRule)
     EXPECT_FALSE(RequestAfter({}, "udp").ecn);
     EXPECT_FALSE(RequestAfter({}, "tcp").ecn);
     EXPECT_TRUE(RequestAfter({"--ecn"}, "tcp").ecn);
+}
+
+TEST(TransportChoiceTest, RoceTurnsOnPfcAndEcnUnlessRefused)
+{
+    EXPECT_TRUE(TransportChoice::Lossless("roce"));
+    EXPECT_FALSE(TransportChoice::Lossless("udp"));
+    EXPECT_TRUE(TransportChoice::SwitchEcn("roce"));
+    EXPECT_FALSE(TransportChoice::SwitchEcn("roce", false, true)) << "--ecn=false given";
+    FabricRequest r = RequestAfter({}, "roce");
+    EXPECT_TRUE(r.pfc);
+    EXPECT_TRUE(r.ecn);
+    EXPECT_EQ(r.dataPath, "fast");
+    EXPECT_FALSE(RequestAfter({"--pfc=false"}, "roce").pfc);
+    EXPECT_FALSE(RequestAfter({"--ecn=false"}, "roce").ecn);
+    EXPECT_FALSE(RequestAfter({}, "udp").pfc);
+    EXPECT_TRUE(RequestAfter({"--pfc"}, "udp").pfc);
 }
 
 TEST(TransportChoiceTest, CommandLineTakesTheNames)

@@ -113,7 +113,8 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
     request.crossRailPolicy = o.policy;
     request.dataPath = o.ResolveDataPath();
     request.loadBalancing = o.loadBalancing;
-    request.ecn = TransportChoice::SwitchEcn(o.transport); // dctcp: switches mark
+    request.ecn = TransportChoice::SwitchEcn(o.transport); // dctcp, roce: switches mark
+    request.pfc = TransportChoice::Lossless(o.transport);  // roce: lossless fabric
     std::shared_ptr<FabricHelper> helper;
     Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)

@@ -309,7 +309,8 @@ BuildFabric(const Job& job,
     request.linkDelay = c.linkDelay;
     request.dataPath = c.DataPath();
     request.loadBalancing = c.loadBalancing;
-    request.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp: switches mark
+    request.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp, roce: switches mark
+    request.pfc = TransportChoice::Lossless(c.transport);  // roce: lossless fabric
     rings = job.switchRings;
     std::ostringstream detail;
     Ptr<Cluster> cluster;

@@ -397,7 +397,8 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         r.degree = d;
         r.forwardingLatency = c.forwardingLatency;
         r.dataPath = m_dataPath;
-        r.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp: switches mark
+        r.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp, roce: switches mark
+        r.pfc = TransportChoice::Lossless(c.transport);  // roce: lossless fabric
         r.opticalAttributes = {{"Technology", "patch-panel"}};
         return r;
     };

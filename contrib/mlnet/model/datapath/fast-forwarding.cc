@@ -16,7 +16,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 
 namespace ns3
@@ -24,20 +23,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MlnetFastForwarding");
 NS_OBJECT_ENSURE_REGISTERED(FastForwarding);
-
-namespace
-{
-/// A port as FlowHashRouting::RouteInput reads it: the raw 16-bit word of its
-/// network-order bytes.
-inline uint16_t
-RawPort(uint16_t port)
-{
-    uint8_t bytes[2] = {static_cast<uint8_t>(port >> 8), static_cast<uint8_t>(port)};
-    uint16_t raw;
-    std::memcpy(&raw, bytes, 2);
-    return raw;
-}
-} // namespace
 
 TypeId
 FastForwarding::GetTypeId()
@@ -191,16 +176,16 @@ FastForwarding::SelectDevice(const FastFrameHeader& h, bool local) const
     case 1:
         return choices[0];
     default: {
-        uint16_t sp = local ? 0 : RawPort(h.srcPort);
-        uint16_t dp = local ? 0 : RawPort(h.dstPort);
-        uint32_t hash = FlowHashRouting::HashFlow(h.srcAddr, h.dstAddr, h.protocol, sp, dp, m_seed);
+        FlowKey key{h.srcAddr, h.dstAddr, h.protocol, h.srcPort, h.dstPort};
         if (m_loadBalancer)
         {
             // A rank's own frames too: a host with several devices towards the
             // destination spreads them by the same policy as a switch.
-            return m_loadBalancer->Select(choices, hash, *this);
+            return m_loadBalancer->Select(choices,
+                                          FlowHashRouting::KeyHash(key, local, m_seed),
+                                          *this);
         }
-        return choices[hash % choices.size()];
+        return choices[FlowHashRouting::ChoiceIndex(key, local, m_seed, choices.size())];
     }
     }
 }

@@ -152,6 +152,7 @@ public:
     void SetPriorityFlowControl(Ptr<PriorityFlowControl> pfc);
     /// \return the node's PFC, or null
     Ptr<PriorityFlowControl> GetPriorityFlowControl() const;
+    /**
      * \brief Mark ECN-capable frames this node forwards with `marker` (null: no marking,
      * the default).
      */

@@ -128,7 +128,7 @@ struct TrafficCounts
     uint64_t pfcPausesSent{0};     //!< PFC PAUSE frames sent (all ports and priorities)
     uint64_t pfcPausesReceived{0}; //!< PFC PAUSE frames received
     double pfcPausedSeconds{0};    //!< time paused, summed over ports and priorities
-    uint64_t maxQueueBytes{0}; //!< largest switch device queue or PFC egress stage seen (bytes)
+    uint64_t maxQueueBytes{0};     //!< largest switch device queue or PFC egress stage seen (bytes)
     uint64_t ecnMarked{0};         //!< frames marked CE by switches
     uint64_t timeouts{0};          //!< transport timeouts (probes, repair timers, TCP RTOs)
     uint64_t bytesResent{0};       //!< wire bytes of retransmitted frames
@@ -317,9 +317,9 @@ private:
     Cluster* m_cluster{nullptr}; //!< the cluster this is aggregated to (not owned: a Ptr would keep
                                  //!< the aggregate alive)
     std::vector<Ptr<MessageTransport>> m_transports;
-    std::vector<Device> m_devices;               //!< every link device
-    std::vector<Ptr<FastForwarding>> m_fast;     //!< fast-path nodes
-    std::vector<Ptr<PriorityFlowControl>> m_pfc; //!< nodes with PFC
+    std::vector<Device> m_devices;                                //!< every link device
+    std::vector<Ptr<FastForwarding>> m_fast;                      //!< fast-path nodes
+    std::vector<Ptr<PriorityFlowControl>> m_pfc;                  //!< nodes with PFC
     std::unordered_map<const NetDevice*, uint32_t> m_deviceIndex; //!< device -> m_devices
     std::array<uint64_t, 2 * N_COUNTERS> m_counters{};            //!< frames, bytes
     std::vector<std::string> m_where;                             //!< drop places

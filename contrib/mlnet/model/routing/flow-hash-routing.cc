@@ -117,9 +117,15 @@ uint32_t
 FlowHashRouting::ChoiceIndex(const FlowKey& key, bool local, uint32_t seed, uint32_t nChoices)
 {
     NS_ASSERT(nChoices > 0);
+    return KeyHash(key, local, seed) % nChoices;
+}
+
+uint32_t
+FlowHashRouting::KeyHash(const FlowKey& key, bool local, uint32_t seed)
+{
     uint16_t sp = local ? 0 : FlowKey::RawPort(key.srcPort);
     uint16_t dp = local ? 0 : FlowKey::RawPort(key.dstPort);
-    return HashFlow(key.srcAddr, key.dstAddr, key.protocol, sp, dp, seed) % nChoices;
+    return HashFlow(key.srcAddr, key.dstAddr, key.protocol, sp, dp, seed);
 }
 
 uint32_t

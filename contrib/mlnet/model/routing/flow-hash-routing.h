@@ -99,6 +99,11 @@ public:
      */
     static uint32_t ChoiceIndex(const FlowKey& key, bool local, uint32_t seed, uint32_t nChoices);
     /**
+     * \brief The hash ChoiceIndex reduces: HashFlow of the key (no ports when `local`)
+     * with the node's seed. Load balancers other than per-flow hashing break ties by it.
+     */
+    static uint32_t KeyHash(const FlowKey& key, bool local, uint32_t seed);
+    /**
      * \brief The default per-node seed (node id mixed with the run's seed and run
      * number), as FlowHashRoutingHelper and the fast data path assign it.
      */

@@ -195,18 +195,6 @@ RoceMessageTransport::GetRateDecreases() const
     return m_rateDecreases;
 }
 
-uint64_t
-RoceMessageTransport::GetTimeouts() const
-{
-    return GetProbes() + GetNacksSent();
-}
-
-uint64_t
-RoceMessageTransport::GetBytesResent() const
-{
-    return m_bytesResent;
-}
-
 Time
 RoceMessageTransport::NextSendTime(uint32_t rank, uint64_t key, const OutMessage& m) const
 {
@@ -224,7 +212,7 @@ RoceMessageTransport::OnDataSent(uint32_t rank,
                                  uint64_t key,
                                  const OutMessage& m,
                                  uint32_t wireBytes,
-                                 bool retransmission)
+                                 bool /* retransmission */)
 {
     auto& qps = m_qps[rank];
     auto it = qps.find(key);
@@ -237,10 +225,6 @@ RoceMessageTransport::OnDataSent(uint32_t rank,
         it->second.alphaEpoch = Simulator::Now();
     }
     QueuePair& qp = it->second;
-    if (retransmission)
-    {
-        m_bytesResent += wireBytes;
-    }
     if (qp.cc.OnBytesSent(wireBytes) > 0)
     {
         TraceRate(rank, qp);

@@ -71,10 +71,6 @@ public:
     uint64_t GetCnpsReceived() const;
     /// \return rate decreases (CNPs that reached a live queue pair)
     uint64_t GetRateDecreases() const;
-    /// \return sender probes (SenderTimeout) plus receiver repair timeouts (NACKs)
-    uint64_t GetTimeouts() const override;
-    /// \return wire bytes of retransmitted data frames
-    uint64_t GetBytesResent() const override;
     /// \return the DCQCN parameters of a queue pair leaving by a device of `lineRate`
     DcqcnRateControl::Parameters GetDcqcnParameters(DataRate lineRate) const;
 
@@ -143,7 +139,6 @@ private:
     uint64_t m_cnpsSent{0};
     uint64_t m_cnpsReceived{0};
     uint64_t m_rateDecreases{0};
-    uint64_t m_bytesResent{0};
 
     TracedCallback<uint32_t, uint32_t, uint32_t, uint32_t> m_cnpSentTrace;
     TracedCallback<uint32_t, uint32_t, uint32_t, double> m_rateTrace;

@@ -85,8 +85,9 @@ AlphaBetaModel::GetTypeId()
                           "How a message uses equal-cost next hops: PerFlowHash, the one path "
                           "its flow takes at packet level (the transport's flow key hashed "
                           "with every node's seed; pairs without a known key are split "
-                          "evenly), or EvenSplit, an even split at every node (for spraying "
-                          "and other load balancing beyond per-flow hashing).",
+                          "evenly, and so is every pair on a fabric whose load balancing is not "
+                          "per-flow hashing: FabricSpec::loadBalancing), or EvenSplit, an even "
+                          "split at every node.",
                           EnumValue(PER_FLOW_HASH),
                           MakeEnumAccessor(&AlphaBetaModel::m_pathChoice),
                           MakeEnumChecker(PER_FLOW_HASH, "PerFlowHash", EVEN_SPLIT, "EvenSplit"))
@@ -229,7 +230,10 @@ TimelineReplay::RouteFunction
 AlphaBetaModel::Routes() const
 {
     TimelineReplay::FlowKeyFunction flowKey;
-    if (m_pathChoice == PER_FLOW_HASH && m_flowKeys)
+    // A fabric that balances beyond per-flow hashing (spray, flowlet, adaptive) spreads a
+    // flow over its equal-cost paths: the even split is then the fluid answer.
+    bool hashed = !m_cluster || m_cluster->GetFabricSpec().loadBalancing == "hash";
+    if (m_pathChoice == PER_FLOW_HASH && m_flowKeys && hashed)
     {
         Ptr<const MessageTransport> transport = m_flowKeys;
         flowKey = [transport](uint32_t src, uint32_t dst, FlowKey& key) {
