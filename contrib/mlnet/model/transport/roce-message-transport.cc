@@ -40,6 +40,17 @@ RoceMessageTransport::GetTypeId()
             .SetParent<UdpMessageTransport>()
             .SetGroupName("Mlnet")
             .AddConstructor<RoceMessageTransport>()
+            .AddAttribute("RetransmitTimeout",
+                          "The queue pair's retransmission timer, as an RDMA NIC's local ACK "
+                          "timeout (4.096 us x 2^12 = 16.8 ms): the receiver's repair timer "
+                          "and the sender's probe timer (its first probe waits twice this). "
+                          "It replaces UdpMessageTransport's RepairTimeout and SenderTimeout, "
+                          "whose 200 us and 1 ms are shorter than one PFC pause at 100 Gbps "
+                          "(335.5 us) plus a lossless queue: on a lossless fabric silence "
+                          "means a pause, not a loss.",
+                          TimeValue(NanoSeconds(4096ull << 12)),
+                          MakeTimeAccessor(&RoceMessageTransport::m_retransmitTimeout),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("CnpInterval",
                           "Least time between two CNPs a receiver sends for one queue pair "
                           "(s; DCQCN paper: 50 us).",
@@ -158,6 +169,8 @@ RoceMessageTransport::Install(Ptr<Cluster> cluster)
             "only (its frames carry a priority and an ECN codepoint); build the fabric with "
             "--dataPath=fast|auto");
     }
+    SetAttribute("RepairTimeout", TimeValue(m_retransmitTimeout));
+    SetAttribute("SenderTimeout", TimeValue(2 * m_retransmitTimeout));
     UdpMessageTransport::Install(cluster);
     uint32_t n = cluster->GetNRanks();
     for (uint32_t r = 0; r < n; ++r)

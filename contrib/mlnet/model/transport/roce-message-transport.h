@@ -120,6 +120,7 @@ private:
     void TraceRate(uint32_t rank, const QueuePair& qp);
 
     // Attributes
+    Time m_retransmitTimeout; //!< attribute RetransmitTimeout
     Time m_cnpInterval;
     Time m_alphaInterval;
     Time m_rateInterval;
