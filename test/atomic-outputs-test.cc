@@ -68,7 +68,7 @@ TEST_F(AtomicOutputsTest, FailedPcapLeavesNoCaptureNoXmlNoJson)
 {
     // 4 ranks, one iteration: each capture is ~450 KB, over the 64 KiB limit; the
     // FlowMonitor XML, the JSON and the new folders would fit.
-    const std::string flags = "--ranks=4 --iterations=1 --pcap=" + m_dir +
+    const std::string flags = "--ranks=4 --iterations=1 --transport=udp --pcap=" + m_dir +
                               "/cap/p --flowmon=" + m_dir + "/fm/flows.xml --json=" + m_dir +
                               "/out/run.json";
     ExpectFailedRunLeavesNothing("training-workload",

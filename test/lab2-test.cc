@@ -57,7 +57,7 @@ TEST(Lab2, PartBLiveReconfiguration)
     const std::string lab = LabText(kLab);
     ASSERT_FALSE(lab.empty()) << "doc/labs/" << kLab << " not found";
     const std::string f = "--servers=8 --degree=4 --model=vgg16 --scale=0.01 --fabrics=topoopt "
-                          "--ocs --ocs-policy=";
+                          "--ocs --transport=udp --ocs-policy=";
 
     struct OcsRun
     {

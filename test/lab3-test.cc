@@ -29,7 +29,7 @@ FabricRow(const nlohmann::json& j, const std::string& fabric, const std::string&
 }
 
 const std::string kGpt = "--domains=4 --domainSize=4 --radix=8 --tp=4 --pp=2 --dp=2 --layers=2 "
-                         "--hidden=1024 --seq=512 --microBatches=2";
+                         "--hidden=1024 --seq=512 --microBatches=2 --transport=udp";
 /// The table's columns, in order.
 const std::vector<std::string> kFabrics = {"rail-only", "rail-optimized", "fat-tree"};
 

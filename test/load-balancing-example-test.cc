@@ -56,7 +56,8 @@ TEST(LoadBalancingExample, BadPolicyOrIpv4PathIsOneErrorLine)
     {
         EXPECT_NE(bad.err.find(name), std::string::npos) << bad.err;
     }
-    ExampleRun ipv4 = RunExample("railonly-llm", kTiny + " --loadBalancing=spray --dataPath=ipv4");
+    ExampleRun ipv4 = RunExample("railonly-llm",
+                                 kTiny + " --transport=udp --loadBalancing=spray --dataPath=ipv4");
     ExpectOneErrorLine(ipv4, "--loadBalancing=spray --dataPath=ipv4");
     EXPECT_NE(ipv4.err.find("--loadBalancing=spray"), std::string::npos) << ipv4.err;
     EXPECT_NE(ipv4.err.find("--dataPath"), std::string::npos) << ipv4.err;

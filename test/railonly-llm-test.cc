@@ -116,8 +116,9 @@ TEST(RailonlyLlmExample, SameFlagsGiveTheSameJson)
 // IPv4 under auto.
 TEST(RailonlyLlmExample, BothDataPathsGiveTheSameRows)
 {
-    nlohmann::json fast = RunLlm("--fabric=all --failNic=5", "llm-fast.json");
-    nlohmann::json ipv4 = RunLlm("--fabric=all --failNic=5 --dataPath=ipv4", "llm-ipv4.json");
+    nlohmann::json fast = RunLlm("--transport=udp --fabric=all --failNic=5", "llm-fast.json");
+    nlohmann::json ipv4 =
+        RunLlm("--transport=udp --fabric=all --failNic=5 --dataPath=ipv4", "llm-ipv4.json");
     EXPECT_EQ(fast["meta"]["data_path"], "fast");
     EXPECT_EQ(ipv4["meta"]["data_path"], "ipv4");
     ASSERT_EQ(fast["rows"].size(), 6u) << "3 fabrics, healthy and with a failed NIC";

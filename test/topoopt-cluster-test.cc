@@ -105,7 +105,8 @@ TEST(TopoOptClusterExample, BothDataPathsGiveTheSameRows)
         std::string json = ::testing::TempDir() + "/topoopt-cluster-path-" + path + ".json";
         ExampleRun run =
             RunExample("topoopt-cluster",
-                       kSmall + "--fabrics=topoopt --ocs --dataPath=" + path + " --json=" + json);
+                       kSmall + "--fabrics=topoopt --ocs --transport=udp --dataPath=" + path +
+                           " --json=" + json);
         ASSERT_EQ(run.status, 0) << run.err;
         doc[path] = ReadJson(json);
         ExpectTrafficConserved(doc[path], 2);

@@ -117,8 +117,8 @@ TEST(TrainingClusterExample, FatTreeTwinDoesNotDependOnRounding)
 {
     std::string out = ::testing::TempDir() + "/training-cluster-twin-ties";
     std::filesystem::remove_all(out);
-    ExampleRun run =
-        RunExample("training-cluster", "--fabrics=fattree --checkmate=false --out=" + out);
+    ExampleRun run = RunExample("training-cluster",
+                                "--fabrics=fattree --checkmate=false --transport=udp --out=" + out);
     ASSERT_EQ(run.status, 0) << run.err;
     nlohmann::json doc = ReadJson(out + "/training-cluster.json");
     const auto* fat = Row(doc, "fattree");
@@ -152,7 +152,8 @@ TEST(TrainingClusterExample, BothDataPathsGiveTheSameRows)
     {
         std::string out = ::testing::TempDir() + "/training-cluster-path-" + path;
         ExampleRun run = RunExample("training-cluster",
-                                    kTiny + " --plot=false --dataPath=" + path + " --out=" + out);
+                                    kTiny + " --transport=udp --plot=false --dataPath=" + path +
+                                        " --out=" + out);
         ASSERT_EQ(run.status, 0) << run.err;
         doc[path] = ReadJson(out + "/training-cluster.json");
     }

@@ -27,7 +27,7 @@ main(int argc, char* argv[])
 {
     FabricOptions fabric;
     std::string workload; // default: the shipped workloads/training/mlp-small.json
-    std::string transport = "udp";
+    std::string transport = "roce";
     uint32_t iterations = 3;
     std::string json;
     ConvergedReuse reuse;

@@ -49,7 +49,7 @@ struct LlmRunOptions
     int32_t failNic{-1};               //!< GPU whose NIC fails (-1: none)
     TraceOptions traces;               //!< --pcap, --pcapClass, --flowmon
     uint32_t iterations{1};            //!< iterations to simulate
-    std::string transport{"udp"};      //!< udp | tcp | dctcp
+    std::string transport{"roce"};     //!< roce | udp | tcp | dctcp (TransportChoice)
     std::string dataPath{"auto"};      //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
     std::string loadBalancing{"hash"}; //!< hash | spray | flowlet | adaptive (LoadBalancer)
     LlmModelConfig model;              //!< the GPT model and its TP/PP/DP

@@ -155,6 +155,7 @@ LlmRunOptions
 TinyLlm(const std::string& dataPath)
 {
     LlmRunOptions o;
+    o.transport = "udp"; // the UDP transport runs on both data paths (roce: fast only)
     o.domains = 2;
     o.domainSize = 4;
     o.radix = 8;

@@ -77,7 +77,7 @@ struct TrainingClusterConfig
     Time linkDelay{MicroSeconds(1)}; //!< propagation delay per network link
     uint32_t iterations{1};          //!< training iterations per fabric
     uint32_t searchBudget{50};       //!< TopoOptSearch MCMC steps
-    std::string transport{"udp"};    //!< udp | tcp | dctcp
+    std::string transport{"roce"};   //!< roce | udp | tcp | dctcp (TransportChoice)
     std::string dataPath{"auto"};    //!< auto | ipv4 | fast (DataPathChoice), every fabric
     /// hash | spray | flowlet | adaptive (LoadBalancer; fast path only; not the
     /// checkmate run, which builds its own fabric)

@@ -73,7 +73,7 @@ struct TopoOptClusterConfig
     DataRate rate{"25Gbps"};         //!< per-port bandwidth B
     Time linkDelay{MicroSeconds(1)}; //!< per-link propagation delay
     Time forwardingLatency{0};       //!< host relay latency per hop
-    std::string transport{"udp"};    //!< udp | tcp | dctcp
+    std::string transport{"roce"};   //!< roce | udp | tcp | dctcp (TransportChoice)
     /// auto | ipv4 | fast (FabricHelper::SetDataPath) for every fabric; auto: fast with
     /// the udp transport and no FlowMonitor, ipv4 otherwise
     std::string dataPath{"auto"};
