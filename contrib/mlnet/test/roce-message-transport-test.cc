@@ -8,6 +8,7 @@
  * a bounded queue (far below the queue without congestion control); the IPv4 data path
  * is refused.
  */
+#include "ns3/boolean.h"
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/ecn-marker.h"
@@ -301,4 +302,68 @@ TEST_F(RoceMessageTransportTest, NeedsTheFastDataPath)
     {
         EXPECT_NE(std::string(e.what()).find("--dataPath=fast"), std::string::npos) << e.what();
     }
+}
+
+namespace
+{
+/**
+ * Ranks 0 and 1 each send 8 MB to rank 2 at once (marked: both rates are cut), then,
+ * 100 us after the incast ends, rank 0 sends one more message of `bytes` to rank 2 on an
+ * idle fabric. \return how long that last message takes.
+ */
+Time
+SecondMessageAfterIncast(bool perPeer, uint64_t bytes)
+{
+    Ptr<Cluster> cluster = IdealFast(3, true).Build();
+    Ptr<RoceMessageTransport> roce = CreateObject<RoceMessageTransport>();
+    roce->SetAttribute("QueuePairPerPeer", BooleanValue(perPeer));
+    roce->Install(cluster);
+
+    struct State
+    {
+        Ptr<RoceMessageTransport> roce;
+        uint32_t ch{0};
+        uint32_t done{0};
+        uint64_t bytes{0};
+        Time sent;
+        Time took;
+    } st;
+
+    st.roce = roce;
+    st.bytes = bytes;
+    st.ch = roce->RegisterChannel(MakeCallback(+[](State* s, const Message& m) {
+                                      if (++s->done == 2)
+                                      {
+                                          Simulator::Schedule(MicroSeconds(100), [s]() {
+                                              s->sent = Simulator::Now();
+                                              s->roce->Send(0, 2, s->ch, 1, s->bytes);
+                                          });
+                                      }
+                                      else if (s->done == 3)
+                                      {
+                                          s->took = m.delivered - s->sent;
+                                      }
+                                  }).Bind(&st));
+    roce->Send(0, 2, st.ch, 0, 8000000);
+    roce->Send(1, 2, st.ch, 0, 8000000);
+    Simulator::Run();
+    EXPECT_GT(roce->GetRateDecreases(), 0u) << "the incast must cut the rates";
+    EXPECT_EQ(st.done, 3u);
+    Simulator::Destroy();
+    return st.took;
+}
+} // namespace
+
+// A queue pair per message starts at line rate; a queue pair per peer keeps the rate the
+// incast cut it to (DCQCN recovers it by RateAi per RateIncreaseInterval), so the same
+// message on an idle fabric takes longer.
+TEST_F(RoceMessageTransportTest, QueuePairPerPeerKeepsItsRateAcrossMessages)
+{
+    const uint64_t bytes = 20ull * 8943;
+    Ptr<RoceMessageTransport> fresh = CreateObject<RoceMessageTransport>();
+    Time idle = OneMessage(fresh, bytes);
+    Time perMessage = SecondMessageAfterIncast(false, bytes);
+    Time perPeer = SecondMessageAfterIncast(true, bytes);
+    EXPECT_EQ(perMessage, idle) << "a new queue pair starts at line rate";
+    EXPECT_GT(perPeer.GetSeconds(), 1.5 * idle.GetSeconds()) << "the pair's cut rate persists";
 }

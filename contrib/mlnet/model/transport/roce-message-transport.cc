@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "roce-message-transport.h"
 
+#include "ns3/boolean.h"
 #include "ns3/cluster.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -9,6 +10,7 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -51,6 +53,17 @@ RoceMessageTransport::GetTypeId()
                           TimeValue(NanoSeconds(4096ull << 12)),
                           MakeTimeAccessor(&RoceMessageTransport::m_retransmitTimeout),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("QueuePairPerPeer",
+                          "One queue pair per (sender, receiver) pair, whose DCQCN rate and "
+                          "pacing persist across its messages and are shared by concurrent "
+                          "ones, as a collective library's connections do (true); or one per "
+                          "message, starting at line rate (false, the default: with the DCQCN "
+                          "paper's recovery steps a pair cut once stays slow for tens of ms, "
+                          "measured +40% on training-cluster --gpus=32 fat-tree against +19% "
+                          "per message).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RoceMessageTransport::m_perPeer),
+                          MakeBooleanChecker())
             .AddAttribute("CnpInterval",
                           "Least time between two CNPs a receiver sends for one queue pair "
                           "(s; DCQCN paper: 50 us).",
@@ -208,11 +221,18 @@ RoceMessageTransport::GetRateDecreases() const
     return m_rateDecreases;
 }
 
+uint64_t
+RoceMessageTransport::QpKey(uint32_t peer, uint32_t messageId) const
+{
+    // A peer's queue pair takes the one id no message has (ids count up from 0).
+    return Key(peer, m_perPeer ? std::numeric_limits<uint32_t>::max() : messageId);
+}
+
 Time
 RoceMessageTransport::NextSendTime(uint32_t rank, uint64_t key, const OutMessage& m) const
 {
     const auto& qps = m_qps[rank];
-    auto it = qps.find(key);
+    auto it = qps.find(QpKey(m.dst, m.id));
     if (it == qps.end() || it->second.cc.GetRate() >= it->second.cc.GetParameters().lineRate)
     {
         return Time(0); // line rate: the device paces
@@ -228,16 +248,22 @@ RoceMessageTransport::OnDataSent(uint32_t rank,
                                  bool /* retransmission */)
 {
     auto& qps = m_qps[rank];
-    auto it = qps.find(key);
+    uint64_t qpKey = QpKey(m.dst, m.id);
+    auto it = qps.find(qpKey);
     if (it == qps.end())
     {
         DataRate line = DeviceRate(GetRankNode(rank)->GetDevice(m.ifIndex));
-        it = qps.emplace(key, QueuePair(GetDcqcnParameters(line))).first;
+        it = qps.emplace(qpKey, QueuePair(GetDcqcnParameters(line))).first;
         it->second.dst = m.dst;
         it->second.id = m.id;
         it->second.alphaEpoch = Simulator::Now();
     }
     QueuePair& qp = it->second;
+    qp.lastSend = Simulator::Now();
+    if (!qp.cc.IsAtLineRate() && !qp.rateTimer.IsRunning())
+    {
+        ResumeRateTimer(rank, qpKey, qp); // idle since its timer stopped: catch up
+    }
     if (qp.cc.OnBytesSent(wireBytes) > 0)
     {
         TraceRate(rank, qp);
@@ -252,6 +278,10 @@ RoceMessageTransport::OnDataSent(uint32_t rank,
 void
 RoceMessageTransport::OnMessageEnd(uint32_t rank, uint64_t key)
 {
+    if (m_perPeer)
+    {
+        return; // the peer's queue pair outlives its messages
+    }
     auto& qps = m_qps[rank];
     auto it = qps.find(key);
     if (it != qps.end())
@@ -294,7 +324,7 @@ RoceMessageTransport::OnCongestionMark(uint32_t rank, uint32_t src, const MlnetT
 {
     Time now = Simulator::Now();
     auto& last = m_lastCnp[rank];
-    auto ins = last.try_emplace(Key(src, h.GetMessageId()), now);
+    auto ins = last.try_emplace(QpKey(src, h.GetMessageId()), now);
     if (!ins.second)
     {
         if (now - ins.first->second < m_cnpInterval)
@@ -348,7 +378,7 @@ void
 RoceMessageTransport::OnCnp(uint32_t rank, uint32_t peer, const MlnetTransportHeader& h)
 {
     ++m_cnpsReceived;
-    uint64_t key = Key(peer, h.GetMessageId());
+    uint64_t key = QpKey(peer, h.GetMessageId());
     auto& qps = m_qps[rank];
     auto it = qps.find(key);
     if (it == qps.end())
@@ -378,6 +408,13 @@ RoceMessageTransport::OnRateTimer(uint32_t rank, uint64_t key)
     QueuePair& qp = it->second;
     qp.cc.OnRateTimer();
     TraceRate(rank, qp);
+    if (m_perPeer && Simulator::Now() - qp.lastSend > m_rateInterval)
+    {
+        // Nothing sent for a whole period: stop ticking (a run would otherwise go on
+        // until every idle pair is back at line rate) and catch up when it sends again.
+        qp.timerStopped = Simulator::Now();
+        return;
+    }
     if (!qp.cc.IsAtLineRate())
     {
         qp.rateTimer = Simulator::Schedule(m_rateInterval,
@@ -385,6 +422,28 @@ RoceMessageTransport::OnRateTimer(uint32_t rank, uint64_t key)
                                            this,
                                            rank,
                                            key);
+    }
+}
+
+void
+RoceMessageTransport::ResumeRateTimer(uint32_t rank, uint64_t qpKey, QueuePair& qp)
+{
+    // The periods the timer would have ticked while the pair was idle, applied now (the
+    // NIC's timer runs whether or not the queue pair sends).
+    Time now = Simulator::Now();
+    uint64_t periods = (now - qp.timerStopped).GetTimeStep() / m_rateInterval.GetTimeStep();
+    for (uint64_t i = 0; i < periods && !qp.cc.IsAtLineRate(); ++i)
+    {
+        qp.cc.OnRateTimer();
+    }
+    TraceRate(rank, qp);
+    if (!qp.cc.IsAtLineRate())
+    {
+        qp.rateTimer = Simulator::Schedule(m_rateInterval,
+                                           &RoceMessageTransport::OnRateTimer,
+                                           this,
+                                           rank,
+                                           qpKey);
     }
 }
 

@@ -108,7 +108,14 @@ private:
         Time nextSend;     //!< paced: earliest time of the next packet
         Time alphaEpoch;   //!< last alpha update (CNP or start)
         EventId rateTimer; //!< rate-increase timer (running while below line rate)
+        Time lastSend;     //!< when it last sent a data packet
+        Time timerStopped; //!< when its rate timer stopped for idleness (QueuePairPerPeer)
     };
+
+    /// The queue pair a message rides: its peer's (QueuePairPerPeer) or its own.
+    uint64_t QpKey(uint32_t peer, uint32_t messageId) const;
+    /// Restart an idle pair's rate timer, applying the periods it missed.
+    void ResumeRateTimer(uint32_t rank, uint64_t qpKey, QueuePair& qp);
 
     /// Receiver: a CE-marked data packet of message `id` from `src` arrived at `rank`.
     void OnCongestionMark(uint32_t rank, uint32_t src, const MlnetTransportHeader& h);
@@ -121,6 +128,7 @@ private:
 
     // Attributes
     Time m_retransmitTimeout; //!< attribute RetransmitTimeout
+    bool m_perPeer{false};    //!< attribute QueuePairPerPeer
     Time m_cnpInterval;
     Time m_alphaInterval;
     Time m_rateInterval;
