@@ -6,6 +6,7 @@
  * health object of a real incast run and RunReport printing the warning and the
  * dropped / resent columns only when they are non-zero.
  */
+#include "ns3/fat-tree-helper.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/run-health.h"
 #include "ns3/run-report.h"
@@ -14,7 +15,9 @@
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 #include <sstream>
+#include <vector>
 
 using namespace ns3;
 
@@ -115,20 +118,46 @@ protected:
 
 TEST_F(RunHealthRunTest, LinkImbalanceIsBusiestOverMeanOfItsClass)
 {
-    IdealSwitchHelper fabric(4);
+    // A 2-tier fat-tree of 8 ranks: host links (rank to ToR) and ToR-spine links.
+    FatTreeHelper fabric(8);
     Ptr<Cluster> cluster = fabric.Install();
-    ASSERT_EQ(cluster->GetLinks().size(), 4u);
-    const std::string cls = cluster->GetLink(0).linkClass;
-    EXPECT_EQ(RunHealth::LinkImbalance(cluster), 0.0) << "nothing carried: no class qualifies";
-    // 100, 100, 100 and 300 bytes (split over the directions): mean 150, busiest 300.
-    const uint64_t bytes[4][2] = {{60, 40}, {100, 0}, {0, 100}, {200, 100}};
-    for (uint32_t l = 0; l < 4; ++l)
+    const uint32_t none = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> between;   // links between two switches
+    std::vector<uint32_t> hostLinks; // a rank's link to its switch
+    for (uint32_t l = 0; l < cluster->GetLinks().size(); ++l)
     {
-        cluster->SetLinkCounters(l, bytes[l][0], bytes[l][1], 1, 1);
+        const ClusterLink& link = cluster->GetLink(l);
+        bool rankA = cluster->GetRankOfNode(link.nodeA) != none;
+        bool rankB = cluster->GetRankOfNode(link.nodeB) != none;
+        (rankA == rankB ? between : hostLinks).push_back(l);
     }
+    ASSERT_GE(between.size(), 4u);
+    ASSERT_FALSE(hostLinks.empty());
+    const std::string cls = cluster->GetLink(between[0]).linkClass;
+    EXPECT_EQ(RunHealth::LinkImbalance(cluster), 0.0) << "nothing carried: no class qualifies";
+    // Switch-to-switch links of one class: 100, 100, 100 and 300 bytes (split over the
+    // directions), the class's other links 150 each: busiest 300 x links / total bytes.
+    const uint64_t bytes[4][2] = {{60, 40}, {100, 0}, {0, 100}, {200, 100}};
+    uint64_t total = 0;
+    uint32_t links = 0;
+    for (uint32_t i = 0; i < between.size(); ++i)
+    {
+        if (cluster->GetLink(between[i]).linkClass != cls)
+        {
+            continue;
+        }
+        uint64_t a = links < 4 ? bytes[links][0] : 75;
+        uint64_t b = links < 4 ? bytes[links][1] : 75;
+        cluster->SetLinkCounters(between[i], a, b, 1, 1);
+        total += a + b;
+        ++links;
+    }
+    // A host link far busier than any: the workload's own traffic, not counted.
+    cluster->SetLinkCounters(hostLinks[0], 1000000, 0, 1, 1);
     std::string which;
-    EXPECT_DOUBLE_EQ(RunHealth::LinkImbalance(cluster, &which), 2.0);
+    EXPECT_DOUBLE_EQ(RunHealth::LinkImbalance(cluster, &which), 300.0 * links / total);
     EXPECT_EQ(which, cls);
+    EXPECT_GT(RunHealth::LinkImbalance(cluster), 1.25);
 }
 
 TEST_F(RunHealthRunTest, MeasureTakesTheClosedRunAndTheReportWarns)

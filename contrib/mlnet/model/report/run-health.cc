@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -43,8 +44,19 @@ RunHealth::LinkImbalance(Ptr<Cluster> cluster, std::string* linkClass)
     };
 
     std::map<std::string, Class> classes;
+    const uint32_t none = std::numeric_limits<uint32_t>::max();
     for (const ClusterLink& l : cluster->GetLinks())
     {
+        // A link from a rank to a switch carries what that rank sends and receives: its
+        // bytes follow the workload, not a path choice. Links between switches (and
+        // between ranks that forward, as on direct-connect fabrics) are where a flow
+        // hash picks.
+        bool rankA = cluster->GetRankOfNode(l.nodeA) != none;
+        bool rankB = cluster->GetRankOfNode(l.nodeB) != none;
+        if (rankA != rankB)
+        {
+            continue;
+        }
         Class& c = classes[l.linkClass];
         uint64_t bytes = l.bytesAtoB + l.bytesBtoA;
         ++c.links;

@@ -62,7 +62,10 @@ struct RunHealth
     static RunHealth Measure(Ptr<Cluster> cluster);
     /**
      * \brief The link class with the largest busiest-to-mean ratio of wire bytes (both
-     * directions of a link together), over classes of >= 2 links that carried bytes.
+     * directions of a link together), over classes of >= 2 links that carried bytes,
+     * counting only links where a path is chosen: between two switches, or between two
+     * ranks that forward (direct-connect, torus); a rank's link to its switch carries
+     * that rank's own traffic, which the workload decides.
      * \param cluster the fabric after its run
      * \param linkClass receives the class ("" when no class qualifies)
      * \return the ratio (0 when no class qualifies)
