@@ -18,9 +18,32 @@
 
 using namespace ns3;
 
+namespace
+{
+/// A marker with the DCQCN paper's 40 Gbps profile: Kmin 5 KB, Kmax 200 KB, Pmax 1%.
+Ptr<EcnMarker>
+PaperMarker()
+{
+    Ptr<EcnMarker> m = CreateObject<EcnMarker>();
+    m->SetAttribute("Kmin", UintegerValue(5000));
+    m->SetAttribute("Kmax", UintegerValue(200000));
+    m->SetAttribute("Pmax", DoubleValue(0.01));
+    return m;
+}
+} // namespace
+
+TEST(EcnMarkerTest, DefaultsAreHpccs100GbpsProfile)
+{
+    Ptr<EcnMarker> m = CreateObject<EcnMarker>(); // Kmin 400 KB, Kmax 1600 KB, Pmax 0.2
+    EXPECT_EQ(m->GetProbability(400000), 0.0);
+    EXPECT_DOUBLE_EQ(m->GetProbability(1000000), 0.1); // half way up the ramp
+    EXPECT_DOUBLE_EQ(m->GetProbability(1600000), 0.2);
+    EXPECT_EQ(m->GetProbability(1600001), 1.0);
+}
+
 TEST(EcnMarkerTest, ProfileOfTheDcqcnPaper)
 {
-    Ptr<EcnMarker> m = CreateObject<EcnMarker>(); // Kmin 5 KB, Kmax 200 KB, Pmax 1%
+    Ptr<EcnMarker> m = PaperMarker();
     EXPECT_EQ(m->GetProbability(0), 0.0);
     EXPECT_EQ(m->GetProbability(5000), 0.0);
     EXPECT_DOUBLE_EQ(m->GetProbability(102500), 0.005); // half way up the ramp
@@ -58,7 +81,7 @@ TEST(EcnMarkerTest, RampFrequencyWithinBinomialTolerance)
 TEST(EcnMarkerTest, SameStreamSameMarks)
 {
     auto draws = [](int64_t stream) {
-        Ptr<EcnMarker> m = CreateObject<EcnMarker>();
+        Ptr<EcnMarker> m = PaperMarker();
         m->SetAttribute("Pmax", DoubleValue(0.5));
         m->AssignStreams(stream);
         std::vector<bool> marks;
@@ -74,7 +97,7 @@ TEST(EcnMarkerTest, SameStreamSameMarks)
 
 TEST(EcnMarkerTest, BadThresholdsThrow)
 {
-    Ptr<EcnMarker> m = CreateObject<EcnMarker>();
+    Ptr<EcnMarker> m = PaperMarker();
     m->SetAttribute("Kmin", UintegerValue(200000));
     EXPECT_THROW(m->GetProbability(1000), std::invalid_argument);
     m->SetAttribute("Kmin", UintegerValue(0));

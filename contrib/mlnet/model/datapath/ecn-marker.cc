@@ -23,21 +23,23 @@ EcnMarker::GetTypeId()
             .SetGroupName("Mlnet")
             .AddConstructor<EcnMarker>()
             .AddAttribute("Kmin",
-                          "Queue below or at which no frame is marked (bytes; DCQCN paper: "
-                          "5 KB).",
-                          UintegerValue(5000),
+                          "Queue below or at which no frame is marked (bytes): 400 KB, "
+                          "HPCC's ns-3 DCQCN setting for 100 Gbps links (KMIN_MAP); the DCQCN "
+                          "paper's 5 KB was for 40 Gbps.",
+                          UintegerValue(400000),
                           MakeUintegerAccessor(&EcnMarker::m_kMin),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("Kmax",
-                          "Queue above which every ECN-capable frame is marked (bytes; DCQCN "
-                          "paper: 200 KB). Must exceed Kmin.",
-                          UintegerValue(200000),
+                          "Queue above which every ECN-capable frame is marked (bytes): "
+                          "1600 KB, HPCC's 100 Gbps setting (KMAX_MAP; DCQCN paper at 40 "
+                          "Gbps: 200 KB). Must exceed Kmin.",
+                          UintegerValue(1600000),
                           MakeUintegerAccessor(&EcnMarker::m_kMax),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("Pmax",
-                          "Marking probability at Kmax, the top of the linear ramp (DCQCN "
-                          "paper: 0.01).",
-                          DoubleValue(0.01),
+                          "Marking probability at Kmax, the top of the linear ramp: 0.2, "
+                          "HPCC's 100 Gbps setting (PMAX_MAP; DCQCN paper: 0.01).",
+                          DoubleValue(0.2),
                           MakeDoubleAccessor(&EcnMarker::m_pMax),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("Mark",
