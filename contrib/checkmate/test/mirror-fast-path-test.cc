@@ -15,6 +15,7 @@
 #include "ns3/real-model.h"
 #include "ns3/synthetic-dataset.h"
 #include "ns3/traffic-accounting.h"
+#include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
 
 #include <array>
@@ -52,15 +53,20 @@ RunJob(const std::string& dataPath,
        uint32_t workers,
        uint32_t hidden,
        double lossRate,
-       uint32_t tiers = 2)
+       uint32_t tiers = 2,
+       const std::string& transportName = "udp")
 {
     FabricRequest fabric;
     fabric.fabric = fabricName;
     fabric.tiers = tiers;
     fabric.ranks = workers + 2;
     fabric.dataPath = dataPath;
+    fabric.pfc = TransportChoice::Lossless(transportName);
+    fabric.ecn = TransportChoice::SwitchEcn(transportName);
     Ptr<Cluster> cluster = FabricRegistry::Build(fabric);
-    Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
+    // roce is a UdpMessageTransport (same packets, hooks and repair) paced by DCQCN.
+    Ptr<UdpMessageTransport> transport =
+        DynamicCast<UdpMessageTransport>(TransportChoice::Create(transportName));
     transport->Install(cluster);
     Ptr<RealModel> model = CreateObject<RealModel>();
     model->SetAttribute("Inputs", UintegerValue(8));
@@ -194,6 +200,25 @@ TEST_F(MirrorFastPathTest, IdealSwitchIsIdenticalOnBothPaths)
     EXPECT_EQ(fast.mirroredPackets, 2u * 4);
     EXPECT_EQ(fast.receivedBytes, 2u * 4 * 212);
     EXPECT_EQ(fast.repairRanges, 0u);
+}
+
+// Checkmate on the RDMA transport over a lossless fat-tree: the switches mirror the same
+// reduced gradients (the clones ride the job's flow key; the transport's data carries
+// priority 3 and ECT(0), which the mirror copies), the shadows commit every iteration,
+// and the checkpoint is the workers' state bit for bit; nothing is dropped.
+TEST_F(MirrorFastPathTest, RdmaTransportOnALosslessFabricCheckpointsBitIdentical)
+{
+    Outcome udp = RunJob("fast", "fattree", 8, 20, 0);
+    Outcome roce = RunJob("fast", "fattree", 8, 20, 0, 2, "roce");
+    EXPECT_EQ(roce.counts.transports, "RoceMessageTransport");
+    EXPECT_EQ(roce.checkpoint.iteration, 1);
+    EXPECT_TRUE(SameBits(roce.checkpoint.params, roce.workerParams));
+    EXPECT_TRUE(SameBits(roce.workerParams, udp.workerParams)) << "same training, any transport";
+    EXPECT_EQ(roce.mirroredBytes, udp.mirroredBytes);
+    EXPECT_EQ(roce.receivedBytes, udp.receivedBytes);
+    EXPECT_EQ(roce.commits.size(), 2u);
+    EXPECT_EQ(roce.counts.framesDropped.count, 0u);
+    EXPECT_EQ(roce.repairRanges, 0u);
 }
 
 TEST_F(MirrorFastPathTest, FatTreeClonesTakeTheSameRoutes)
