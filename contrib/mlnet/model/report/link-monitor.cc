@@ -140,7 +140,9 @@ LinkMonitor::Pause()
     {
         Write(Simulator::Now(), false); // up to the end of the workload
     }
-    m_event.Cancel();
+    // Removed, not cancelled: ns-3 advances its clock to a cancelled event, which would
+    // end the run up to one interval after its workload.
+    Simulator::Remove(m_event);
 }
 
 void

@@ -832,7 +832,7 @@ UdpMessageTransport::OnData(uint32_t rank,
         }
         return;
     }
-    m.repairTimer.Cancel();
+    Simulator::Remove(m.repairTimer); // complete: removed, not left for the clock to reach
     Message msg;
     msg.src = src;
     msg.dst = rank;
@@ -1007,7 +1007,9 @@ UdpMessageTransport::OnAck(uint32_t rank, uint32_t peer, const MlnetTransportHea
     {
         return; // a repeated ACK
     }
-    it->second.timer.Cancel();
+    // Removed, not cancelled: ns-3 advances its clock to a cancelled event, so a
+    // cancelled probe timer would end the run SenderTimeout after its last ACK.
+    Simulator::Remove(it->second.timer);
     uint64_t key = it->first;
     rs.out.erase(it); // a key left in a device list is skipped by Refill
     OnMessageEnd(rank, key);
