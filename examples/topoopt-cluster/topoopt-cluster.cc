@@ -33,7 +33,7 @@ main(int argc, char* argv[])
     std::string forwarding = "0s";
     double scale = 1.0;
     std::string json;
-    RunLevelOption level("topoopt-cluster", {RunLevel::PACKET});
+    RunLevelOption level("topoopt-cluster", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("servers",
@@ -97,7 +97,8 @@ main(int argc, char* argv[])
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
         config.traces.DeclareOutputs({{"json", json}});
-        report.SetMeta("level", ToString(level.Get()));
+        config.level = level.Get();
+        report.SetMeta("level", ToString(config.level));
         config.rate = ParseDataRate(bandwidth);
         config.ocsDelay = ParseTime(ocsDelay);
         config.forwardingLatency = ParseTime(forwarding);

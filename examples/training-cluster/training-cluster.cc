@@ -34,7 +34,7 @@ main(int argc, char* argv[])
     std::string json;
     std::string csv;
     bool plot = true;
-    RunLevelOption level("training-cluster", {RunLevel::PACKET});
+    RunLevelOption level("training-cluster", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     TopoOptJobOptions::AddModel(cmd, config.model);
@@ -103,7 +103,8 @@ main(int argc, char* argv[])
                        "wire_bytes"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        report.SetMeta("level", ToString(level.Get()));
+        config.level = level.Get();
+        report.SetMeta("level", ToString(config.level));
         report.SetMeta("data_path", config.DataPath());
         report.SetMeta("load_balancing", config.loadBalancing);
         config.bandwidth = ParseDataRate(bandwidth);

@@ -32,7 +32,7 @@ main(int argc, char* argv[])
     std::string json;
     ConvergedReuse reuse;
     std::string tolerance = "0s";
-    RunLevelOption level("training-workload", {RunLevel::PACKET});
+    RunLevelOption level("training-workload", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
@@ -68,7 +68,8 @@ main(int argc, char* argv[])
             workload.empty() ? DataFile::Find("workloads/training/mlp-small.json") : workload);
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());
-        TrainingRunResult result = TrainingRunner::Run(cluster, job, transport, iterations, reuse);
+        TrainingRunResult result =
+            TrainingRunner::Run(cluster, job, transport, iterations, reuse, level.Get());
         for (const auto& row : result.IterationRows())
         {
             nlohmann::json r = row;

@@ -74,12 +74,15 @@ CollectiveRunResult::ToJson() const
     row["algorithm"] = record.algorithm;
     row["ranks"] = record.ranks;
     row["bytes"] = record.bytes;
-    const bool simulated = level == RunLevel::PACKET;
-    row["simulated_s"] = simulated ? nlohmann::json(simulatedS) : nlohmann::json(nullptr);
-    row["analytical_s"] = analyticalS;
-    row["analytical_lockstep_s"] = lockStepS;
-    row["error"] = simulated ? nlohmann::json(error) : nlohmann::json(nullptr);
-    if (simulated)
+    // Packet level: the simulated time with its twin beside it. Flow level: the fluid
+    // run's time; the twin is the same fluid replayed from the schedule, not repeated.
+    const bool packet = level == RunLevel::PACKET;
+    row["level"] = ToString(level);
+    row["simulated_s"] = simulatedS;
+    row["analytical_s"] = packet ? nlohmann::json(analyticalS) : nlohmann::json(nullptr);
+    row["analytical_lockstep_s"] = packet ? nlohmann::json(lockStepS) : nlohmann::json(nullptr);
+    row["error"] = packet ? nlohmann::json(error) : nlohmann::json(nullptr);
+    if (packet)
     {
         health.Annotate(row, run, simulatedS, analyticalS); // twin_gap, health
     }
@@ -164,12 +167,9 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         throw std::invalid_argument("CollectiveRunner runs the packet or flow level; "
                                     "use --level=packet or --level=flow");
     }
-    if (options.real && options.level != RunLevel::PACKET)
-    {
-        throw std::invalid_argument("--real checks values carried in packets; use "
-                                    "--level=packet or drop --real");
-    }
-    Ptr<MessageTransport> transport = TransportChoice::Create(options.transport);
+    const bool packet = options.level == RunLevel::PACKET;
+    // At flow level, the same collectives over fluid flows standing in for packets.
+    Ptr<MessageTransport> transport = TransportChoice::Create(options.transport, options.level);
     transport->Install(cluster);
     Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
     model->SetCluster(cluster);
@@ -196,8 +196,11 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         {
             group.expected = SetRealInputs(group.collective, bytes / 4, gen);
         }
-        group.analytical = model->Predict(group.collective);
-        group.lockStep = model->PredictLockStep(group.collective);
+        if (packet)
+        {
+            group.analytical = model->Predict(group.collective);
+            group.lockStep = model->PredictLockStep(group.collective);
+        }
         group.collective->SetDoneCallback(
             Callback<void, Ptr<Collective>>([cluster, &pending](Ptr<Collective>) {
                 if (--pending == 0)
@@ -214,25 +217,6 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
                     : CollectiveClosedForms::BusBandwidth(options.collective, n, bytes, seconds)) *
                8e-9;
     };
-    if (options.level == RunLevel::FLOW)
-    {
-        // The twin alone: each schedule timed on the same routes, no packet simulated.
-        std::vector<CollectiveRunResult> results;
-        for (Group& group : groups)
-        {
-            CollectiveRunResult r;
-            r.level = RunLevel::FLOW;
-            r.record = group.collective->GetRecord();
-            r.analyticalS = group.analytical.GetSeconds();
-            r.lockStepS = group.lockStep.GetSeconds();
-            r.busBandwidthGbps =
-                busBandwidthGbps(static_cast<uint32_t>(group.collective->GetRanks().size()),
-                                 r.analyticalS);
-            results.push_back(r);
-        }
-        return results;
-    }
-
     Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(cluster, transport);
     uint64_t eventsBefore = Simulator::GetEventCount();
     auto wall0 = std::chrono::steady_clock::now();
@@ -242,7 +226,10 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         group.collective->Start();
         expectedEnd = Max(expectedEnd, Simulator::Now() + group.analytical);
     }
-    ProgressScheduler::SetExpectedEnd(expectedEnd);
+    if (packet)
+    {
+        ProgressScheduler::SetExpectedEnd(expectedEnd);
+    }
     Simulator::Run();
     double wallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     // A distributed run: each process saw its own members and devices; merge them.
@@ -273,6 +260,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         }
         const uint32_t n = static_cast<uint32_t>(group.collective->GetRanks().size());
         CollectiveRunResult r;
+        r.level = options.level;
         r.wallS = wallS;
         r.events = events;
         r.health = health;
@@ -283,7 +271,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         r.simulatedS = (gathered.end - gathered.start).GetSeconds();
         r.analyticalS = group.analytical.GetSeconds();
         r.lockStepS = group.lockStep.GetSeconds();
-        r.error = (r.simulatedS - r.analyticalS) / r.simulatedS;
+        r.error = packet ? (r.simulatedS - r.analyticalS) / r.simulatedS : 0.0;
         r.busBandwidthGbps = busBandwidthGbps(n, r.simulatedS);
         r.linkBytes = cluster->GetTotalLinkBytes();
         r.bytesByLinkClass = cluster->GetBytesByLinkClass();

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * CollectiveRunner: one collective on one cluster, at packet level and with its
- * analytical twin, as a single call — what a validation scenario repeats for every
- * point of its grid. It creates the transport, the collective (CollectiveFactory)
- * and the AlphaBetaModel, runs the simulator until the collective finishes, and
- * returns simulated time, analytical time, their signed error and the traffic.
- * With real payloads it also checks the result against an exact reference.
+ * analytical twin, or at flow level, as a single call — what a validation scenario
+ * repeats for every point of its grid. It creates the transport (at flow level a
+ * FluidMessageTransport standing in for it), the collective (CollectiveFactory) and
+ * the AlphaBetaModel, runs the simulator until the collective finishes, and returns
+ * the simulated time, the twin's time and their signed error (packet level), and
+ * the traffic. With real payloads it also checks the result against an exact
+ * reference.
  */
 #ifndef MLNET_COLLECTIVE_RUNNER_H
 #define MLNET_COLLECTIVE_RUNNER_H
@@ -39,7 +41,7 @@ struct CollectiveRunOptions
         "8MiB"}; //!< size (see Collective: per-rank vector, or per pair for all-to-all)
     std::string transport{"udp"};     //!< udp | tcp | dctcp | roce
     bool real{false};                 //!< carry real float values and check the result
-    RunLevel level{RunLevel::PACKET}; //!< packet (simulate, twin beside) or flow (twin alone)
+    RunLevel level{RunLevel::PACKET}; //!< packet (twin beside) or flow (FluidMessageTransport)
 
     /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
     void AddToCommandLine(ScenarioCommandLine& cmd);
@@ -51,18 +53,18 @@ struct CollectiveRunOptions
 struct CollectiveRunResult
 {
     CollectiveRecord record;    //!< start, end, bytes, names
-    double simulatedS{0};       //!< packet-level completion time (s)
+    double simulatedS{0};       //!< completion time at the run's level (s)
     double analyticalS{0};      //!< alpha-beta twin, following dependencies (s)
     double lockStepS{0};        //!< alpha-beta twin, steps in lock-step (s)
     double error{0};            //!< (simulated - analytical) / simulated
-    double busBandwidthGbps{0}; //!< nccl-tests bus bandwidth of the packet-level run
+    double busBandwidthGbps{0}; //!< nccl-tests bus bandwidth of the run
     uint64_t linkBytes{0};      //!< wire bytes over all links
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
     uint64_t events{0};                               //!< simulator events of this run
     double wallS{0};                                  //!< wall seconds of this run (build excluded)
     int realCorrect{-1};                              //!< 1 exact, 0 wrong, -1 not checked
     std::vector<Time> memberEnds;     //!< when each member finished (all processes merged)
-    RunLevel level{RunLevel::PACKET}; //!< flow: no packet run (simulated fields are null)
+    RunLevel level{RunLevel::PACKET}; //!< flow: fluid run, no twin beside it (nulls)
     RunHealth health;                 //!< the packet run's health (RunHealth::Measure)
     std::string run;                  //!< label of warnings: fabric/collective/algorithm
 

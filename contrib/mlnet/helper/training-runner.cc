@@ -128,7 +128,8 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
                     const TrainingWorkload& workload,
                     const std::string& transportName,
                     uint32_t iterations,
-                    const ConvergedReuse& reuse)
+                    const ConvergedReuse& reuse,
+                    RunLevel level)
 {
     if (iterations == 0)
     {
@@ -136,7 +137,7 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     }
     uint32_t n = cluster->GetNRanks();
     IterationGraph graph = workload.BuildGraph(n);
-    Ptr<MessageTransport> transport = TransportChoice::Create(transportName);
+    Ptr<MessageTransport> transport = TransportChoice::Create(transportName, level);
     transport->Install(cluster);
 
     // Analytical: each bucket's all-reduce on the first data-parallel group, timed by

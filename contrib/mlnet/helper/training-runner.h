@@ -20,6 +20,7 @@
 #include "ns3/iteration-graph.h"
 #include "ns3/message-transport.h"
 #include "ns3/run-health.h"
+#include "ns3/run-level.h"
 #include "ns3/training-driver.h"
 #include "ns3/training-workload.h"
 
@@ -84,27 +85,28 @@ class TrainingRunner
 public:
     /**
      * \brief Run `iterations` iterations until done (the caller destroys the simulator).
-     * \param transport udp | tcp | dctcp (see TransportChoice)
+     * \param transport roce | udp | tcp | dctcp (see TransportChoice)
+     * \param level packet, or flow: the same driver and collectives over a
+     *        FluidMessageTransport standing in for the transport
      * Throws std::invalid_argument for workloads that do not fit the cluster.
      */
     static TrainingRunResult Run(Ptr<Cluster> cluster,
                                  const TrainingWorkload& workload,
                                  const std::string& transport,
                                  uint32_t iterations,
-                                 const ConvergedReuse& reuse = {});
+                                 const ConvergedReuse& reuse = {},
+                                 RunLevel level = RunLevel::PACKET);
 
     /**
-     * \brief Run any iteration graph at packet level: a TrainingDriver over the
-     * installed transport (collectives made by CollectiveFactory), `iterations` times
-     * back to back, until it is done or the simulation runs out of events. This is the
-     * one place where a TrainingDriver is wired; every scenario that trains calls it.
-     * \param transport a transport installed on the cluster
-     * \param graph the iteration to run
-     * \param iterations how many (0 keeps the driver's default attribute)
-     * \param atStart called after the driver started, before Simulator::Run (to
-     *        schedule mid-run events); may be empty
-     * \param reuse converged-iteration reuse (off by default)
-     * \return the driver, for its records (the caller destroys the simulator)
+     * \brief Run any iteration graph: a TrainingDriver over the installed transport
+     * (packets, or fluid flows at the flow level: FluidMessageTransport) (collectives made by
+     * CollectiveFactory), `iterations` times back to back, until it is done or the simulation runs
+     * out of events. This is the one place where a TrainingDriver is wired; every scenario that
+     * trains calls it. \param transport a transport installed on the cluster \param graph the
+     * iteration to run \param iterations how many (0 keeps the driver's default attribute) \param
+     * atStart called after the driver started, before Simulator::Run (to schedule mid-run events);
+     * may be empty \param reuse converged-iteration reuse (off by default) \return the driver, for
+     * its records (the caller destroys the simulator)
      */
     static Ptr<TrainingDriver> RunGraph(Ptr<MessageTransport> transport,
                                         const IterationGraph& graph,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "transport-choice.h"
 
+#include "ns3/fluid-message-transport.h"
 #include "ns3/log.h"
 #include "ns3/roce-message-transport.h"
 #include "ns3/string.h"
@@ -71,6 +72,19 @@ TransportChoice::Create(const std::string& name)
     }
     throw std::invalid_argument("unknown transport '" + name +
                                 "'; valid: " + ValueParser::JoinChoices(Names()));
+}
+
+Ptr<MessageTransport>
+TransportChoice::Create(const std::string& name, RunLevel level)
+{
+    Ptr<MessageTransport> transport = Create(name);
+    if (level != RunLevel::FLOW)
+    {
+        return transport;
+    }
+    Ptr<FluidMessageTransport> fluid = CreateObject<FluidMessageTransport>();
+    fluid->SetPacketTransport(transport);
+    return fluid;
 }
 
 bool

@@ -23,6 +23,7 @@
 
 #include "ns3/message-transport.h"
 #include "ns3/ptr.h"
+#include "ns3/run-level.h"
 #include "ns3/scenario-command-line.h"
 
 #include <string>
@@ -51,6 +52,12 @@ public:
      * std::invalid_argument naming the valid names for another name.
      */
     static Ptr<MessageTransport> Create(const std::string& name);
+    /**
+     * \brief Make the transport of a name at a run level: at the flow level a
+     * FluidMessageTransport standing in for it (its packetization and flow keys, no
+     * packets); otherwise Create(name).
+     */
+    static Ptr<MessageTransport> Create(const std::string& name, RunLevel level);
     /// \return true when the transport runs on the IPv4 data path only (tcp, dctcp)
     static bool NeedsIpv4(const std::string& name);
     /// \return true when the transport runs on the fast data path only (roce)

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Tests of TimelineReplay, the incremental fluid replay behind AlphaBetaModel::Predict,
- * against an oracle that applies the same rules by brute force: every weight, rate,
- * offered load and phase end recomputed from all the messages in flight at every
- * event (ReferenceReplay below, the replay as it was before it was made incremental).
- * Seeded random cases on synthetic link models (split NICs, ECMP shares, unequal
- * rates) and on small real fabrics (their routes split at the sender as the model
- * does), with random dependencies, sizes, FIFOs, reductions and overheads: every
+ * Tests of TimelineReplay, the dependency replay behind AlphaBetaModel::Predict,
+ * against an oracle that applies the same rules by brute force: every max-min rate
+ * recomputed from scratch (mlnettest::WaterFill, written apart from FluidNetwork) over
+ * all the messages in flight at every event (the fronts of the sender NICs' FIFOs
+ * first, then the rest: mlnettest::WaterFillWithPriority), every message's bytes
+ * advanced and every completion rescanned (ReferenceReplay below). Seeded random cases
+ * on synthetic link models (split NICs, ECMP shares, unequal rates) and on small real
+ * fabrics, with random dependencies, sizes, FIFOs, reductions and overheads: every
  * message's start, transfer end and arrival, every rank's finish and the total agree.
  */
 #include "collective-test-support.h"
+#include "max-min-oracle.h"
 
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
@@ -40,9 +42,9 @@ using Shares = std::vector<std::pair<uint32_t, double>>;
 
 /**
  * The oracle: the rules of timeline-replay.h applied directly. Each message is routed
- * up front; at every event all weights, rates and offered loads are recomputed from
- * the messages in flight, every phase end is rescanned and every message's bytes are
- * advanced. Written for clarity, not speed (it costs O(active) per event).
+ * up front; at every event all rates are recomputed from scratch over the messages in
+ * flight, every completion is rescanned and every message's bytes are advanced.
+ * Written for clarity, not speed.
  */
 TimelinePrediction
 ReferenceReplay(const std::vector<CollectiveStep>& schedule,
@@ -62,7 +64,10 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         Shares shares;
         uint32_t nicCount{0};
         uint32_t nic{UINT32_MAX};
-        double wire{0}, packets{0}, latency{0}, head{0}, rest{0}, rate{0};
+        double wire{0}, packets{0}, latency{0};
+        double head{0}, rest{0};         //!< bytes left: the FIFO head, the rest
+        double headRate{0}, restRate{0}; //!< their rates (the head's only at the front)
+        bool inFifo{false};
         double start{-1}, transferEnd{-1}, arrival{-1};
     };
 
@@ -135,18 +140,19 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
             msgs.push_back(x);
         }
     }
-    const size_t nKeys = 2 * links.size();
-    std::vector<double> weight(nKeys, 0), offered(nKeys, 0), queue(nKeys, 0), qTime(nKeys, 0);
-    std::vector<std::deque<uint32_t>> fifo(nKeys);
+    std::vector<double> capacity;
+    for (const auto& l : links)
+    {
+        capacity.push_back(1.0 / l.secondsPerByteAtoB);
+        capacity.push_back(1.0 / l.secondsPerByteBtoA);
+    }
+    std::vector<std::deque<uint32_t>> fifo(capacity.size());
     std::vector<uint32_t> active;
     std::vector<double> finish(nRanks, 0), computeFree(nRanks, 0);
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     double now = 0;
     uint64_t seq = 0;
-    bool dirty = false; // a message started or a phase ended: rates change
-    auto backlog = [&](uint32_t key, double t) {
-        return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
-    };
+    bool dirty = false; // a flow started or ended: rates change
     auto start = [&](uint32_t id) {
         Msg& f = msgs[id];
         f.start = now;
@@ -160,46 +166,31 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         f.rest = f.wire;
         if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
         {
-            // NIC FIFO: the head goes in if there is room and no round-robin message
-            // waits; if they wait and the FIFO is empty, B of their packets go first.
-            const double b = par.nicBacklogPackets;
+            // The FIFO: packets of the heads queued (the front's partly sent); a head
+            // only with room and no round-robin message (past its head) waiting.
             double queued = 0;
             for (uint32_t j : fifo[f.nic])
             {
                 queued += msgs[j].head / (msgs[j].wire / msgs[j].packets);
             }
-            double room = std::floor(b - queued + 1e-9);
-            std::vector<uint32_t> rr;
             bool waiting = false;
             for (uint32_t j : active)
             {
-                waiting |= msgs[j].nic == f.nic && msgs[j].head <= 0;
-                if (msgs[j].nic == f.nic && msgs[j].head <= 0 && msgs[j].rest > 0)
-                {
-                    rr.push_back(j);
-                }
+                waiting |= msgs[j].nic == f.nic && !msgs[j].inFifo && msgs[j].rest > 0;
             }
+            double room = std::floor(par.nicBacklogPackets - queued + 1e-9);
             if (room >= 1 && !waiting)
             {
                 double p = std::min(f.packets, room);
                 f.head = p == f.packets ? f.wire : p * (f.wire / f.packets);
                 f.rest = f.wire - f.head;
+                f.inFifo = true;
                 fifo[f.nic].push_back(id);
-            }
-            else if (waiting && fifo[f.nic].empty())
-            {
-                for (uint32_t j : rr)
-                {
-                    Msg& g = msgs[j];
-                    double h = std::min(g.rest, b / rr.size() * (g.wire / g.packets));
-                    g.head = h;
-                    g.rest -= h;
-                    fifo[f.nic].push_back(j);
-                }
+                dirty |= fifo[f.nic].size() == 1;
             }
         }
+        dirty |= f.rest > 0;
         active.push_back(id);
-        dirty = true;
     };
     std::function<void(uint32_t, uint32_t)> advance = [&](uint32_t r, uint32_t c) {
         Chain& ch = ranks[r][c];
@@ -257,43 +248,26 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
     {
         if (dirty)
         {
-            // Everything from scratch: backlogs so far, weights, rates, offered loads.
-            for (size_t key = 0; key < nKeys; ++key)
-            {
-                queue[key] = backlog(static_cast<uint32_t>(key), now);
-                qTime[key] = now;
-                offered[key] = 0;
-                weight[key] = 0;
-            }
+            // Flow ids: 2 id for a head at the front of its FIFO, 2 id + 1 for a rest.
+            std::map<uint32_t, mlnettest::OracleShares> heads;
+            std::map<uint32_t, mlnettest::OracleShares> rests;
             for (uint32_t id : active)
             {
-                for (uint32_t k = 0; k < msgs[id].nicCount && msgs[id].head <= 0; ++k)
+                const Msg& f = msgs[id];
+                if (f.inFifo && fifo[f.nic].front() == id)
                 {
-                    weight[msgs[id].shares[k].first] += msgs[id].shares[k].second;
+                    heads[2 * id] = f.shares;
+                }
+                if (f.rest > 0)
+                {
+                    rests[2 * id + 1] = f.shares;
                 }
             }
+            auto rate = mlnettest::WaterFillWithPriority(capacity, heads, rests);
             for (uint32_t id : active)
             {
-                Msg& f = msgs[id];
-                if (f.head > 0)
-                {
-                    f.rate = fifo[f.nic].front() == id ? 1.0 / spbOf(f.nic) : 0.0;
-                }
-                else
-                {
-                    double spb = 0;
-                    bool blocked = false;
-                    for (uint32_t k = 0; k < f.nicCount; ++k)
-                    {
-                        blocked |= !fifo[f.shares[k].first].empty();
-                        spb = std::max(spb, spbOf(f.shares[k].first) * weight[f.shares[k].first]);
-                    }
-                    f.rate = blocked ? 0.0 : 1.0 / spb;
-                }
-                for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
-                {
-                    offered[f.shares[k].first] += f.shares[k].second * f.rate;
-                }
+                msgs[id].headRate = rate.count(2 * id) ? rate[2 * id] : 0.0;
+                msgs[id].restRate = rate.count(2 * id + 1) ? rate[2 * id + 1] : 0.0;
             }
             ++out.rateUpdates;
             dirty = false;
@@ -302,50 +276,63 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         for (uint32_t id : active)
         {
             const Msg& f = msgs[id];
-            if (f.rate > 0)
+            if (f.headRate > 0)
             {
-                tFluid =
-                    std::min(tFluid, now + std::max(0.0, (f.head > 0 ? f.head : f.rest) / f.rate));
+                tFluid = std::min(tFluid, now + f.head / f.headRate);
+            }
+            if (f.rest > 0 && f.restRate > 0)
+            {
+                tFluid = std::min(tFluid, now + f.rest / f.restRate);
             }
         }
         double tEvent = events.empty() ? inf : events.top().t;
-        // Ties (within 1e-13 s): phase ends before events, events first pushed first.
+        // Ties (within 1e-13 s): transfer ends before events, events first pushed first.
         bool fluidFirst = tFluid <= tEvent + 1e-13;
         double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
         double dt = tNext - now;
         std::vector<uint32_t> still;
+        std::vector<uint32_t> headsDone;
         for (uint32_t id : active)
         {
             Msg& f = msgs[id];
-            double& left = f.head > 0 ? f.head : f.rest;
-            if (f.rate > 0 && fluidFirst && left / f.rate - dt <= 1e-13)
+            auto ends = [&](double left, double rate) {
+                return fluidFirst && rate > 0 && left / rate - dt <= 1e-13;
+            };
+            if (f.headRate > 0 && ends(f.head, f.headRate))
             {
-                bool wasHead = &left == &f.head;
-                left = 0;
+                f.head = 0;
+                headsDone.push_back(id);
+            }
+            else
+            {
+                f.head -= f.headRate * dt;
+            }
+            if (f.rest > 0 && ends(f.rest, f.restRate))
+            {
+                f.rest = 0;
                 dirty = true;
-                if (wasHead)
-                {
-                    fifo[f.nic].pop_front();
-                    if (f.rest > 0)
-                    {
-                        still.push_back(id);
-                        continue;
-                    }
-                }
-                double wait = 0;
-                for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
-                {
-                    uint32_t key = f.shares[k].first;
-                    wait = std::max(wait, backlog(key, tNext) * spbOf(key));
-                }
-                f.transferEnd = tNext + wait;
+            }
+            else
+            {
+                f.rest -= f.restRate * dt;
+            }
+        }
+        for (uint32_t id : headsDone)
+        {
+            Msg& f = msgs[id];
+            fifo[f.nic].pop_front();
+            f.inFifo = false;
+            dirty = true;
+        }
+        for (uint32_t id : active)
+        {
+            Msg& f = msgs[id];
+            if (!f.inFifo && f.rest <= 0)
+            {
+                f.transferEnd = tNext;
                 f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
                 events.push({f.arrival, seq++, true, id, 0});
                 continue;
-            }
-            if (f.rate > 0)
-            {
-                left -= f.rate * dt;
             }
             still.push_back(id);
         }
@@ -435,8 +422,8 @@ TestLatency(uint32_t src, uint32_t dst, uint64_t f1)
 
 /**
  * A synthetic link model: every rank has one or two NIC links of its own, every pair
- * a route of one or two NIC links (split evenly) and one to three shared downstream
- * links with shares of 1, 1/2, 1/3 or 1/4; rates of 10 to 100 Gb/s.
+ * a route of one or two of its sender's NIC links (split evenly) and one to three
+ * shared links with shares of 1, 1/2, 1/3 or 1/4; rates of 10 to 100 Gb/s.
  */
 LinkModel
 SyntheticModel(std::mt19937& gen)
@@ -499,7 +486,7 @@ SyntheticModel(std::mt19937& gen)
     return lm;
 }
 
-/// A real fabric's link model: its rates and delays, its routes split at the sender.
+/// A real fabric's link model: its rates and delays, its routes.
 struct RealFabric
 {
     Ptr<Cluster> cluster;

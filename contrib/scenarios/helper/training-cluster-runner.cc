@@ -370,7 +370,7 @@ BuildFabric(const Job& job,
     return cluster;
 }
 
-/// Phase 4, per fabric: train on it at packet level with the twin beside.
+/// Phase 4, per fabric: train on it at the run's level (packet: with the twin beside).
 void
 Train(const Job& job,
       Ptr<Cluster> cluster,
@@ -385,6 +385,7 @@ Train(const Job& job,
                                                        job.found.strategy,
                                                        rings,
                                                        c.transport,
+                                                       c.level,
                                                        c.iterations,
                                                        &analytical);
     r.analyticalIterationS = analytical;
@@ -420,9 +421,16 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
     job.rail->SetPriceTable(prices);
     job.topo = CreateObject<CostModel>();
     job.topo->SetPriceTable(prices);
-    if (c.checkmate && std::find(c.fabrics.begin(), c.fabrics.end(), "fattree") != c.fabrics.end())
+    const bool fatTree =
+        std::find(c.fabrics.begin(), c.fabrics.end(), "fattree") != c.fabrics.end();
+    if (c.checkmate && fatTree && c.level == RunLevel::PACKET)
     {
         RunCheckmate(job, report, progress);
+    }
+    else if (c.checkmate && fatTree)
+    {
+        job.checkmateNote = "not run at the flow level: Checkmate's switches copy packets, "
+                            "and the flow level has none (use --level=packet)";
     }
 
     std::vector<TrainingClusterResult> results;

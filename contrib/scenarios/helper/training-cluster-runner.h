@@ -48,6 +48,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/run-health.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/trace-options.h"
 
@@ -66,19 +67,20 @@ namespace ns3
  */
 struct TrainingClusterConfig
 {
-    std::string model{"bert"};       //!< shipped topoopt model profile name
-    std::string profileFile;         //!< model profile file (overrides model)
-    double scale{0.1};               //!< factor on the model's bytes and compute times
-    uint32_t gpus{16};               //!< n, GPUs (= servers)
-    uint32_t degree{4};              //!< TopoOpt ports per server d
-    uint32_t hbDomain{8};            //!< rail-only GPUs per HB domain K (must divide n)
-    DataRate bandwidth{"100Gbps"};   //!< network bandwidth per GPU B
-    DataRate hbRate{"800Gbps"};      //!< rail-only NVLink rate per GPU
-    Time linkDelay{MicroSeconds(1)}; //!< propagation delay per network link
-    uint32_t iterations{1};          //!< training iterations per fabric
-    uint32_t searchBudget{50};       //!< TopoOptSearch MCMC steps
-    std::string transport{"roce"};   //!< roce | udp | tcp | dctcp (TransportChoice)
-    std::string dataPath{"auto"};    //!< auto | ipv4 | fast (DataPathChoice), every fabric
+    std::string model{"bert"};        //!< shipped topoopt model profile name
+    std::string profileFile;          //!< model profile file (overrides model)
+    double scale{0.1};                //!< factor on the model's bytes and compute times
+    uint32_t gpus{16};                //!< n, GPUs (= servers)
+    uint32_t degree{4};               //!< TopoOpt ports per server d
+    uint32_t hbDomain{8};             //!< rail-only GPUs per HB domain K (must divide n)
+    DataRate bandwidth{"100Gbps"};    //!< network bandwidth per GPU B
+    DataRate hbRate{"800Gbps"};       //!< rail-only NVLink rate per GPU
+    Time linkDelay{MicroSeconds(1)};  //!< propagation delay per network link
+    uint32_t iterations{1};           //!< training iterations per fabric
+    uint32_t searchBudget{50};        //!< TopoOptSearch MCMC steps
+    std::string transport{"roce"};    //!< roce | udp | tcp | dctcp (TransportChoice)
+    RunLevel level{RunLevel::PACKET}; //!< packet, or flow (FluidMessageTransport)
+    std::string dataPath{"auto"};     //!< auto | ipv4 | fast (DataPathChoice), every fabric
     /// hash | spray | flowlet | adaptive (LoadBalancer; fast path only; not the
     /// checkmate run, which builds its own fabric)
     std::string loadBalancing{"hash"};

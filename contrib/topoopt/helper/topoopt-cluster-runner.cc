@@ -146,6 +146,11 @@ TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
         throw std::invalid_argument(
             "--ocs-policy must be drop, buffer or drain-then-switch, got '" + c.ocsPolicy + "'");
     }
+    if (c.ocs && c.level == RunLevel::FLOW)
+    {
+        throw std::invalid_argument("--ocs reconfigures circuits under moving packets, which the "
+                                    "flow level does not have; use --level=packet or drop --ocs");
+    }
     m_dataPath = DataPathChoice::Resolve(c.dataPath, c.transport, c.traces.Ipv4OnlyFlags());
 }
 
@@ -167,11 +172,12 @@ TopoOptClusterRunner::RunIterations(Ptr<Cluster> cluster,
                                     const ParallelStrategy& strategy,
                                     const std::vector<std::vector<uint32_t>>& rings,
                                     const std::string& transportName,
+                                    RunLevel level,
                                     uint32_t iterations,
                                     double* analytical,
                                     const std::function<void(double)>& atStart)
 {
-    Ptr<MessageTransport> transport = TransportChoice::Create(transportName);
+    Ptr<MessageTransport> transport = TransportChoice::Create(transportName, level);
     transport->Install(cluster);
     std::vector<int64_t> phase;
     IterationGraph graph = strategy.BuildGraph(profile, rings, &phase);
@@ -321,6 +327,7 @@ TopoOptClusterRunner::Train(Ptr<Cluster> cluster,
                                  m_search.strategy,
                                  rings,
                                  c.transport,
+                                 c.level,
                                  c.iterations,
                                  &analytical,
                                  atStart);

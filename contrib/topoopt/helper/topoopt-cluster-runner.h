@@ -48,6 +48,7 @@
 #include "ns3/model-profile.h"
 #include "ns3/nstime.h"
 #include "ns3/run-health.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/topoopt-search.h"
 #include "ns3/trace-options.h"
@@ -67,13 +68,14 @@ class DirectConnectFabric;
  */
 struct TopoOptClusterConfig
 {
-    uint32_t servers{16};            //!< n
-    uint32_t degree{4};              //!< d, NIC ports used per server
-    uint32_t ports{0};               //!< NIC ports per server (0: = degree)
-    DataRate rate{"25Gbps"};         //!< per-port bandwidth B
-    Time linkDelay{MicroSeconds(1)}; //!< per-link propagation delay
-    Time forwardingLatency{0};       //!< host relay latency per hop
-    std::string transport{"roce"};   //!< roce | udp | tcp | dctcp (TransportChoice)
+    uint32_t servers{16};             //!< n
+    uint32_t degree{4};               //!< d, NIC ports used per server
+    uint32_t ports{0};                //!< NIC ports per server (0: = degree)
+    DataRate rate{"25Gbps"};          //!< per-port bandwidth B
+    Time linkDelay{MicroSeconds(1)};  //!< per-link propagation delay
+    Time forwardingLatency{0};        //!< host relay latency per hop
+    std::string transport{"roce"};    //!< roce | udp | tcp | dctcp (TransportChoice)
+    RunLevel level{RunLevel::PACKET}; //!< packet, or flow (FluidMessageTransport)
     /// auto | ipv4 | fast (FabricHelper::SetDataPath) for every fabric; auto: fast with
     /// the udp transport and no FlowMonitor, ipv4 otherwise
     std::string dataPath{"auto"};
@@ -127,17 +129,20 @@ public:
     const std::string& GetDataPath() const;
 
     /**
-     * \brief Packet-level and analytical iteration times of a strategy's graph on a
-     * built cluster (used by Run for every fabric; the caller destroys the simulator).
+     * \brief Iteration times of a strategy's graph on a built cluster at a run level,
+     * and the twin's (used by Run for every fabric; the caller destroys the simulator).
      * \param rings all-reduce ring orders
+     * \param transport roce | udp | tcp | dctcp (TransportChoice)
+     * \param level packet, or flow: the same graph over a FluidMessageTransport
      * \param[out] analytical the twin's iteration time (s)
-     * \return the packet-level iteration times (s)
+     * \return the iteration times at that level (s)
      */
     static std::vector<double> RunIterations(Ptr<Cluster> cluster,
                                              const ModelProfile& profile,
                                              const ParallelStrategy& strategy,
                                              const std::vector<std::vector<uint32_t>>& rings,
                                              const std::string& transport,
+                                             RunLevel level,
                                              uint32_t iterations,
                                              double* analytical,
                                              const std::function<void(double)>& atStart = nullptr);

@@ -60,10 +60,10 @@ AlphaBetaModel::GetTypeId()
                                                &AlphaBetaModel::GetPerPacketOverhead),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("NicBacklogPackets",
-                          "Packets a sender's NIC holds in its FIFO (the UDP transport's "
-                          "MaxBacklogPackets, packets): a message issued while the FIFO has "
-                          "room sends that many first packets ahead of later messages; the "
-                          "rest is shared round-robin. 0: pure round-robin. Used by Predict.",
+                          "Packets a sender's NIC holds in its FIFO (the UDP and RDMA "
+                          "transports' MaxBacklogPackets, packets): a message issued while "
+                          "the FIFO has room and no round-robin message waits sends that many "
+                          "first packets ahead of the others (FluidTransfers). 0: no heads.",
                           UintegerValue(8),
                           MakeUintegerAccessor(&AlphaBetaModel::m_nicBacklogPackets),
                           MakeUintegerChecker<uint32_t>())
@@ -110,6 +110,7 @@ AlphaBetaModel::~AlphaBetaModel() = default;
 void
 AlphaBetaModel::DoDispose()
 {
+    m_routes = nullptr;
     m_planner.reset();
     m_links.clear();
     m_cluster = nullptr;
@@ -146,6 +147,7 @@ AlphaBetaModel::Refresh()
     CheckBound();
     m_planner = std::make_unique<RoutePlanner>(m_cluster);
     m_planner->Compute();
+    m_routes = nullptr; // over the new routes, built when first asked for
     const auto& links = m_cluster->GetLinks();
     m_links.assign(links.size(), LinkTiming());
     m_failedSeen = 0;
@@ -201,6 +203,7 @@ AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
 {
     SetPacketization(Packetization(transport));
     m_flowKeys = transport;
+    m_routes = nullptr;
     UintegerValue backlog;
     if (transport->GetAttributeFailSafe("MaxBacklogPackets", backlog))
     {
@@ -218,6 +221,7 @@ void
 AlphaBetaModel::SetPathChoice(PathChoice choice)
 {
     m_pathChoice = choice;
+    m_routes = nullptr;
 }
 
 AlphaBetaModel::PathChoice
@@ -400,7 +404,7 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
                                 LatencyCache& latencyOf) const
 {
     std::vector<double> load(2 * m_links.size(), 0.0);
-    std::vector<std::pair<uint32_t, double>> shares;
+    FluidNetwork::LinkShares shares;
     StepPrediction p;
     double latency = 0;
     for (const auto& msg : step.messages)
@@ -413,7 +417,7 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
         ++p.messages;
         p.maxHops = std::max(p.maxHops, hops);
         double w = static_cast<double>(m_packetization.GetWireBytes(msg.bytes));
-        route(msg.src, msg.dst, shares); // each link once: the order does not matter
+        route(msg.src, msg.dst, shares);
         for (const auto& [key, share] : shares)
         {
             load[key] += w * share;
@@ -553,6 +557,53 @@ AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
                                true);
 }
 
+uint32_t
+AlphaBetaModel::GetNicBacklogPackets() const
+{
+    return m_nicBacklogPackets;
+}
+
+std::vector<double>
+AlphaBetaModel::GetLinkCapacities() const
+{
+    CheckBound();
+    RefreshIfLinksFailed();
+    std::vector<double> capacity(2 * m_links.size());
+    for (size_t id = 0; id < m_links.size(); ++id)
+    {
+        capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
+        capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
+    }
+    return capacity;
+}
+
+double
+AlphaBetaModel::MessagePath(uint32_t src,
+                            uint32_t dst,
+                            uint64_t bytes,
+                            FluidNetwork::LinkShares& shares,
+                            uint32_t& senderLinks) const
+{
+    CheckBound();
+    RefreshIfLinksFailed();
+    ScheduledMessage msg;
+    msg.src = src;
+    msg.dst = dst;
+    msg.bytes = bytes;
+    shares.clear();
+    senderLinks = 0;
+    if (RoutedHops(msg) == 0)
+    {
+        return 0;
+    }
+    if (!m_routes)
+    {
+        m_routes = Routes();
+    }
+    senderLinks = m_routes(src, dst, shares);
+    return MessageLatency(src, dst, static_cast<double>(GetFirstFrameBytes(bytes)));
+}
+
 std::vector<double>
 AlphaBetaModel::PredictLinkBytes(const std::vector<CollectiveStep>& schedule) const
 {
@@ -560,7 +611,7 @@ AlphaBetaModel::PredictLinkBytes(const std::vector<CollectiveStep>& schedule) co
     RefreshIfLinksFailed();
     std::vector<double> bytes(2 * m_links.size(), 0.0);
     const TimelineReplay::RouteFunction route = Routes();
-    std::vector<std::pair<uint32_t, double>> shares;
+    FluidNetwork::LinkShares shares;
     for (const CollectiveStep& step : schedule)
     {
         for (const ScheduledMessage& msg : step.messages)

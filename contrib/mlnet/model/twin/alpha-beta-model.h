@@ -22,9 +22,11 @@
  * Two ways to time a schedule:
  *
  * Dependency-aware (Predict, the default). A fluid replay of the algorithm's own
- * dependencies, with the UDP transport's NIC FIFO and round-robin and FIFO backlogs
- * on downstream links (TimelineReplay, timeline-replay.h, says what it models and
- * what it leaves out). Exact for a single message on an idle path (T_msg).
+ * dependencies, messages as flows sharing every link max-min fairly (TimelineReplay,
+ * timeline-replay.h, and FluidNetwork, fluid-network.h, say what they model and what
+ * they leave out). Exact for a single message on an idle path (T_msg). The flow level
+ * (FluidMessageTransport) runs the same fluid over the same routes, driven by the
+ * collectives themselves instead of their written-down schedules.
  *
  * Lock-step (PredictLockStep, PredictSteps). The messages of one CollectiveStep are
  * in flight together and the steps do not overlap:
@@ -42,8 +44,8 @@
  * literature are CollectiveClosedForms (collective-closed-forms.h).
  *
  * What it leaves out. Queueing dynamics and packet interleaving order, losses,
- * congestion control, retransmissions, PFC pauses; load balancing other than per-flow
- * hashing (flowlets, adaptive) is taken as the even split; on
+ * congestion-control dynamics, retransmissions, PFC pauses; load balancing other than
+ * per-flow hashing (flowlets, adaptive) is taken as the even split; on
  * paths of unequal rates the latency term uses the slowest link of the route as the
  * train's bottleneck, which is exact only for equal rates.
  */
@@ -137,9 +139,9 @@ public:
     void SetPacketization(uint32_t maxPayload, uint32_t overhead);
     /**
      * \brief Take the packetization from a transport (GetMaxPayload, GetPerPacketOverhead),
-     * NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP), and
-     * its flow keys (GetFlowKey), which PER_FLOW_HASH routes on. The transport is held
-     * until DoDispose.
+     * NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP, RDMA),
+     * and its flow keys (GetFlowKey), which PER_FLOW_HASH routes on. The transport is
+     * held until DoDispose.
      */
     void SetPacketization(Ptr<const MessageTransport> transport);
     /// \brief Set the packetization (P, O); the NIC FIFO is left as it is.
@@ -213,6 +215,33 @@ public:
      */
     std::vector<double> PredictLinkBytes(const std::vector<CollectiveStep>& schedule) const;
 
+    // ---- What the flow level reads -----------------------------------------------
+
+    /**
+     * \brief Every directed link's capacity, for a FluidNetwork.
+     * \return per directed link key (2*linkId + (0 if A->B else 1)) its rate (bytes/s)
+     */
+    std::vector<double> GetLinkCapacities() const;
+    /**
+     * \brief One message's route and pipeline latency, as Predict takes them.
+     * \param src sending rank
+     * \param dst receiving rank
+     * \param bytes application bytes
+     * \param shares filled with the directed links it crosses and their shares (as
+     *        PathChoice says), the sender's first; empty for a message to itself or of
+     *        no bytes
+     * \param senderLinks set to how many of them leave the sender
+     * \return its pipeline latency L (s): (h-1)*F1*8/R + h*d on equal rates
+     * Throws std::invalid_argument for a rank out of range or an unreachable rank.
+     */
+    double MessagePath(uint32_t src,
+                       uint32_t dst,
+                       uint64_t bytes,
+                       FluidNetwork::LinkShares& shares,
+                       uint32_t& senderLinks) const;
+    /// \return NicBacklogPackets (the sender NIC's FIFO, packets)
+    uint32_t GetNicBacklogPackets() const;
+
 protected:
     void DoDispose() override;
 
@@ -272,6 +301,7 @@ private:
 
     Ptr<Cluster> m_cluster;
     mutable std::unique_ptr<RoutePlanner> m_planner;
+    mutable TimelineReplay::RouteFunction m_routes; //!< MessagePath's (a bounded cache)
     mutable std::vector<LinkTiming> m_links;
     mutable uint32_t m_failedSeen{0};
 

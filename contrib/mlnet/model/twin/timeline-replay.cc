@@ -8,50 +8,26 @@
  * reduced bytes) then starts when the rank's previous reduction ended, and the next
  * step is entered when it ends.
  *
- * Sender NIC (the directed links leaving the source: one for a host). It models the
- * UDP transport's NIC scheduler: a FIFO of at most B packets (NicBacklogPackets)
- * filled round-robin from the active messages. A message issued while the FIFO has
- * room puts its first packets (up to the room) in it at once: this "head" leaves at
- * the NIC's full rate, after the heads queued before it. The rest of the message is
- * served round-robin with the other active messages once the FIFO holds no head: each
- * gets rate_k / (sum of the round-robin shares on the link). A message that ECMP
- * splits over several first hops has no head and is round-robin on each of them.
- *
- * Downstream links. Senders do not slow down for the network (no congestion control):
- * a message offers its NIC rate x its ECMP share to every later link of its route. A
- * link offered more than its rate builds a FIFO backlog Q (fluid, dQ/dt = offered -
- * rate while Q > 0); a message whose last byte leaves its NIC at t waits the largest
- * Q(t)/rate over the links of its route. Its last byte then arrives after the
- * pipeline latency L = (h-1)*F1*8/R + h*d of its own route plus PerMessageOverhead.
- *
- * Rates are recomputed whenever a message starts, ends, or its head leaves the NIC.
- * Times are doubles (seconds) rounded once at the end. A lone message on an idle path
- * takes head/R + rest/R + L = T_msg exactly.
+ * Messages in flight are FluidTransfers over the links of their routes (the ECMP
+ * shares of an even split, or the one path a flow hashes to): a head through the
+ * sender NIC's FIFO, max-min fair sharing everywhere. When a transfer's last byte has
+ * left, the message arrives after the pipeline latency
+ * L = (h-1)*F1*8/R + h*d of its own route plus PerMessageOverhead. Times are doubles
+ * (seconds) rounded once at the end. A lone message on an idle path takes W/R + L =
+ * T_msg exactly.
  *
  * Phases of Run: index the schedule (validate every message; its ids sorted by sender
  * and by receiver, then chain and step: each rank's program); enter every rank's
- * chains; then, until nothing is in flight or pending, update the rates if something
- * changed, take the earliest end of a head, a transfer or a timed event, retire the
- * transfers that ended, and handle the event (an arrival releases the receiver's
- * step, the end of a reduction its next one); finally report.
+ * chains; then, until nothing is in flight or pending, take the earliest of the
+ * fluid's next completion and the next timed event, end the transfers that ended,
+ * or handle the event (an arrival releases the receiver's step, the end of a
+ * reduction its next one); finally report.
  *
- * Incremental, same rules. A message is routed when it starts and forgotten when it
- * arrives. Its bytes left in its current phase (head, then rest) are kept at t0 with
- * the rate since t0 and brought up to date (Settle) only when its rate or phase
- * changes or the NIC FIFO rules read them. Rates depend only on the sender's NIC
- * links (FIFO order and emptiness, round-robin weights), so a change on a NIC link
- * recomputes the flows on that link; a changed rate moves its downstream links'
- * offered load by the difference, after taking their backlog at now (Rebase; the
- * backlog is linear between changes of the offered load, so this is the same fluid).
- * Ties are handled in start order, as the full rescan did. Simultaneous means within
- * kTie (1e-13 s), for events too: phase ends come before events, and events in the
- * order they were pushed. Event times are sums of rounded terms, and the incremental
- * sums round differently from a full rescan; with exact time comparisons a last-bit
- * difference between two arrivals that are equal in exact arithmetic (or between an
- * arrival and a phase end) decided which receiver started its next messages first, and
- * so the NIC FIFO and round-robin order after it. The arithmetic differs
- * from a full rescan only in rounding (bytes left are computed once per rate change
- * instead of once per event): timeline-replay-test.cc checks the two agree to 1e-12.
+ * Ties. Simultaneous means within kTie (1e-13 s), for transfers and events: transfer
+ * ends come before events, and events in the order they were pushed. Event times are
+ * sums of rounded terms; with exact comparisons a last-bit difference between two
+ * arrivals that are equal in exact arithmetic would decide which receiver starts its
+ * next messages first.
  */
 #include "timeline-replay.h"
 
@@ -60,6 +36,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -72,8 +49,8 @@ NS_LOG_COMPONENT_DEFINE("MlnetTimelineReplay");
 namespace
 {
 
-/// A phase ending within this time of the earliest one ends with it (s).
-constexpr double kTie = 1e-13;
+/// A transfer or event within this time of the earliest one happens with it (s).
+constexpr double kTie = FluidNetwork::kTie;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
@@ -111,48 +88,41 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
     {
         uint64_t pair{std::numeric_limits<uint64_t>::max()};
         uint32_t nic{0};
-        std::vector<std::pair<uint32_t, double>> shares;
+        FluidNetwork::LinkShares shares;
     };
 
     const uint64_t nRanks = cluster->GetNRanks();
     const uint64_t slots = std::min<uint64_t>(kRouteSlots, std::max<uint64_t>(1, nRanks * nRanks));
     auto cache = std::make_shared<std::vector<Cached>>(slots);
-    return [cluster, &planner, cache, nRanks, flowKey](
-               uint32_t src,
-               uint32_t dst,
-               std::vector<std::pair<uint32_t, double>>& shares) -> uint32_t {
+    return [cluster, &planner, cache, nRanks, flowKey](uint32_t src,
+                                                       uint32_t dst,
+                                                       FluidNetwork::LinkShares& shares) {
         const uint64_t pair = src * nRanks + dst;
         Cached& c = (*cache)[(pair * 0x9E3779B97F4A7C15ULL >> 16) % cache->size()];
         if (c.pair != pair)
         {
-            // First hops (the sender's NIC) first, then the downstream links.
+            c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
+            FlowKey key;
+            auto routeShares = flowKey && src != dst && flowKey(src, dst, key)
+                                   ? planner.FlowShares(src, dst, key)
+                                   : planner.LinkShares(src, dst);
+            // The links leaving the sender (its NIC) first, then the others.
             const uint32_t srcNode = cluster->GetRankNode(src)->GetId();
             const auto& links = cluster->GetLinks();
             auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
                 const ClusterLink& l = links[ks.first / 2];
                 return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
             };
-            c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
-            FlowKey key;
-            auto routeShares = flowKey && src != dst && flowKey(src, dst, key)
-                                   ? planner.FlowShares(src, dst, key)
-                                   : planner.LinkShares(src, dst);
             c.shares.clear();
-            for (const auto& ks : routeShares)
-            {
-                if (leavesSource(ks))
-                {
-                    c.shares.push_back(ks);
-                }
-            }
+            std::copy_if(routeShares.begin(),
+                         routeShares.end(),
+                         std::back_inserter(c.shares),
+                         leavesSource);
             c.nic = static_cast<uint32_t>(c.shares.size());
-            for (const auto& ks : routeShares)
-            {
-                if (!leavesSource(ks))
-                {
-                    c.shares.push_back(ks);
-                }
-            }
+            std::copy_if(routeShares.begin(),
+                         routeShares.end(),
+                         std::back_inserter(c.shares),
+                         [&](const auto& ks) { return !leavesSource(ks); });
             c.pair = pair;
         }
         shares.assign(c.shares.begin(), c.shares.end());
@@ -169,21 +139,16 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
     m_schedule = &schedule;
     BuildIndex(keepMessages);
     EnterAllChains();
-    while (m_activeFlows > 0 || !m_events.empty() || !m_tied.empty())
+    while (m_fluid->GetActive() > 0 || !m_events.empty() || !m_tied.empty())
     {
-        if (m_dirty)
-        {
-            UpdateRates();
-            m_dirty = false;
-        }
-        double tFluid = NextPhaseEnd();
+        double tFluid = m_fluid->NextEnd();
         double tEvent = NextEventTime();
         NS_ASSERT_MSG(tFluid < kInfinity || tEvent < kInfinity,
                       "messages in flight but none can progress");
         if (tFluid <= tEvent + kTie)
         {
-            m_now = tFluid;
-            EndPhases(tFluid);
+            m_now = std::max(m_now, tFluid);
+            EndTransfers(tFluid);
             continue;
         }
         m_now = std::max(m_now, tEvent);
@@ -370,11 +335,15 @@ TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vecto
 void
 TimelineReplay::EnterAllChains()
 {
-    const size_t nKeys = 2 * m_links.size();
+    std::vector<double> capacity(2 * m_links.size());
+    for (size_t id = 0; id < m_links.size(); ++id)
+    {
+        capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
+        capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
+    }
+    m_fluid = std::make_unique<FluidTransfers>(std::move(capacity), m_parameters.nicBacklogPackets);
     m_finish.assign(m_nRanks, 0.0);
     m_computeFree.assign(m_nRanks, 0.0);
-    m_nicOf.assign(nKeys, kNone);
-    m_down.assign(nKeys, Downstream());
     for (uint32_t c = 0; c < m_chains.size(); ++c)
     {
         AdvanceChain(c);
@@ -474,383 +443,41 @@ TimelineReplay::StartMessage(uint32_t id)
         m_events.push({m_now, m_seq++, true, id});
         return;
     }
-    uint32_t slot;
-    if (m_freeFlows.empty())
-    {
-        slot = static_cast<uint32_t>(m_flows.size());
-        m_flows.emplace_back();
-    }
-    else
-    {
-        slot = m_freeFlows.back();
-        m_freeFlows.pop_back();
-    }
-    Flow& f = m_flows[slot];
-    f.id = id;
-    f.order = m_startOrder++;
-    f.nicCount = m_route(sm.src, sm.dst, f.shares);
-    NS_ASSERT_MSG(f.nicCount > 0 && f.nicCount <= f.shares.size(), "a route without a first hop");
-    f.nic = f.nicCount == 1 ? f.shares[0].first : kNone;
-    f.packets = m_packetization.GetPacketCount(sm.bytes);
-    f.wire = static_cast<double>(m_packetization.GetWireBytes(sm.bytes));
+    FluidNetwork::LinkShares route;
+    const uint32_t senderLinks = m_route(sm.src, sm.dst, route);
     double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes));
-    f.delivery = latency + m_parameters.perMessageOverhead;
     if (m_keep)
     {
         m_out.messages[id].latency = Seconds(latency);
     }
-    f.head = 0;
-    f.rest = f.wire;
-    f.t0 = m_now;
-    f.rate = 0;
-    f.active = true;
-    f.phaseChanged = true;
-    if (f.nic != kNone && m_parameters.nicBacklogPackets > 0)
+    uint32_t slot = m_fluid->Start(m_now,
+                                   static_cast<double>(m_packetization.GetWireBytes(sm.bytes)),
+                                   m_packetization.GetPacketCount(sm.bytes),
+                                   route,
+                                   senderLinks);
+    if (slot >= m_inFlight.size())
     {
-        if (m_nicOf[f.nic] == kNone)
-        {
-            m_nicOf[f.nic] = static_cast<uint32_t>(m_nics.size());
-            m_nics.emplace_back();
-        }
-        AdmitToNicFifo(slot);
+        m_inFlight.resize(slot + 1);
     }
-    for (uint32_t k = 0; k < f.nicCount; ++k)
-    {
-        uint32_t key = f.shares[k].first;
-        if (m_nicOf[key] == kNone)
-        {
-            m_nicOf[key] = static_cast<uint32_t>(m_nics.size());
-            m_nics.emplace_back();
-        }
-        m_nics[m_nicOf[key]].flows.push_back(slot);
-        Touch(key);
-    }
-    for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
-    {
-        ++m_down[f.shares[k].first].flows;
-    }
-    ++m_activeFlows;
-    m_dirty = true;
-}
-
-void
-TimelineReplay::AdmitToNicFifo(uint32_t slot)
-{
-    Flow& f = m_flows[slot];
-    Nic& nic = m_nics[m_nicOf[f.nic]];
-    const double fifoPackets = static_cast<double>(m_parameters.nicBacklogPackets);
-    double perPacket = f.wire / static_cast<double>(f.packets);
-    double queued = 0; // packets already in the FIFO
-    for (uint32_t j : nic.fifo)
-    {
-        Flow& g = m_flows[j];
-        Settle(g);
-        queued += g.head / (g.wire / static_cast<double>(g.packets));
-    }
-    double room = std::floor(fifoPackets - queued + 1e-9);
-    // The FIFO is kept full while round-robin messages wait: no room then.
-    bool roundRobinWaiting = false;
-    for (uint32_t j : nic.flows)
-    {
-        roundRobinWaiting |= m_flows[j].nic == f.nic && m_flows[j].head <= 0;
-    }
-    if (room >= 1 && !roundRobinWaiting)
-    {
-        double pk = std::min(static_cast<double>(f.packets), room);
-        f.head = pk == static_cast<double>(f.packets) ? f.wire : pk * perPacket;
-        f.rest = f.wire - f.head;
-        nic.fifo.push_back(slot);
-    }
-    else if (roundRobinWaiting && nic.fifo.empty())
-    {
-        // The FIFO is full of packets of the round-robin messages: they leave before
-        // this message's first packet. Split B packets evenly over them and send those
-        // first.
-        std::vector<uint32_t> rr;
-        for (uint32_t j : nic.flows)
-        {
-            Flow& g = m_flows[j];
-            if (g.nic == f.nic && g.head <= 0)
-            {
-                Settle(g);
-                if (g.rest > 0)
-                {
-                    rr.push_back(j);
-                }
-            }
-        }
-        for (uint32_t j : rr)
-        {
-            Flow& g = m_flows[j];
-            double bpp = g.wire / static_cast<double>(g.packets);
-            double h = std::min(g.rest, fifoPackets / rr.size() * bpp);
-            g.head = h;
-            g.rest -= h;
-            g.phaseChanged = true;
-            nic.fifo.push_back(j);
-        }
-    }
+    m_inFlight[slot] = {id, latency + m_parameters.perMessageOverhead};
 }
 
 // ---- Phase 3: the fluid -----------------------------------------------------------------
 
-double
-TimelineReplay::SecondsPerByte(uint32_t key) const
-{
-    const LinkTiming& lc = m_links[key / 2];
-    return key % 2 == 0 ? lc.secondsPerByteAtoB : lc.secondsPerByteBtoA;
-}
-
-double
-TimelineReplay::Backlog(uint32_t key, double t) const
-{
-    // Offered load constant since qTime.
-    const Downstream& d = m_down[key];
-    return std::max(0.0, d.queue + (d.offered - 1.0 / SecondsPerByte(key)) * (t - d.qTime));
-}
-
 void
-TimelineReplay::Rebase(uint32_t key)
+TimelineReplay::EndTransfers(double t)
 {
-    Downstream& d = m_down[key];
-    d.queue = Backlog(key, m_now);
-    d.qTime = m_now;
-}
-
-void
-TimelineReplay::Settle(Flow& f) const
-{
-    if (f.t0 != m_now && f.rate > 0)
+    for (uint32_t slot : m_fluid->Advance(t))
     {
-        double& left = f.head > 0 ? f.head : f.rest;
-        left -= f.rate * (m_now - f.t0);
-    }
-    f.t0 = m_now;
-}
-
-void
-TimelineReplay::Touch(uint32_t nicKey)
-{
-    Nic& nic = m_nics[m_nicOf[nicKey]];
-    if (!nic.touched)
-    {
-        nic.touched = true;
-        m_touched.push_back(nicKey);
-    }
-}
-
-double
-TimelineReplay::NewRate(const Flow& f, uint32_t slot) const
-{
-    if (f.head > 0)
-    {
-        return m_nics[m_nicOf[f.nic]].fifo.front() == slot ? 1.0 / SecondsPerByte(f.nic) : 0.0;
-    }
-    double spb = 0;
-    bool blocked = false;
-    for (uint32_t k = 0; k < f.nicCount; ++k)
-    {
-        uint32_t key = f.shares[k].first;
-        const Nic& nic = m_nics[m_nicOf[key]];
-        blocked |= !nic.fifo.empty();
-        spb = std::max(spb, SecondsPerByte(key) * nic.weight);
-    }
-    return blocked ? 0.0 : 1.0 / spb;
-}
-
-void
-TimelineReplay::UpdateRates()
-{
-    // The ended flows leave their downstream links.
-    for (uint32_t slot : m_retired)
-    {
-        Flow& f = m_flows[slot];
-        for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
+        const InFlight& x = m_inFlight[slot];
+        double arrival = t + x.delivery;
+        if (m_keep)
         {
-            uint32_t key = f.shares[k].first;
-            Downstream& d = m_down[key];
-            Rebase(key);
-            d.offered -= f.shares[k].second * f.rate;
-            if (--d.flows == 0)
-            {
-                d.offered = 0;
-            }
+            m_out.messages[x.id].transferEnd = Seconds(t);
+            m_out.messages[x.id].arrival = Seconds(arrival);
         }
-        f.active = false;
-        ++f.version;
-        m_freeFlows.push_back(slot);
+        m_events.push({arrival, m_seq++, true, x.id});
     }
-    m_retired.clear();
-    // Round-robin weights of the touched NIC links, summed in start order; their flows'
-    // rates are recomputed.
-    m_update.clear();
-    for (uint32_t key : m_touched)
-    {
-        Nic& nic = m_nics[m_nicOf[key]];
-        nic.touched = false;
-        nic.weight = 0;
-        for (uint32_t slot : nic.flows)
-        {
-            Flow& f = m_flows[slot];
-            if (f.head <= 0)
-            {
-                for (uint32_t k = 0; k < f.nicCount; ++k)
-                {
-                    if (f.shares[k].first == key)
-                    {
-                        nic.weight += f.shares[k].second;
-                    }
-                }
-            }
-            if (!f.marked)
-            {
-                f.marked = true;
-                m_update.push_back(slot);
-            }
-        }
-    }
-    m_touched.clear();
-    for (uint32_t slot : m_update)
-    {
-        Flow& f = m_flows[slot];
-        f.marked = false;
-        double rate = NewRate(f, slot);
-        if (rate == f.rate && !f.phaseChanged)
-        {
-            continue;
-        }
-        Settle(f);
-        if (rate != f.rate)
-        {
-            // Its downstream links: the backlog so far, then the new offered load.
-            for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
-            {
-                uint32_t key = f.shares[k].first;
-                Rebase(key);
-                m_down[key].offered += f.shares[k].second * (rate - f.rate);
-            }
-        }
-        f.rate = rate;
-        f.phaseChanged = false;
-        ++f.version;
-        if (rate > 0)
-        {
-            double left = f.head > 0 ? f.head : f.rest;
-            f.end = m_now + std::max(0.0, left / rate);
-            m_ends.push({f.end, slot, f.version});
-        }
-    }
-    // Stale heap entries: rebuild when they outnumber the live ones.
-    if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
-    {
-        std::vector<PhaseEnd> live;
-        live.reserve(m_activeFlows);
-        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
-        {
-            const Flow& f = m_flows[slot];
-            if (f.active && f.rate > 0)
-            {
-                live.push_back({f.end, slot, f.version});
-            }
-        }
-        m_ends = decltype(m_ends)(std::greater<>(), std::move(live));
-    }
-    ++m_rateUpdates;
-}
-
-double
-TimelineReplay::NextPhaseEnd()
-{
-    while (!m_ends.empty())
-    {
-        const PhaseEnd& e = m_ends.top();
-        const Flow& f = m_flows[e.flow];
-        if (f.active && f.version == e.version)
-        {
-            return e.t;
-        }
-        m_ends.pop();
-    }
-    return kInfinity;
-}
-
-void
-TimelineReplay::EndPhases(double t)
-{
-    // Every phase ending within kTie of t ends now, in start order.
-    m_batch.clear();
-    while (!m_ends.empty())
-    {
-        const PhaseEnd e = m_ends.top();
-        const Flow& f = m_flows[e.flow];
-        if (f.active && f.version == e.version)
-        {
-            if (e.t - t > kTie)
-            {
-                break;
-            }
-            m_batch.push_back(e.flow);
-        }
-        m_ends.pop();
-    }
-    std::sort(m_batch.begin(), m_batch.end(), [this](uint32_t a, uint32_t b) {
-        return m_flows[a].order < m_flows[b].order;
-    });
-    m_dirty = true;
-    for (uint32_t slot : m_batch)
-    {
-        Flow& f = m_flows[slot];
-        ++f.version;
-        f.t0 = t;
-        if (f.head > 0)
-        {
-            f.head = 0;
-            Nic& nic = m_nics[m_nicOf[f.nic]];
-            NS_ASSERT(nic.fifo.front() == slot);
-            nic.fifo.pop_front();
-            Touch(f.nic);
-            if (f.rest > 0)
-            {
-                f.phaseChanged = true;
-                continue;
-            }
-        }
-        f.rest = 0;
-        FinishTransfer(f, slot);
-    }
-}
-
-void
-TimelineReplay::FinishTransfer(Flow& f, uint32_t slot)
-{
-    // Its last byte left the NIC; it waits behind the largest backlog on its route
-    // (links offered more than their rate; FIFO), then the pipeline latency. The
-    // largest, not the sum: a link behind a congested one is only fed at that one's
-    // rate, which the offered loads (NIC rates) overstate.
-    double wait = 0;
-    for (uint32_t k = f.nicCount; k < f.shares.size(); ++k)
-    {
-        uint32_t key = f.shares[k].first;
-        wait = std::max(wait, Backlog(key, m_now) * SecondsPerByte(key));
-    }
-    double transferEnd = m_now + wait;
-    double arrival = transferEnd + f.delivery;
-    if (m_keep)
-    {
-        m_out.messages[f.id].transferEnd = Seconds(transferEnd);
-        m_out.messages[f.id].arrival = Seconds(arrival);
-    }
-    m_events.push({arrival, m_seq++, true, f.id});
-    // It leaves its NIC links now; its downstream links at the next rate update.
-    for (uint32_t k = 0; k < f.nicCount; ++k)
-    {
-        uint32_t key = f.shares[k].first;
-        auto& flows = m_nics[m_nicOf[key]].flows;
-        flows.erase(std::find(flows.begin(), flows.end(), slot));
-        Touch(key);
-    }
-    --m_activeFlows;
-    m_retired.push_back(slot);
 }
 
 // ---- Phase 4: events ------------------------------------------------------------------
@@ -895,7 +522,8 @@ TimelineReplay::Report()
     {
         NS_ASSERT_MSG(ch.done, "rank " << ch.rank << " chain " << ch.chain << " never finished");
     }
-    m_out.rateUpdates = m_rateUpdates;
+    m_out.rateUpdates = m_fluid->GetNetwork().GetRecomputations();
+    m_out.flowsRecomputed = m_fluid->GetNetwork().GetFlowsRecomputed();
     double total = 0;
     m_out.rankFinish.resize(m_nRanks);
     for (uint32_t r = 0; r < m_nRanks; ++r)

@@ -7,23 +7,21 @@
  * chain/step/reduce, the StepwiseCollective engine's rule): a message starts when its
  * sender has received (and reduced, gamma x bytes, one reduction at a time per rank)
  * every message of the earlier steps of its chain. The bytes of the messages in
- * flight are a fluid, advanced event by event, shaped like the UDP transport's: a
- * sender's NIC sends the first packets of a message that finds room in its FIFO of
- * NicBacklogPackets packets ahead (first in, first out) and the rest round-robin with
- * its other active messages (equal shares); senders never slow down for the network,
- * so a downstream link offered more than its rate builds a FIFO backlog that delays
- * every message crossing it. A message's last byte arrives its own route's latency L
- * + PerMessageOverhead after it left its NIC and the backlogs. The collective ends
- * when its last rank has finished. Exact for a single message on an idle path
+ * flight are FluidTransfers (fluid-transfers.h): each message's wire bytes W(m) over
+ * the links of its route, behind its sender NIC's FIFO as the packet transports feed
+ * it (a head of up to NicBacklogPackets packets first), and rates max-min fair over
+ * every link they cross (the sender's NIC, switch ports, the receiver's NIC; a
+ * rank's own traffic and the traffic it forwards share its links alike). A message's last byte
+ * arrives its own route's pipeline latency L + PerMessageOverhead after it has left. The collective
+ * ends when its last rank has finished. Exact for a single message on an idle path
  * (T_msg), and for a ring on an ideal switch (equal to the lock-step value up to its
  * per-step rounding).
  *
- * What it leaves out. Packet interleaving order (sharing is fluid and instantaneous;
- * a switch port's FIFO share by arrival rate is folded into one backlog per link),
- * the sender's own traffic on links it forwards for others, losses, congestion
- * control, retransmissions; ECMP is an even split over next hops (its expectation:
- * no flow-hash collisions); downstream offered loads are NIC rates, so a link behind
- * a congested one is over-estimated (hence the largest wait on a route, not the sum).
+ * What it leaves out. Packets and their interleaving (sharing is fluid and reaches
+ * its max-min fixed point at once: the UDP transport's senders do not slow down for a
+ * congested downstream link, they queue there; the RDMA transport's DCQCN converges
+ * towards the fair share), queues and their delay, losses, congestion-control
+ * dynamics, retransmissions, PFC pauses.
  */
 #ifndef MLNET_TIMELINE_REPLAY_H
 #define MLNET_TIMELINE_REPLAY_H
@@ -31,12 +29,13 @@
 #include "ns3/cluster.h"
 #include "ns3/collective.h"
 #include "ns3/flow-key.h"
+#include "ns3/fluid-transfers.h"
 #include "ns3/nstime.h"
 #include "ns3/packetization.h"
 
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <set>
 #include <vector>
@@ -54,7 +53,7 @@ struct MessageTiming
     ScheduledMessage message; //!< the message (step resolved: never kStepOfSchedule)
     uint32_t scheduleStep{0}; //!< index of its CollectiveStep in the schedule
     Time start;               //!< its sender issued it (prerequisites arrived and reduced)
-    Time transferEnd;         //!< its last wire byte left its NIC and the downstream backlogs
+    Time transferEnd;         //!< its last wire byte left (the end of its fluid transfer)
     Time arrival;             //!< its last byte reached the receiver (+ latency + overhead)
     Time latency;             //!< its pipeline latency (h-1)*F1*8/R + h*d
     uint32_t hops{0};         //!< hops of its route
@@ -69,6 +68,7 @@ struct TimelinePrediction
     std::vector<MessageTiming> messages; //!< per message, in schedule order
     std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains
     uint64_t rateUpdates{0};             //!< fluid events (rate recomputations)
+    uint64_t flowsRecomputed{0};         //!< flows whose rate was recomputed, summed
 };
 
 /**
@@ -87,16 +87,11 @@ struct LinkTiming
  * Built by AlphaBetaModel for one prediction: it borrows the model's link timings, and
  * asks the model for every message's route, hops and pipeline latency.
  *
- * Cost. The replay is incremental: a message's remaining bytes are kept as (bytes at
- * t0, rate since t0), its next phase end sits in a heap of completion times (entries
- * of an older rate are skipped, lazily), and a start, a head leaving the NIC FIFO or an
- * end recomputes only the rates of the messages sharing a sender NIC link with it (a
- * rate depends only on its NIC links: their FIFO and round-robin shares; downstream
- * backlogs never feed back into rates), and updates the offered load of their
- * downstream links by the change of their rates. Per event: O(messages on the touched
- * NIC links x route length + log(active)); memory: the schedule's index (two message
- * ids per message) plus O(active messages + links); every message's timing only when
- * asked for (Run's keepMessages).
+ * Cost. A message is routed when it starts and forgotten when it arrives; the fluid
+ * recomputes only the component of flows that share a link with a start or an end
+ * (FluidNetwork). Memory: the schedule's index (two message ids per message) plus
+ * O(active messages + links); every message's timing only when asked for (Run's
+ * keepMessages).
  */
 class TimelineReplay
 {
@@ -107,17 +102,17 @@ public:
     /// Pipeline latency L (s) from rank src to rank dst of a first frame of f1 bytes.
     using LatencyFunction = std::function<double(uint32_t src, uint32_t dst, uint64_t f1)>;
     /// Route from rank src to rank dst (src != dst): fills shares with (directed link
-    /// key = 2 * link id + direction, ECMP share), the links leaving the sender (its
-    /// NIC) first, and returns how many leave the sender (at least one).
-    using RouteFunction = std::function<
-        uint32_t(uint32_t src, uint32_t dst, std::vector<std::pair<uint32_t, double>>& shares)>;
+    /// key = 2 * link id + direction, ECMP share), each link once, the links leaving the
+    /// sender (its NIC) first, and returns how many leave the sender (at least one).
+    using RouteFunction =
+        std::function<uint32_t(uint32_t src, uint32_t dst, FluidNetwork::LinkShares& shares)>;
 
     /// What the replay takes from the model's attributes.
     struct Parameters
     {
         double reductionTimePerByte{0}; //!< gamma (s/B)
         double perMessageOverhead{0};   //!< software alpha added to every delivery (s)
-        uint32_t nicBacklogPackets{8};  //!< packets of a sender NIC's FIFO (0: round-robin)
+        uint32_t nicBacklogPackets{8};  //!< packets of a sender NIC's FIFO (0: no heads)
     };
 
     /**
@@ -125,7 +120,7 @@ public:
      * \param nRanks ranks of the fabric
      * \param links per link id: both directions' seconds per byte (keys 2 id, 2 id + 1)
      * \param packetization P and O
-     * \param route a message's route, its NIC links first
+     * \param route a message's route, its sender's links first
      * \param hops a message's hops, validating it
      * \param latency a message's pipeline latency
      * \param parameters gamma, software overhead, NIC FIFO
@@ -163,44 +158,11 @@ public:
     TimelinePrediction Run(const std::vector<CollectiveStep>& schedule, bool keepMessages = true);
 
 private:
-    /// A message in flight (a slot, reused): its route and fluid state.
-    struct Flow
+    /// A message in flight, by its FluidTransfers handle.
+    struct InFlight
     {
-        uint32_t id{0};           //!< message id (index in the flattened schedule)
-        uint64_t order{0};        //!< start order: ties are handled in it
-        uint64_t packets{0};      //!< n
-        double wire{0};           //!< W, wire bytes per link
-        double delivery{0};       //!< L + PerMessageOverhead, after the fluid transfer
-        uint32_t nicCount{0};     //!< shares[0, nicCount): links leaving the sender
-        uint32_t nic{UINT32_MAX}; //!< its only first-hop link key (UINT32_MAX when split)
-        std::vector<std::pair<uint32_t, double>> shares; //!< (directed link key, share)
-        double head{0};      //!< wire bytes of its head still in the NIC FIFO, at t0
-        double rest{0};      //!< wire bytes still to send round-robin, at t0
-        double t0{0};        //!< when head and rest were taken
-        double rate{0};      //!< current NIC rate (wire bytes per second)
-        double end{0};       //!< its phase ends then (rate > 0)
-        uint32_t version{0}; //!< bumped when `end` changes: older heap entries are stale
-        bool active{false};
-        bool phaseChanged{false}; //!< head or rest reset: `end` must be recomputed
-        bool marked{false};       //!< in the rate update's list
-    };
-
-    /// A sender NIC's directed link.
-    struct Nic
-    {
-        std::vector<uint32_t> flows; //!< active flows with this first hop, in start order
-        std::deque<uint32_t> fifo;   //!< flows whose head is queued
-        double weight{0};            //!< round-robin shares of its flows without a head
-        bool touched{false};         //!< in m_touched
-    };
-
-    /// A downstream directed link: its offered load and FIFO backlog.
-    struct Downstream
-    {
-        double offered{0}; //!< wire bytes per second offered by the flows crossing it
-        double queue{0};   //!< FIFO backlog (bytes) at qTime
-        double qTime{0};
-        uint32_t flows{0}; //!< active flows crossing it
+        uint32_t id{0};     //!< message id (index in the flattened schedule)
+        double delivery{0}; //!< L + PerMessageOverhead, after the fluid transfer
     };
 
     /// One chain of one rank: its steps in order and where it is.
@@ -235,19 +197,6 @@ private:
         }
     };
 
-    /// A flow's phase end, as computed at its last rate change.
-    struct PhaseEnd
-    {
-        double t;
-        uint32_t flow;
-        uint32_t version;
-
-        bool operator>(const PhaseEnd& o) const
-        {
-            return t > o.t;
-        }
-    };
-
     /// A message of the schedule, its chain and step resolved.
     struct Resolved
     {
@@ -267,17 +216,10 @@ private:
     void EnterAllChains();
     void AdvanceChain(uint32_t chainIndex);
     void StartMessage(uint32_t id);
-    void AdmitToNicFifo(uint32_t slot);
 
     // Phase 3: the fluid.
-    void Settle(Flow& f) const;
-    void UpdateRates();
-    double NewRate(const Flow& f, uint32_t slot) const;
-    void Rebase(uint32_t key);
-    void Touch(uint32_t nicKey);
-    double NextPhaseEnd();
-    void EndPhases(double t);
-    void FinishTransfer(Flow& f, uint32_t slot);
+    /// Every transfer ending at t (FluidTransfers::NextEnd) ends: its arrival is due.
+    void EndTransfers(double t);
 
     // Phase 4: events.
     /// The next event: the first pushed of those within kTie of the earliest.
@@ -288,9 +230,6 @@ private:
 
     // Phase 5: the report.
     TimelinePrediction Report();
-
-    double SecondsPerByte(uint32_t key) const;
-    double Backlog(uint32_t key, double t) const;
 
     uint32_t m_nRanks{0};
     const std::vector<LinkTiming>& m_links;
@@ -313,22 +252,10 @@ private:
     TimelinePrediction m_out;
     bool m_keep{false};
 
-    std::vector<Flow> m_flows;
-    std::vector<uint32_t> m_freeFlows;
-    uint32_t m_activeFlows{0};
-    uint64_t m_startOrder{0};
-    std::vector<uint32_t> m_nicOf; //!< per directed key: its index in m_nics, or UINT32_MAX
-    std::vector<Nic> m_nics;
-    std::vector<Downstream> m_down;  //!< per directed key
-    std::vector<uint32_t> m_touched; //!< NIC keys whose flows' rates must be recomputed
-    std::vector<uint32_t> m_retired; //!< flows ended since the last rate update
-    std::vector<uint32_t> m_batch;   //!< scratch: flows whose phase ends together
-    std::vector<uint32_t> m_update;  //!< scratch: flows whose rate is recomputed
-    std::priority_queue<PhaseEnd, std::vector<PhaseEnd>, std::greater<>> m_ends;
-    bool m_dirty{false}; //!< rates must be updated
+    std::unique_ptr<FluidTransfers> m_fluid;
+    std::vector<InFlight> m_inFlight; //!< by FluidTransfers handle
     double m_now{0};
     uint64_t m_seq{0};
-    uint64_t m_rateUpdates{0};
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> m_events;
 
     /// Orders events by insertion alone (the tied set of PopNextEvent).

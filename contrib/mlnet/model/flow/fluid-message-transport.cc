@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FluidMessageTransport: see fluid-message-transport.h for what is modelled and what
+ * is left out.
+ *
+ * Time. The fluid keeps its own times in double seconds from the start of the
+ * simulation; ns-3 events are scheduled at those times rounded to the resolution, and
+ * a completion event completes the flows of the fluid's own time (not the rounded
+ * one), so rounding never accumulates. A delivery is scheduled at the completion's
+ * time plus the message's latency, rounded once.
+ *
+ * Batching. All the sends of one instant (a collective's step, a driver starting its
+ * tasks) start their flows, and one Update, scheduled for the same instant after them,
+ * recomputes the rates once. Superseded completion events are removed from the
+ * scheduler, not cancelled: ns-3 advances its clock to cancelled events, which would
+ * stretch the run's simulated time past its last delivery.
+ */
+#include "fluid-message-transport.h"
+
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-names.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetFluidMessageTransport");
+NS_OBJECT_ENSURE_REGISTERED(FluidMessageTransport);
+
+TypeId
+FluidMessageTransport::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FluidMessageTransport")
+            .SetParent<MessageTransport>()
+            .SetGroupName("Mlnet")
+            .AddConstructor<FluidMessageTransport>()
+            .AddAttribute("PerMessageOverhead",
+                          "Software latency of a message (alpha_sw, s), added to every "
+                          "delivery after the pipeline latency, as the twin's "
+                          "AlphaBetaModel::PerMessageOverhead.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&FluidMessageTransport::m_perMessageOverhead),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("PacketTransport",
+                          "The packet-level transport this one stands in for: its "
+                          "packetization and flow keys (installed beside it; nothing is "
+                          "sent through it). Null: the model's packetization, even ECMP "
+                          "split.",
+                          PointerValue(),
+                          MakePointerAccessor(&FluidMessageTransport::m_packet),
+                          MakePointerChecker<MessageTransport>())
+            .AddTraceSource("FlowCompleted",
+                            "A message's last byte left the fluid (it is delivered its "
+                            "pipeline latency and software overhead later).",
+                            MakeTraceSourceAccessor(&FluidMessageTransport::m_flowCompleted),
+                            "ns3::FluidMessageTransport::FlowCompletedTracedCallback");
+    return tid;
+}
+
+FluidMessageTransport::FluidMessageTransport() = default;
+FluidMessageTransport::~FluidMessageTransport() = default;
+
+void
+FluidMessageTransport::DoDispose()
+{
+    if (!m_completion.IsExpired())
+    {
+        Simulator::Remove(m_completion);
+    }
+    if (!m_update.IsExpired())
+    {
+        Simulator::Remove(m_update);
+    }
+    m_fluid.reset();
+    m_inFlight.clear();
+    if (m_model)
+    {
+        m_model->Dispose();
+    }
+    m_model = nullptr;
+    m_packet = nullptr;
+    MessageTransport::DoDispose();
+}
+
+void
+FluidMessageTransport::SetPacketTransport(Ptr<MessageTransport> transport)
+{
+    if (m_cluster)
+    {
+        throw std::invalid_argument(
+            "FluidMessageTransport: set the packet transport before Install");
+    }
+    m_packet = transport;
+}
+
+Ptr<MessageTransport>
+FluidMessageTransport::GetPacketTransport() const
+{
+    return m_packet;
+}
+
+void
+FluidMessageTransport::Install(Ptr<Cluster> cluster)
+{
+    NS_LOG_FUNCTION(this << cluster);
+    CheckInstall(cluster);
+    TraceNames::Register(this, "FluidMessageTransport");
+    m_cluster = cluster;
+    m_model = CreateObject<AlphaBetaModel>();
+    m_model->SetCluster(cluster);
+    if (m_packet)
+    {
+        m_packet->Install(cluster);
+        m_model->SetPacketization(m_packet);
+    }
+    m_model->SetAttribute("PerMessageOverhead", TimeValue(m_perMessageOverhead));
+    m_fluid = std::make_unique<FluidTransfers>(m_model->GetLinkCapacities(),
+                                               m_model->GetNicBacklogPackets());
+}
+
+void
+FluidMessageTransport::Send(uint32_t src,
+                            uint32_t dst,
+                            uint32_t channel,
+                            uint32_t tag,
+                            uint64_t bytes,
+                            MessageBytes data)
+{
+    CheckSend(src, dst, bytes, data);
+    NotifySend(src, dst, bytes);
+    Message msg;
+    msg.src = src;
+    msg.dst = dst;
+    msg.channel = channel;
+    msg.tag = tag;
+    msg.bytes = bytes;
+    msg.data = std::move(data);
+    msg.sent = Simulator::Now();
+    uint32_t senderLinks = 0;
+    const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
+    const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
+    const uint32_t slot = m_fluid->Start(Simulator::Now().GetSeconds(),
+                                         wire,
+                                         m_model->GetPacketCount(bytes),
+                                         m_shares,
+                                         senderLinks);
+    if (slot >= m_inFlight.size())
+    {
+        m_inFlight.resize(slot + 1);
+    }
+    m_inFlight[slot] = {std::move(msg), latency + m_perMessageOverhead.GetSeconds()};
+    if (m_update.IsExpired())
+    {
+        m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
+    }
+}
+
+void
+FluidMessageTransport::Update()
+{
+    const double t = m_fluid->NextEnd();
+    if (!m_completion.IsExpired())
+    {
+        if (t == m_completionAt)
+        {
+            return;
+        }
+        Simulator::Remove(m_completion);
+    }
+    if (t == std::numeric_limits<double>::infinity())
+    {
+        return;
+    }
+    m_completionAt = t;
+    const Time delay = std::max(Time(0), Seconds(t) - Simulator::Now());
+    m_completion = Simulator::Schedule(delay, &FluidMessageTransport::CompleteFlows, this);
+}
+
+void
+FluidMessageTransport::CompleteFlows()
+{
+    const double t = m_completionAt;
+    for (uint32_t slot : m_fluid->Advance(t))
+    {
+        InFlight& x = m_inFlight[slot];
+        m_flowCompleted(x.msg, Seconds(t));
+        const Time delay = std::max(Time(0), Seconds(t + x.delivery) - Simulator::Now());
+        Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
+            msg.delivered = Simulator::Now();
+            Deliver(msg);
+        });
+    }
+    Update();
+}
+
+uint32_t
+FluidMessageTransport::GetPerPacketOverhead() const
+{
+    return m_packet ? m_packet->GetPerPacketOverhead()
+                    : (m_model ? m_model->GetPerPacketOverhead() : 0);
+}
+
+uint32_t
+FluidMessageTransport::GetMaxPayload() const
+{
+    if (m_packet)
+    {
+        return m_packet->GetMaxPayload();
+    }
+    if (!m_model)
+    {
+        throw std::invalid_argument("FluidMessageTransport::GetMaxPayload: call "
+                                    "Install(cluster) first");
+    }
+    return m_model->GetMaxPayload();
+}
+
+bool
+FluidMessageTransport::GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const
+{
+    return m_packet && m_packet->GetFlowKey(src, dst, key);
+}
+
+Ptr<AlphaBetaModel>
+FluidMessageTransport::GetModel() const
+{
+    return m_model;
+}
+
+uint64_t
+FluidMessageTransport::GetRecomputations() const
+{
+    return m_fluid ? m_fluid->GetNetwork().GetRecomputations() : 0;
+}
+
+uint64_t
+FluidMessageTransport::GetFlowsRecomputed() const
+{
+    return m_fluid ? m_fluid->GetNetwork().GetFlowsRecomputed() : 0;
+}
+
+uint32_t
+FluidMessageTransport::GetActiveFlows() const
+{
+    return m_fluid ? m_fluid->GetActive() : 0;
+}
+
+} // namespace ns3

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FluidMessageTransport: the flow level. A MessageTransport whose messages are flows of
+ * a FluidNetwork instead of packets, so every collective, iteration graph and
+ * multi-job workload runs unchanged at flow level: the collectives advance on message
+ * arrival exactly as at packet level and generate their messages as they go (no
+ * schedule is written down), on ns-3's event loop.
+ *
+ * What it models. It stands in for a packet-level transport (SetPacketTransport, e.g.
+ * the UDP or RDMA transport), whose packetization it takes: a message of m bytes is a
+ * flow of W(m) wire bytes over the route the packet run's frames take (the same
+ * RoutePlanner tables, the same flow-hash choice for the packet transport's flow key,
+ * the same reroutes around failed links), through its sender NIC's FIFO as the packet
+ * transport feeds it and sharing every link max-min fairly with the other messages in
+ * flight (FluidTransfers). When its last byte has left, it is delivered after its
+ * route's pipeline latency L = (h-1)*F1*8/R + h*d plus PerMessageOverhead. Routes and
+ * latencies come from an AlphaBetaModel, so a collective's flow-level time equals the
+ * twin's Predict of its schedule (the same fluid), which a test checks.
+ *
+ * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
+ * queues, losses and their repair, congestion-control dynamics, PFC pauses; no frame
+ * crosses a device, so link counters and pcap stay empty. A link that fails during
+ * the run reroutes the messages sent after it; messages already in flight keep their
+ * route.
+ */
+#ifndef MLNET_FLUID_MESSAGE_TRANSPORT_H
+#define MLNET_FLUID_MESSAGE_TRANSPORT_H
+
+#include "ns3/alpha-beta-model.h"
+#include "ns3/event-id.h"
+#include "ns3/fluid-transfers.h"
+#include "ns3/message-transport.h"
+#include "ns3/nstime.h"
+#include "ns3/traced-callback.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Messages as max-min fair flows over the packet run's routes (the flow level).
+ */
+class FluidMessageTransport : public MessageTransport
+{
+public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    FluidMessageTransport();
+    ~FluidMessageTransport() override;
+
+    /**
+     * \brief The packet-level transport this one stands in for. Install installs it on
+     * the same cluster to learn its packetization (MTU-dependent) and flow keys;
+     * nothing is ever sent through it. Without one, the packetization is the model's
+     * (MaxPayload, PerPacketOverhead attributes of AlphaBetaModel) and ECMP is an even
+     * split.
+     * \param transport a transport not yet installed
+     */
+    void SetPacketTransport(Ptr<MessageTransport> transport);
+    /// \return the packet-level transport stood in for (may be null)
+    Ptr<MessageTransport> GetPacketTransport() const;
+
+    void Install(Ptr<Cluster> cluster) override;
+    void Send(uint32_t src,
+              uint32_t dst,
+              uint32_t channel,
+              uint32_t tag,
+              uint64_t bytes,
+              MessageBytes data = nullptr) override;
+    uint32_t GetPerPacketOverhead() const override;
+    uint32_t GetMaxPayload() const override;
+    bool GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const override;
+
+    /// \return the model that routes and times the messages (after Install)
+    Ptr<AlphaBetaModel> GetModel() const;
+    /// \return rate recomputations of the fluid so far
+    uint64_t GetRecomputations() const;
+    /// \return flows whose rate was recomputed, summed over the recomputations
+    uint64_t GetFlowsRecomputed() const;
+    /// \return messages in flight (their bytes still leaving)
+    uint32_t GetActiveFlows() const;
+
+    /// Signature of the FlowCompleted trace: the message, when its last byte left.
+    typedef void (*FlowCompletedTracedCallback)(const Message& msg, Time transferEnd);
+
+protected:
+    void DoDispose() override;
+
+private:
+    /// A message in flight, by its FluidTransfers handle.
+    struct InFlight
+    {
+        Message msg;
+        double delivery{0}; //!< L + PerMessageOverhead (s)
+    };
+
+    /// Recompute the rates the sends and completions since the last call changed,
+    /// and schedule the next completion (once per instant, after every send of it).
+    void Update();
+    /// The flows ending now leave; their messages are delivered after their latency.
+    void CompleteFlows();
+
+    Ptr<MessageTransport> m_packet;
+    Ptr<AlphaBetaModel> m_model;
+    std::unique_ptr<FluidTransfers> m_fluid;
+    std::vector<InFlight> m_inFlight;  //!< by FluidTransfers handle
+    FluidNetwork::LinkShares m_shares; //!< scratch
+    Time m_perMessageOverhead;
+    EventId m_update;     //!< the pending Update of this instant
+    EventId m_completion; //!< the next completion
+    double m_completionAt{0};
+    TracedCallback<const Message&, Time> m_flowCompleted;
+};
+
+} // namespace ns3
+
+#endif // MLNET_FLUID_MESSAGE_TRANSPORT_H

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * FluidNetwork: see fluid-network.h for what is modelled and what is left out.
+ *
+ * Progressive filling with a heap. For the component being recomputed, every link
+ * starts with its whole capacity left and the shares of all its flows unfrozen; its
+ * fill level is remaining / weight, the common rate at which it would be full. The
+ * link with the smallest level is popped, its unfrozen flows frozen at that level,
+ * and every link those flows cross gives up share x level of its capacity and share
+ * of its weight (a new entry with its new level; older ones are skipped by version).
+ * A link's level never falls when flows freeze on it at a level no higher than its
+ * own, so the popped levels rise and every flow is frozen at its bottleneck's level:
+ * the weighted max-min fair allocation.
+ */
+#include "fluid-network.h"
+
+#include "ns3/assert.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetFluidNetwork");
+
+namespace
+{
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+} // namespace
+
+FluidNetwork::FluidNetwork(std::vector<double> capacity)
+    : m_capacity(std::move(capacity)),
+      m_links(m_capacity.size())
+{
+}
+
+double
+FluidNetwork::GetCapacity(uint32_t key) const
+{
+    return m_capacity.at(key);
+}
+
+uint32_t
+FluidNetwork::Start(double now, double bytes, const LinkShares& links, bool priority)
+{
+    NS_ASSERT_MSG(bytes > 0, "a flow without bytes");
+    NS_ASSERT_MSG(!links.empty(), "a flow that crosses no link");
+    m_now = std::max(m_now, now);
+    uint32_t slot;
+    if (m_free.empty())
+    {
+        slot = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    else
+    {
+        slot = m_free.back();
+        m_free.pop_back();
+    }
+    Flow& f = m_flows[slot];
+    f.links = links;
+    f.position.resize(links.size());
+    for (size_t k = 0; k < links.size(); ++k)
+    {
+        const uint32_t key = links[k].first;
+        NS_ASSERT_MSG(key < m_links.size() && m_capacity[key] > 0,
+                      "link " << key << " has no capacity");
+        NS_ASSERT_MSG(links[k].second > 0, "a share that is not positive");
+        Link& l = m_links[key];
+        f.position[k] = static_cast<uint32_t>(l.flows.size());
+        l.flows.push_back(slot);
+        MarkDirty(key);
+    }
+    f.left = bytes;
+    f.t0 = m_now;
+    f.rate = 0;
+    f.end = kInfinity;
+    f.order = m_order++;
+    f.priority = priority;
+    f.active = true;
+    ++f.version;
+    ++m_active;
+    return slot;
+}
+
+void
+FluidNetwork::MarkDirty(uint32_t key)
+{
+    Link& l = m_links[key];
+    if (!l.dirty)
+    {
+        l.dirty = true;
+        m_dirty.push_back(key);
+    }
+}
+
+double
+FluidNetwork::NextCompletion()
+{
+    if (!m_dirty.empty())
+    {
+        Recompute();
+    }
+    while (!m_ends.empty())
+    {
+        const Entry& e = m_ends.top();
+        const Flow& f = m_flows[e.index];
+        if (f.active && f.version == e.version)
+        {
+            return e.t;
+        }
+        m_ends.pop();
+    }
+    return kInfinity;
+}
+
+const std::vector<uint32_t>&
+FluidNetwork::Complete(double t)
+{
+    NS_ASSERT_MSG(m_dirty.empty(), "Complete without NextCompletion after a change");
+    m_now = std::max(m_now, t);
+    m_completed.clear();
+    while (!m_ends.empty())
+    {
+        const Entry e = m_ends.top();
+        const Flow& f = m_flows[e.index];
+        if (f.active && f.version == e.version)
+        {
+            if (e.t - t > kTie)
+            {
+                break;
+            }
+            m_completed.push_back(e.index);
+        }
+        m_ends.pop();
+    }
+    std::sort(m_completed.begin(), m_completed.end(), [this](uint32_t a, uint32_t b) {
+        return m_flows[a].order < m_flows[b].order;
+    });
+    for (uint32_t slot : m_completed)
+    {
+        Flow& f = m_flows[slot];
+        for (size_t k = 0; k < f.links.size(); ++k)
+        {
+            // Swap-remove from the link's list, fixing the moved flow's position.
+            const uint32_t key = f.links[k].first;
+            auto& list = m_links[key].flows;
+            const uint32_t at = f.position[k];
+            const uint32_t moved = list.back();
+            list[at] = moved;
+            list.pop_back();
+            if (moved != slot)
+            {
+                Flow& g = m_flows[moved];
+                for (size_t j = 0; j < g.links.size(); ++j)
+                {
+                    if (g.links[j].first == key)
+                    {
+                        g.position[j] = at;
+                        break;
+                    }
+                }
+            }
+            MarkDirty(key);
+        }
+        f.active = false;
+        f.left = 0;
+        f.rate = 0;
+        ++f.version;
+        --m_active;
+        m_free.push_back(slot);
+    }
+    return m_completed;
+}
+
+void
+FluidNetwork::Recompute()
+{
+    CollectComponent();
+    FillProgressively();
+    for (uint32_t slot : m_compFlows)
+    {
+        Flow& f = m_flows[slot];
+        f.left = std::max(0.0, f.left - f.rate * (m_now - f.t0));
+        f.t0 = m_now;
+        if (f.newRate != f.rate)
+        {
+            // A flow behind priority flows on a full link waits (rate 0, no end).
+            f.rate = f.newRate;
+            f.end = f.rate > 0 ? m_now + f.left / f.rate : kInfinity;
+            ++f.version;
+            if (f.rate > 0)
+            {
+                m_ends.push({f.end, slot, f.version});
+            }
+        }
+    }
+    m_flowsRecomputed += m_compFlows.size();
+    ++m_recomputations;
+    // Stale heap entries: rebuild when they outnumber the live ones.
+    if (m_ends.size() > 2 * static_cast<size_t>(m_active) + 64)
+    {
+        std::vector<Entry> live;
+        live.reserve(m_active);
+        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
+        {
+            const Flow& f = m_flows[slot];
+            if (f.active && f.rate > 0)
+            {
+                live.push_back({f.end, slot, f.version});
+            }
+        }
+        m_ends = MinHeap(std::greater<>(), std::move(live));
+    }
+}
+
+void
+FluidNetwork::CollectComponent()
+{
+    // Breadth first from the changed links, through flows to the links they cross.
+    ++m_epoch;
+    m_compFlows.clear();
+    m_compLinks.clear();
+    for (uint32_t key : m_dirty)
+    {
+        m_links[key].dirty = false;
+        if (m_links[key].seen != m_epoch)
+        {
+            m_links[key].seen = m_epoch;
+            m_compLinks.push_back(key);
+        }
+    }
+    m_dirty.clear();
+    for (size_t i = 0; i < m_compLinks.size(); ++i)
+    {
+        for (uint32_t slot : m_links[m_compLinks[i]].flows)
+        {
+            Flow& f = m_flows[slot];
+            if (f.seen == m_epoch)
+            {
+                continue;
+            }
+            f.seen = m_epoch;
+            m_compFlows.push_back(slot);
+            for (const auto& [key, share] : f.links)
+            {
+                if (m_links[key].seen != m_epoch)
+                {
+                    m_links[key].seen = m_epoch;
+                    m_compLinks.push_back(key);
+                }
+            }
+        }
+    }
+}
+
+void
+FluidNetwork::FillProgressively()
+{
+    for (uint32_t key : m_compLinks)
+    {
+        m_links[key].remaining = m_capacity[key];
+    }
+    for (uint32_t slot : m_compFlows)
+    {
+        m_flows[slot].frozen = false;
+    }
+    // Priority flows first, on the whole capacity; then the others on what is left.
+    for (bool priority : {true, false})
+    {
+        FillClass(priority);
+    }
+}
+
+void
+FluidNetwork::FillClass(bool priority)
+{
+    std::vector<Entry> initial;
+    initial.reserve(m_compLinks.size());
+    size_t unfrozen = 0;
+    for (uint32_t slot : m_compFlows)
+    {
+        unfrozen += m_flows[slot].priority == priority ? 1 : 0;
+    }
+    if (unfrozen == 0)
+    {
+        return;
+    }
+    for (uint32_t key : m_compLinks)
+    {
+        Link& l = m_links[key];
+        l.weight = 0;
+        l.unfrozen = 0;
+        ++l.version;
+        for (uint32_t slot : l.flows)
+        {
+            const Flow& f = m_flows[slot];
+            if (f.priority != priority)
+            {
+                continue;
+            }
+            ++l.unfrozen;
+            for (const auto& [k, share] : f.links)
+            {
+                if (k == key)
+                {
+                    l.weight += share;
+                }
+            }
+        }
+        if (l.unfrozen > 0)
+        {
+            initial.push_back({l.remaining / l.weight, key, l.version});
+        }
+    }
+    MinHeap levels(std::greater<>(), std::move(initial));
+    double level = 0;
+    while (unfrozen > 0 && !levels.empty())
+    {
+        const Entry e = levels.top();
+        levels.pop();
+        Link& l = m_links[e.index];
+        if (e.version != l.version || l.unfrozen == 0)
+        {
+            continue;
+        }
+        // Rounding may put a later level a hair below an earlier one: levels only rise.
+        level = std::max(level, e.t);
+        m_touched.clear();
+        for (uint32_t slot : l.flows)
+        {
+            Flow& f = m_flows[slot];
+            if (f.frozen || f.priority != priority)
+            {
+                continue;
+            }
+            f.frozen = true;
+            f.newRate = level;
+            --unfrozen;
+            for (const auto& [key, share] : f.links)
+            {
+                Link& m = m_links[key];
+                m.remaining = std::max(0.0, m.remaining - share * f.newRate);
+                m.weight = std::max(0.0, m.weight - share);
+                --m.unfrozen;
+                ++m.version;
+                if (m.touched != m_epoch)
+                {
+                    m.touched = m_epoch;
+                    m_touched.push_back(key);
+                }
+            }
+        }
+        // Every other link those flows cross has a new level while it has unfrozen
+        // flows; its older entries are stale (version).
+        for (uint32_t key : m_touched)
+        {
+            Link& m = m_links[key];
+            m.touched = 0;
+            if (m.unfrozen > 0)
+            {
+                levels.push({m.weight > 0 ? m.remaining / m.weight : kInfinity, key, m.version});
+            }
+        }
+    }
+    NS_ASSERT_MSG(unfrozen == 0, "progressive filling left " << unfrozen << " flows unfrozen");
+}
+
+double
+FluidNetwork::GetRate(uint32_t flow) const
+{
+    return m_flows.at(flow).rate;
+}
+
+const FluidNetwork::LinkShares&
+FluidNetwork::GetLinks(uint32_t flow) const
+{
+    return m_flows.at(flow).links;
+}
+
+double
+FluidNetwork::GetBytesLeft(uint32_t flow, double t) const
+{
+    const Flow& f = m_flows.at(flow);
+    return f.active ? std::max(0.0, f.left - f.rate * (t - f.t0)) : 0.0;
+}
+
+uint32_t
+FluidNetwork::GetActiveFlows() const
+{
+    return m_active;
+}
+
+uint64_t
+FluidNetwork::GetRecomputations() const
+{
+    return m_recomputations;
+}
+
+uint64_t
+FluidNetwork::GetFlowsRecomputed() const
+{
+    return m_flowsRecomputed;
+}
+
+} // namespace ns3

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tests of FluidNetwork, the max-min fair fluid of the flow level and of the twin:
+ * golden rates and completion times worked by hand (a lone flow, an equal split, the
+ * textbook two-link example, weighted ECMP shares), the max-min certificate on seeded
+ * random networks after every start and completion (no link above its capacity,
+ * every flow bottlenecked on a full link where nobody is faster), the incremental
+ * rates against a from-scratch water-filling written independently here, bytes
+ * conserved to the end, and recomputation confined to the changed component.
+ */
+#include "max-min-oracle.h"
+
+#include "ns3/fluid-network.h"
+
+#include <algorithm>
+#include <cmath>
+#include <gtest/gtest.h>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace ns3;
+using mlnettest::WaterFill;
+
+namespace
+{
+
+using Shares = FluidNetwork::LinkShares;
+
+/// Completes flows until none is left; returns each handle's completion times in order.
+std::vector<std::pair<uint32_t, double>>
+RunToEnd(FluidNetwork& net)
+{
+    std::vector<std::pair<uint32_t, double>> out;
+    for (double t = net.NextCompletion(); t < std::numeric_limits<double>::infinity();
+         t = net.NextCompletion())
+    {
+        for (uint32_t f : net.Complete(t))
+        {
+            out.emplace_back(f, t);
+        }
+    }
+    return out;
+}
+
+TEST(FluidNetworkTest, LoneFlowRunsAtItsSlowestLink)
+{
+    // 100 Gb/s and 40 Gb/s links: the flow crosses both, the slower one sets its rate.
+    FluidNetwork net({100e9 / 8, 40e9 / 8, 100e9 / 8});
+    const double bytes = 1048576 + 117 * 30; // W of 1 MiB at P 8972, O 30
+    uint32_t f = net.Start(0, bytes, {{0, 1.0}, {1, 1.0}});
+    double t = net.NextCompletion();
+    EXPECT_DOUBLE_EQ(net.GetRate(f), 40e9 / 8);
+    EXPECT_DOUBLE_EQ(t, bytes * 8 / 40e9);
+    ASSERT_EQ(net.Complete(t).size(), 1u);
+    EXPECT_EQ(net.GetActiveFlows(), 0u);
+    EXPECT_EQ(net.NextCompletion(), std::numeric_limits<double>::infinity());
+}
+
+TEST(FluidNetworkTest, FlowsSharingALinkSplitItAndTheSurvivorSpeedsUp)
+{
+    // C = 1000 B/s. a = 100 B, b = 300 B, both from 0: each at C/2 until a ends at
+    // 2a/C = 0.2 s; b has 300 - 100 = 200 B left, alone at C: ends at 0.2 + 0.2 = 0.4 s.
+    FluidNetwork net({1000.0});
+    uint32_t a = net.Start(0, 100, {{0, 1.0}});
+    uint32_t b = net.Start(0, 300, {{0, 1.0}});
+    EXPECT_DOUBLE_EQ(net.NextCompletion(), 0.2);
+    EXPECT_DOUBLE_EQ(net.GetRate(a), 500.0);
+    EXPECT_DOUBLE_EQ(net.GetRate(b), 500.0);
+    auto done = RunToEnd(net);
+    ASSERT_EQ(done.size(), 2u);
+    EXPECT_EQ(done[0].first, a);
+    EXPECT_DOUBLE_EQ(done[0].second, 0.2);
+    EXPECT_DOUBLE_EQ(done[1].second, 0.4);
+}
+
+TEST(FluidNetworkTest, TwoLinkTextbookExample)
+{
+    // Link 0 (C = 1) carries A and B; link 1 (C = 2) carries B and C. Max-min: link 0
+    // fills first at 1/2 (A = B = 0.5); C takes what link 1 has left: 2 - 0.5 = 1.5.
+    FluidNetwork net({1.0, 2.0});
+    uint32_t a = net.Start(0, 10, {{0, 1.0}});
+    uint32_t b = net.Start(0, 10, {{0, 1.0}, {1, 1.0}});
+    uint32_t c = net.Start(0, 10, {{1, 1.0}});
+    net.NextCompletion();
+    EXPECT_DOUBLE_EQ(net.GetRate(a), 0.5);
+    EXPECT_DOUBLE_EQ(net.GetRate(b), 0.5);
+    EXPECT_DOUBLE_EQ(net.GetRate(c), 1.5);
+}
+
+TEST(FluidNetworkTest, EcmpSharesWeighTheLinks)
+{
+    // X is split evenly over links 0 and 1 (C = 1 each); Y uses link 0 alone.
+    // Link 0: 0.5 x + y <= 1 fills at level 1 / 1.5 = 2/3; link 1 would at 2: x = y = 2/3.
+    FluidNetwork net({1.0, 1.0});
+    uint32_t x = net.Start(0, 1, {{0, 0.5}, {1, 0.5}});
+    uint32_t y = net.Start(0, 1, {{0, 1.0}});
+    net.NextCompletion();
+    EXPECT_NEAR(net.GetRate(x), 2.0 / 3.0, 1e-15);
+    EXPECT_NEAR(net.GetRate(y), 2.0 / 3.0, 1e-15);
+}
+
+TEST(FluidNetworkTest, LineAllToAllIsBoundByTheMiddleLink)
+{
+    // Four nodes in a line, links 0-1, 1-2, 2-3 (keys 2i: rightwards, 2i+1: leftwards),
+    // C each. An all-to-all of B bytes per pair puts 4 flows on each direction of the
+    // middle link (0->2, 0->3, 1->2, 1->3 rightwards): it ends at 4 B / C, the bound.
+    const double c = 12.5e9;
+    const double b = 1e6;
+    FluidNetwork net(std::vector<double>(6, c));
+    for (uint32_t s = 0; s < 4; ++s)
+    {
+        for (uint32_t d = 0; d < 4; ++d)
+        {
+            if (s == d)
+            {
+                continue;
+            }
+            Shares route;
+            for (uint32_t i = std::min(s, d); i < std::max(s, d); ++i)
+            {
+                route.emplace_back(2 * i + (d > s ? 0 : 1), 1.0);
+            }
+            net.Start(0, b, route);
+        }
+    }
+    auto done = RunToEnd(net);
+    ASSERT_EQ(done.size(), 12u);
+    EXPECT_NEAR(done.back().second, 4 * b / c, 1e-15);
+}
+
+/// Checks the max-min certificate of the current rates and the oracle's rates.
+void
+ExpectMaxMin(const FluidNetwork& net,
+             const std::vector<double>& capacity,
+             const std::map<uint32_t, Shares>& active)
+{
+    std::vector<double> load(capacity.size(), 0.0);
+    for (const auto& [f, links] : active)
+    {
+        for (const auto& [k, s] : links)
+        {
+            load[k] += s * net.GetRate(f);
+        }
+    }
+    for (size_t k = 0; k < capacity.size(); ++k)
+    {
+        EXPECT_LE(load[k], capacity[k] * (1 + 1e-9)) << "link " << k << " over capacity";
+    }
+    for (const auto& [f, links] : active)
+    {
+        // A bottleneck: a full link on which no flow is faster than f.
+        bool bottleneck = false;
+        for (const auto& [k, s] : links)
+        {
+            bool full = load[k] >= capacity[k] * (1 - 1e-9);
+            bool fastest = true;
+            for (const auto& [g, gl] : active)
+            {
+                for (const auto& [gk, gs] : gl)
+                {
+                    fastest &= gk != k || net.GetRate(g) <= net.GetRate(f) * (1 + 1e-9);
+                }
+            }
+            bottleneck |= full && fastest;
+        }
+        EXPECT_TRUE(bottleneck) << "flow " << f << " has no bottleneck";
+    }
+    auto oracle = WaterFill(capacity, active);
+    for (const auto& [f, r] : oracle)
+    {
+        EXPECT_NEAR(net.GetRate(f), r, 1e-9 * r) << "flow " << f;
+    }
+}
+
+TEST(FluidNetworkTest, IncrementalRatesAreMaxMinOnRandomNetworks)
+{
+    for (uint32_t seed = 1; seed <= 40; ++seed)
+    {
+        std::mt19937 gen(seed);
+        const uint32_t nLinks = 2 + gen() % 12;
+        std::vector<double> capacity(nLinks);
+        for (auto& c : capacity)
+        {
+            c = 1.0 + gen() % 8; // unequal rates
+        }
+        FluidNetwork net(capacity);
+        std::map<uint32_t, Shares> active;
+        std::map<uint32_t, double> bytes;
+        double now = 0;
+        auto startSome = [&](uint32_t count) {
+            for (uint32_t i = 0; i < count; ++i)
+            {
+                Shares links;
+                std::set<uint32_t> used;
+                const uint32_t hops = 1 + gen() % std::min<uint32_t>(4, nLinks);
+                const bool split = gen() % 4 == 0 && nLinks >= hops + 1;
+                while (used.size() < hops + (split ? 1 : 0))
+                {
+                    used.insert(gen() % nLinks);
+                }
+                uint32_t j = 0;
+                for (uint32_t k : used)
+                {
+                    // Split flows put half on their first two links.
+                    links.emplace_back(k, split && j++ < 2 ? 0.5 : 1.0);
+                }
+                double b = 1.0 + gen() % 100;
+                uint32_t f = net.Start(now, b, links);
+                ASSERT_EQ(active.count(f), 0u);
+                active[f] = links;
+                bytes[f] = b;
+            }
+        };
+        startSome(1 + gen() % 10);
+        while (!active.empty())
+        {
+            double t = net.NextCompletion();
+            ExpectMaxMin(net, capacity, active);
+            if (HasFailure())
+            {
+                FAIL() << "seed " << seed;
+            }
+            // Sometimes start flows midway instead of completing.
+            if (gen() % 3 == 0)
+            {
+                now = now + (t - now) * 0.5;
+                startSome(1 + gen() % 3);
+                continue;
+            }
+            now = t;
+            for (uint32_t f : net.Complete(t))
+            {
+                active.erase(f);
+            }
+        }
+    }
+}
+
+TEST(FluidNetworkTest, BytesAreConservedToTheEnd)
+{
+    // Each flow's bytes = the integral of its rate from its start to its completion.
+    std::mt19937 gen(7);
+    std::vector<double> capacity(6, 3.0);
+    FluidNetwork net(capacity);
+    std::map<uint32_t, double> moved;
+    std::map<uint32_t, double> want;
+    for (uint32_t i = 0; i < 20; ++i)
+    {
+        Shares links{{gen() % 6, 1.0}};
+        uint32_t other = gen() % 6;
+        if (other != links[0].first)
+        {
+            links.emplace_back(other, 1.0);
+        }
+        double b = 10.0 + gen() % 50;
+        uint32_t f = net.Start(0, b, links);
+        want[f] = b;
+        moved[f] = 0;
+    }
+    double now = 0;
+    for (double t = net.NextCompletion(); t < std::numeric_limits<double>::infinity();
+         t = net.NextCompletion())
+    {
+        for (auto& [f, m] : moved)
+        {
+            if (want.count(f))
+            {
+                m += net.GetRate(f) * (t - now);
+            }
+        }
+        now = t;
+        for (uint32_t f : net.Complete(t))
+        {
+            EXPECT_NEAR(moved[f], want[f], 1e-9 * want[f]) << "flow " << f;
+            want.erase(f);
+        }
+    }
+    EXPECT_TRUE(want.empty());
+}
+
+TEST(FluidNetworkTest, RecomputesOnlyTheChangedComponent)
+{
+    // 100 flows on 100 separate links, then one more on link 0: only link 0's two
+    // flows are recomputed.
+    FluidNetwork net(std::vector<double>(100, 1.0));
+    for (uint32_t k = 0; k < 100; ++k)
+    {
+        net.Start(0, 1000, {{k, 1.0}});
+    }
+    net.NextCompletion();
+    EXPECT_EQ(net.GetFlowsRecomputed(), 100u); // the first batch: everything
+    uint32_t extra = net.Start(1, 10, {{0, 1.0}});
+    net.NextCompletion();
+    EXPECT_EQ(net.GetFlowsRecomputed(), 102u);
+    EXPECT_EQ(net.GetRecomputations(), 2u);
+    EXPECT_DOUBLE_EQ(net.GetRate(extra), 0.5);
+    EXPECT_DOUBLE_EQ(net.GetRate(1), 1.0);
+}
+
+} // namespace
