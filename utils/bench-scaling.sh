@@ -5,7 +5,9 @@
 # 128-rank job. Every point is one process under /usr/bin/time.
 # Usage: utils/bench-scaling.sh [--min-ranks=8] [--max-ranks=4096] [--allreduce-bytes=1MiB]
 #                               [--alltoall-bytes=4KiB] [--alltoall-max-ranks=1024]
-#                               [--data-path=fast|ipv4] [--no-training]
+#                               [--data-path=fast|ipv4] [--level=packet|flow] [--no-training]
+# --level=flow times the flow level (the fluid engine over the same fabric and routes;
+# the "packet s" column is then the fluid run alone).
 # All-to-all sends n^2 messages; it stops at --alltoall-max-ranks (4096 ranks would
 # take hours on two cores). Columns: "packet s" is the simulator run alone (the
 # report's row wall_s: no fabric build, no twin); "events/s" divides the run's events
@@ -13,7 +15,7 @@
 # Prints a markdown table (the one in contrib/mlnet/doc/performance.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-min=8; max=4096; arBytes=1MiB; a2aBytes=4KiB; a2aMax=1024; path=fast; training=1
+min=8; max=4096; arBytes=1MiB; a2aBytes=4KiB; a2aMax=1024; path=fast; training=1; level=packet
 for a in "$@"; do
   case "$a" in
     --min-ranks=*) min=${a#--min-ranks=} ;;
@@ -23,6 +25,7 @@ for a in "$@"; do
     --allreduce-bytes=*) arBytes=${a#--allreduce-bytes=} ;;
     --alltoall-bytes=*) a2aBytes=${a#--alltoall-bytes=} ;;
     --data-path=*) path=${a#--data-path=} ;;
+    --level=packet|--level=flow) level=${a#--level=} ;;
     *) echo "error: unknown option $a; see the usage at the top of $0" >&2; exit 1 ;;
   esac
 done
@@ -37,7 +40,7 @@ trap 'rm -rf "$tmp"' EXIT
 # RSS per rank KiB, events, events/s of the packet run and of the process, simulated s).
 run() {
   local label=$1 ranks=$2; shift 2
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" --json="$tmp/out.json" >"$tmp/stdout" 2>"$tmp/stderr" || {
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" --level="$level" --json="$tmp/out.json" >"$tmp/stdout" 2>"$tmp/stderr" || {
     echo "error: $label at $ranks ranks failed: $(tail -n 1 "$tmp/stderr")" >&2; exit 1; }
   read -r wall user sys rss <"$tmp/time"
   /usr/bin/python3 - "$label" "$ranks" "$wall" "$user" "$sys" "$rss" "$tmp/out.json" <<'PY'
@@ -55,7 +58,7 @@ print(f"| {label} | {ranks} | {wall:.2f} | {cpu:.2f} | {packet:.2f} | {int(rss) 
 PY
 }
 
-echo "fat-tree (2 tiers, 100 Gbps, MTU 9000), data path: $path; ring all-reduce of $arBytes per rank, pairwise all-to-all of $a2aBytes per pair"
+echo "fat-tree (2 tiers, 100 Gbps, MTU 9000), level: $level, data path: $path; ring all-reduce of $arBytes per rank, pairwise all-to-all of $a2aBytes per pair"
 echo
 echo "| run | ranks | wall s | CPU s | packet s | peak RSS MiB | RSS/rank KiB | events | events/s | events/s all | simulated s |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"

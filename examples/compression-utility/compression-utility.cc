@@ -39,7 +39,7 @@ main(int argc, char* argv[])
     std::string bandwidths = "1Gbps,10Gbps,40Gbps,100Gbps,400Gbps";
     std::string schemes = "fp32,bf16,topk,quant,powersgd";
     std::string json;
-    RunLevelOption level("compression-utility", {RunLevel::PACKET});
+    RunLevelOption level("compression-utility", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("workers", "data-parallel workers (2..256)", c.workers, 2, 256);
@@ -92,7 +92,8 @@ main(int argc, char* argv[])
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
         OutputFiles::Declare({{"json", json}});
-        report.SetMeta("level", ToString(level.Get()));
+        c.level = level.Get();
+        report.SetMeta("level", ToString(c.level));
         report.SetMeta("data_path", c.DataPath());
         c.bandwidth = ParseDataRate(bandwidth);
         c.computeTime = ParseTime(computeTime);

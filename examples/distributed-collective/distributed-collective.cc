@@ -43,7 +43,7 @@ main(int argc, char* argv[])
     std::string communicators = "all";
     std::string json;
     std::string csv;
-    RunLevelOption level("distributed-collective", {RunLevel::PACKET});
+    RunLevelOption level("distributed-collective", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     fabric.AddToCommandLine(cmd);
@@ -76,7 +76,13 @@ main(int argc, char* argv[])
         DistributedSession session(&argc, &argv);
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);
-        report.SetMeta("level", ToString(level.Get()));
+        run.level = level.Get();
+        if (run.level == RunLevel::FLOW && DistributedSession::GetProcessCount() > 1)
+        {
+            throw std::invalid_argument("--level=flow runs in one process (the fluid needs "
+                                        "every flow at once); run it without mpirun");
+        }
+        report.SetMeta("level", ToString(run.level));
         report.SetColumns({"communicator",
                            "collective",
                            "algorithm",

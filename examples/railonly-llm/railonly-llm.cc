@@ -36,7 +36,7 @@ main(int argc, char* argv[])
     std::string fabric = "all";
     bool moe = false;
     std::string json;
-    RunLevelOption level("railonly-llm", {RunLevel::PACKET});
+    RunLevelOption level("railonly-llm", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("domains",
@@ -123,7 +123,8 @@ main(int argc, char* argv[])
             o.model.experts = o.domains * o.domainSize;
         }
         o.traces.DeclareOutputs({{"json", json}});
-        report.SetMeta("level", ToString(level.Get()));
+        o.level = level.Get();
+        report.SetMeta("level", ToString(o.level));
         report.SetMeta("data_path", o.ResolveDataPath());
         report.SetMeta("load_balancing", o.loadBalancing);
         LlmTrainingRunner::RunAll(o, LlmTrainingRunner::ParseFabrics(fabric), report);

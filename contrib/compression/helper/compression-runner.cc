@@ -16,7 +16,7 @@
 #include "ns3/string.h"
 #include "ns3/top-k-codec.h"
 #include "ns3/traffic-accounting.h"
-#include "ns3/udp-message-transport.h"
+#include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
 #include <numeric>
@@ -106,7 +106,8 @@ CompressionRunner::Run(const CompressionConfig& c)
     fabric.linkDelay = c.delay;
     fabric.dataPath = c.DataPath();
     Ptr<Cluster> cluster = FabricRegistry::Build(fabric);
-    Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
+    // Encoded values travel as real message bytes at both levels.
+    Ptr<MessageTransport> transport = TransportChoice::Create("udp", c.level);
     transport->Install(cluster);
     Ptr<RealModel> model = CreateObject<RealModel>();
     model->SetAttribute("Inputs", UintegerValue(c.inputs));

@@ -16,6 +16,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/gradient-codec.h"
 #include "ns3/nstime.h"
+#include "ns3/run-level.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -47,6 +48,7 @@ struct CompressionConfig
     double learningRate{0.05};           //!< SGD-momentum learning rate
     uint32_t batch{32};                  //!< samples per worker per iteration
     std::string dataPath{"auto"};        //!< --dataPath: auto | ipv4 | fast (DataPathChoice)
+    RunLevel level{RunLevel::PACKET};    //!< packet, or flow (FluidMessageTransport)
 
     /// \brief Throw std::invalid_argument naming the bad flag and what would be valid.
     void Validate() const;

@@ -18,6 +18,7 @@
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/message-transport.h"
 #include "ns3/stepwise-collective.h"
+#include "ns3/string.h"
 #include "ns3/torus-helper.h"
 
 #include <cmath>
@@ -196,23 +197,29 @@ TEST_F(AlphaBetaDependencyTest, MessagesOfOneNicShareItHeadFirstThenRoundRobin)
 
 TEST_F(AlphaBetaDependencyTest, IncastSharesTheDownlink)
 {
-    // Ranks 1 and 2 send c = 5000 B (W = 5250) to rank 0 at once. Their NICs are free,
-    // the switch port to rank 0 is shared: R/2 each, both last bytes leave at
-    // 2 W = 10500 ns, then L = 3050 ns.
+    // Ranks 1 and 2 send c = 5000 B (W = 5250) to rank 0 at once. Line rate: both NICs
+    // send at R, the port to rank 0 is offered 2R and holds 5250 B when they finish at
+    // 5250 ns; both wait it out: 10500 ns. Max-min: R/2 each, also 10500 ns. Then
+    // L = 3050 ns.
     Ptr<Cluster> c = Switch(4);
-    TimelinePrediction p =
-        Model(c)->PredictTimeline(OneStep({Msg(1, 0, 5000, 0, 0), Msg(2, 0, 5000, 0, 0)}));
-    EXPECT_EQ(p.messages[0].transferEnd, NanoSeconds(10500));
-    EXPECT_EQ(p.messages[1].arrival, NanoSeconds(10500 + 3050));
-    EXPECT_EQ(p.total, NanoSeconds(13550));
+    for (const char* sharing : {"LineRate", "MaxMin"})
+    {
+        Ptr<AlphaBetaModel> m = Model(c);
+        m->SetAttribute("Sharing", StringValue(sharing));
+        TimelinePrediction p =
+            m->PredictTimeline(OneStep({Msg(1, 0, 5000, 0, 0), Msg(2, 0, 5000, 0, 0)}));
+        EXPECT_EQ(p.messages[0].transferEnd, NanoSeconds(10500)) << sharing;
+        EXPECT_EQ(p.messages[1].arrival, NanoSeconds(10500 + 3050)) << sharing;
+        EXPECT_EQ(p.total, NanoSeconds(13550)) << sharing;
+    }
 }
 
 TEST_F(AlphaBetaDependencyTest, ForwardedAndOwnTrafficShareALink)
 {
     // A 4-rank line (mesh 4x1, 8 Gb/s, 1 us): rank 1 forwards 0 -> 2 on its link to
     // rank 2 while sending its own 1 -> 2. c = 5000 B, W = 5250: the link 1 -> 2
-    // carries both, R/2 each: both transfers end at 2 W = 10500 ns (the twin used to
-    // give rank 1's own message the whole link).
+    // carries both, offered 2R: both transfers end at 2 W = 10500 ns (the twin used to
+    // leave rank 1's own message out of the link's load: 5250 ns for it).
     TorusHelper h({4});
     h.SetWrap(false);
     h.SetLinkRate(kRate);
@@ -315,13 +322,15 @@ TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
 {
     // Measured errors (sim - twin)/sim at 1 MiB, listed in doc/alpha-beta-model.md;
     // the lock-step twin was off by -10 % (torus ring), -11 % (fat-tree ring),
-    // -28 % (mesh ring) and -40 % (3-tier ring).
+    // -28 % (mesh ring), -40 % (3-tier ring) and +30 % (broadcast).
     for (const PacketCase& pc : {
              PacketCase{"ideal", "", 8, 2, 0, "allreduce", "ring"},
              PacketCase{"fattree", "", 8, 2, 4, "allreduce", "ring"},
              PacketCase{"fattree", "", 16, 3, 4, "allreduce", "ring"},
              PacketCase{"torus", "4x2", 0, 2, 0, "allreduce", "ring"},
              PacketCase{"mesh", "4x2", 0, 2, 0, "allreduce", "ring"},
+             PacketCase{"torus", "4x2", 0, 2, 0, "allreduce", "torus"},
+             PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"},
              PacketCase{"ideal", "", 8, 2, 0, "allgather", "ring"},
              PacketCase{"ideal", "", 8, 2, 0, "allreduce", "hd"},
              PacketCase{"ideal", "", 8, 2, 0, "alltoall", "direct"},
@@ -337,31 +346,21 @@ TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
     }
 }
 
-TEST_F(AlphaBetaDependencyTest, ForwardingRanksShareTheirLinksAsInThePacketRun)
+TEST_F(AlphaBetaDependencyTest, BroadcastNicSharingAcrossSizes)
 {
-    // An all-to-all on a 4-rank line (mesh 4): the middle ranks forward while they send.
-    // The link 1 -> 2 carries 0->2, 0->3, 1->2 and 1->3, 4 W at R: the hard bound is
-    // 4 W * 8 / R plus a latency. Measured: ns-3 340.43 us, twin 342.21 us (-0.5 %);
-    // the twin that gave a rank's own messages its whole NIC said 257.8 us (+24 %).
-    CollectiveRunResult res =
-        RunCase(PacketCase{"mesh", "4", 0, 2, 0, "alltoall", "direct"}, "1MiB");
-    std::cout << "mesh 4 alltoall/direct 1 MiB: ns-3 " << res.simulatedS * 1e6 << " us, twin "
-              << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
-    EXPECT_LT(std::abs(res.error), 0.02);
-    const double w = 1048576.0 + std::ceil(1048576.0 / 8943) * 59; // W(1 MiB), UDP
-    EXPECT_GE(res.analyticalS, 4 * w * 8 / 100e9);
-}
-
-TEST_F(AlphaBetaDependencyTest, BroadcastOfAFewPacketsFollowsTheNicFifo)
-{
-    // The root issues all its scatter sends at once; at 64 KiB every message is a few
-    // packets and the NIC's 8-packet FIFO sends them in order (FluidTransfers' heads).
-    // Measured +0.1 %; with every message sharing the NIC evenly the twin said -24 %.
-    CollectiveRunResult res =
-        RunCase(PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"}, "64KiB");
-    std::cout << "broadcast 64KiB: ns-3 " << res.simulatedS * 1e6 << " us, twin "
-              << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
-    EXPECT_LT(std::abs(res.error), 0.01);
+    // The root issues all its scatter sends at once; the NIC's 8-packet FIFO sends
+    // the first ones ahead, the rest round-robin. Measured: 64 KiB +0.1 %, 1 MiB
+    // +0.7 %, 8 MiB -2.2 % (the fluid round-robin hands out shares byte by byte,
+    // the transport packet by packet; the difference accumulates along the ring).
+    for (auto [bytes, bound] :
+         {std::pair{"64KiB", 0.01}, std::pair{"1MiB", 0.01}, std::pair{"8MiB", 0.03}})
+    {
+        CollectiveRunResult res =
+            RunCase(PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"}, bytes);
+        std::cout << "broadcast " << bytes << ": ns-3 " << res.simulatedS * 1e6 << " us, twin "
+                  << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
+        EXPECT_LT(std::abs(res.error), bound) << bytes;
+    }
 }
 
 TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
@@ -370,7 +369,7 @@ TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
     // one uplink. Split evenly over the uplinks (PathChoice EvenSplit, the ECMP
     // expectation) the twin misses it and the run is slower: measured +39 % and +22 %
     // at 1 MiB. On each flow's hashed path (PerFlowHash, the default) it sees the
-    // collision: all-to-all -0.04 %.
+    // collision: measured -4.5 % and -0.02 %.
     Config::SetDefault("ns3::AlphaBetaModel::PathChoice", EnumValue(AlphaBetaModel::EVEN_SPLIT));
     CollectiveRunResult hd = RunCase(PacketCase{"fattree", "", 8, 2, 4, "allreduce", "hd"}, "1MiB");
     EXPECT_GT(hd.error, 0.2);
@@ -378,28 +377,34 @@ TEST_F(AlphaBetaDependencyTest, KnownGapsAreWhereTheDocSaysTheyAre)
         RunCase(PacketCase{"fattree", "", 8, 2, 4, "alltoall", "direct"}, "1MiB");
     EXPECT_GT(a2a.error, 0.1);
     Config::SetDefault("ns3::AlphaBetaModel::PathChoice", EnumValue(AlphaBetaModel::PER_FLOW_HASH));
+    hd = RunCase(PacketCase{"fattree", "", 8, 2, 4, "allreduce", "hd"}, "1MiB");
+    EXPECT_LT(std::abs(hd.error), 0.06);
     a2a = RunCase(PacketCase{"fattree", "", 8, 2, 4, "alltoall", "direct"}, "1MiB");
     EXPECT_LT(std::abs(a2a.error), 0.01);
-    // Congested ports: the packet run's switch ports are FIFO and its senders keep
-    // their NIC rate (no congestion control acts at these time scales, for UDP and for
-    // RoCE alike: the same times), so a port offered more than its rate is shared in
-    // proportion to the arrival rates; the fluid shares it max-min fairly and gives
-    // the senders' spare NIC capacity to their other messages. Where the dependency
-    // chain runs through such a port the twin is slower than the run. Measured at
-    // 1 MiB: hd on the fat-tree (per-flow paths) -14.1 %, ring broadcast (scatter and
-    // ring meet at ports) -25.3 %, torus algorithm on a 4x2 torus -5.8 %, on a 4x2
-    // mesh -20.9 % (doc/flow-level.md, "Congested ports").
-    for (auto [pc, low, high] : {
-             std::tuple{PacketCase{"fattree", "", 8, 2, 4, "allreduce", "hd"}, -0.18, -0.10},
-             std::tuple{PacketCase{"ideal", "", 8, 2, 0, "broadcast", "ring"}, -0.30, -0.20},
-             std::tuple{PacketCase{"torus", "4x2", 0, 2, 0, "allreduce", "torus"}, -0.08, -0.03},
-             std::tuple{PacketCase{"mesh", "4x2", 0, 2, 0, "allreduce", "torus"}, -0.25, -0.15},
-         })
-    {
-        CollectiveRunResult res = RunCase(pc, "1MiB");
-        std::cout << pc.fabric << " " << pc.dims << " " << pc.collective << "/" << pc.algorithm
-                  << " 1 MiB: error " << res.error * 100 << " %" << std::endl;
-        EXPECT_GT(res.error, low) << pc.fabric << " " << pc.collective << "/" << pc.algorithm;
-        EXPECT_LT(res.error, high) << pc.fabric << " " << pc.collective << "/" << pc.algorithm;
-    }
+    // Torus algorithm on a mesh: both halves run in the + direction and the wrap
+    // message crosses k-1 hops. The twin is slower than the run (measured -10.7 %);
+    // step by step the two agree through the reduce-scatter and drift apart in the
+    // all-gather of dimension 0. Not explained yet; a suspect is the downstream
+    // backlog model, which offers every message at its NIC rate on each hop instead
+    // of the rate the hop before lets through.
+    CollectiveRunResult mesh =
+        RunCase(PacketCase{"mesh", "4x2", 0, 2, 0, "allreduce", "torus"}, "1MiB");
+    EXPECT_LT(mesh.error, 0.0);
+    EXPECT_GT(mesh.error, -0.15);
+}
+
+TEST_F(AlphaBetaDependencyTest, ForwardingRanksShareTheirLinksAsInThePacketRun)
+{
+    // An all-to-all on a 4-rank line (mesh 4): the middle ranks forward while they send.
+    // The link 1 -> 2 carries 0->2, 0->3, 1->2 and 1->3, 4 W at R: the hard bound is
+    // 4 W * 8 / R plus a latency. Measured: ns-3 340.50 us, twin 342.21 us (-0.5 %);
+    // the twin that left a rank's own messages out of the load of the links it also
+    // forwards on said 257.8 us (+24 %), below the bound.
+    CollectiveRunResult res =
+        RunCase(PacketCase{"mesh", "4", 0, 2, 0, "alltoall", "direct"}, "1MiB");
+    std::cout << "mesh 4 alltoall/direct 1 MiB: ns-3 " << res.simulatedS * 1e6 << " us, twin "
+              << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
+    EXPECT_LT(std::abs(res.error), 0.02);
+    const double w = 1048576.0 + std::ceil(1048576.0 / 8943) * 59; // W(1 MiB), UDP
+    EXPECT_GE(res.analyticalS, 4 * w * 8 / 100e9);
 }

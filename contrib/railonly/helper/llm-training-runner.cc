@@ -222,7 +222,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     }
 
     o.traces.Attach(cluster);
-    Ptr<MessageTransport> transport = TransportChoice::Create(o.transport);
+    Ptr<MessageTransport> transport = TransportChoice::Create(o.transport, o.level);
     transport->Install(cluster);
     IterationGraph graph = workload->BuildGraph();
     result.tasks = graph.GetNTasks();

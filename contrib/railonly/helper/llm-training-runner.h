@@ -19,6 +19,7 @@
 #include "ns3/llm-workload.h"
 #include "ns3/rail-fabric-helper.h"
 #include "ns3/run-health.h"
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/trace-options.h"
 
@@ -50,6 +51,7 @@ struct LlmRunOptions
     TraceOptions traces;               //!< --pcap, --pcapClass, --flowmon
     uint32_t iterations{1};            //!< iterations to simulate
     std::string transport{"roce"};     //!< roce | udp | tcp | dctcp (TransportChoice)
+    RunLevel level{RunLevel::PACKET};  //!< packet, or flow (FluidMessageTransport)
     std::string dataPath{"auto"};      //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
     std::string loadBalancing{"hash"}; //!< hash | spray | flowlet | adaptive (LoadBalancer)
     LlmModelConfig model;              //!< the GPT model and its TP/PP/DP

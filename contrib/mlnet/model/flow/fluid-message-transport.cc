@@ -119,8 +119,9 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
         m_model->SetPacketization(m_packet);
     }
     m_model->SetAttribute("PerMessageOverhead", TimeValue(m_perMessageOverhead));
-    m_fluid = std::make_unique<FluidTransfers>(m_model->GetLinkCapacities(),
-                                               m_model->GetNicBacklogPackets());
+    m_fluid = FluidTransfers::Create(m_model->GetSharing(),
+                                     m_model->GetLinkCapacities(),
+                                     m_model->GetNicBacklogPackets());
 }
 
 void
@@ -141,6 +142,10 @@ FluidMessageTransport::Send(uint32_t src,
     msg.bytes = bytes;
     msg.data = std::move(data);
     msg.sent = Simulator::Now();
+    // A transfer the fluid ends at this very instant ends before this one starts (the
+    // replay's rule: transfer ends before events at the same time), even when its
+    // completion event is queued behind the event that sends.
+    CompleteDue(Simulator::Now().GetSeconds());
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
     const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
@@ -184,18 +189,39 @@ FluidMessageTransport::Update()
 void
 FluidMessageTransport::CompleteFlows()
 {
-    const double t = m_completionAt;
-    for (uint32_t slot : m_fluid->Advance(t))
+    m_completion = EventId();
+    // Messages sent at this instant before this event may have ended it already, or
+    // changed the rates: the next completion may have moved.
+    const double t = m_fluid->NextEnd();
+    if (t <= m_completionAt + FluidNetwork::kTie)
+    {
+        Finish(t);
+    }
+    Update();
+}
+
+void
+FluidMessageTransport::CompleteDue(double now)
+{
+    for (double t = m_fluid->PendingEnd(); t <= now + FluidNetwork::kTie; t = m_fluid->PendingEnd())
+    {
+        Finish(t);
+    }
+}
+
+void
+FluidMessageTransport::Finish(double t)
+{
+    for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         InFlight& x = m_inFlight[slot];
-        m_flowCompleted(x.msg, Seconds(t));
-        const Time delay = std::max(Time(0), Seconds(t + x.delivery) - Simulator::Now());
+        m_flowCompleted(x.msg, Seconds(end));
+        const Time delay = std::max(Time(0), Seconds(end + x.delivery) - Simulator::Now());
         Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
             msg.delivered = Simulator::Now();
             Deliver(msg);
         });
     }
-    Update();
 }
 
 uint32_t
@@ -235,13 +261,13 @@ FluidMessageTransport::GetModel() const
 uint64_t
 FluidMessageTransport::GetRecomputations() const
 {
-    return m_fluid ? m_fluid->GetNetwork().GetRecomputations() : 0;
+    return m_fluid ? m_fluid->GetRecomputations() : 0;
 }
 
 uint64_t
 FluidMessageTransport::GetFlowsRecomputed() const
 {
-    return m_fluid ? m_fluid->GetNetwork().GetFlowsRecomputed() : 0;
+    return m_fluid ? m_fluid->GetFlowsRecomputed() : 0;
 }
 
 uint32_t

@@ -11,8 +11,9 @@
  * flow of W(m) wire bytes over the route the packet run's frames take (the same
  * RoutePlanner tables, the same flow-hash choice for the packet transport's flow key,
  * the same reroutes around failed links), through its sender NIC's FIFO as the packet
- * transport feeds it and sharing every link max-min fairly with the other messages in
- * flight (FluidTransfers). When its last byte has left, it is delivered after its
+ * transport feeds it and sharing the links with the other messages in flight as that
+ * transport's senders do (FluidTransfers: line rate with FIFO backlogs for UDP and
+ * RDMA, max-min for TCP). When its last byte has left, it is delivered after its
  * route's pipeline latency L = (h-1)*F1*8/R + h*d plus PerMessageOverhead. Routes and
  * latencies come from an AlphaBetaModel, so a collective's flow-level time equals the
  * twin's Predict of its schedule (the same fluid), which a test checks.
@@ -103,8 +104,12 @@ private:
     /// Recompute the rates the sends and completions since the last call changed,
     /// and schedule the next completion (once per instant, after every send of it).
     void Update();
-    /// The flows ending now leave; their messages are delivered after their latency.
+    /// The completion event: the transfers ending now end (unless the rates moved).
     void CompleteFlows();
+    /// End every transfer whose end at the current rates is at or before `now` (s).
+    void CompleteDue(double now);
+    /// End the transfers ending at t; their messages are delivered after their latency.
+    void Finish(double t);
 
     Ptr<MessageTransport> m_packet;
     Ptr<AlphaBetaModel> m_model;

@@ -49,7 +49,10 @@ FluidNetwork::Start(double now, double bytes, const LinkShares& links, bool prio
 {
     NS_ASSERT_MSG(bytes > 0, "a flow without bytes");
     NS_ASSERT_MSG(!links.empty(), "a flow that crosses no link");
-    m_now = std::max(m_now, now);
+    // An owner whose clock is rounded (ns-3's) may start a flow a hair after a
+    // completion it has not processed yet: it starts at that completion instead, so no
+    // flow is settled past its end.
+    m_now = std::max(m_now, std::min(now, PendingCompletion()));
     uint32_t slot;
     if (m_free.empty())
     {
@@ -105,6 +108,12 @@ FluidNetwork::NextCompletion()
     {
         Recompute();
     }
+    return PendingCompletion();
+}
+
+double
+FluidNetwork::PendingCompletion()
+{
     while (!m_ends.empty())
     {
         const Entry& e = m_ends.top();
@@ -121,7 +130,6 @@ FluidNetwork::NextCompletion()
 const std::vector<uint32_t>&
 FluidNetwork::Complete(double t)
 {
-    NS_ASSERT_MSG(m_dirty.empty(), "Complete without NextCompletion after a change");
     m_now = std::max(m_now, t);
     m_completed.clear();
     while (!m_ends.empty())

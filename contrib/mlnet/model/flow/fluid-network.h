@@ -82,7 +82,14 @@ public:
     double NextCompletion();
 
     /**
-     * \brief Complete every flow ending within kTie of t (t = NextCompletion()).
+     * \return the earliest completion at the rates of the last recomputation, without
+     * recomputing (one at or before now is due whatever started since)
+     */
+    double PendingCompletion();
+
+    /**
+     * \brief Complete every flow ending within kTie of t (t = NextCompletion(), or a
+     * due PendingCompletion()).
      * \return their handles in start order (valid until the next call)
      */
     const std::vector<uint32_t>& Complete(double t);

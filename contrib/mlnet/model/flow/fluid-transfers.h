@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * FluidTransfers: messages' wire bytes as fluid transfers, with the sender NIC of the
- * packet transports in front of the max-min fluid (FluidNetwork). The twin's replay
- * (TimelineReplay) and the flow level (FluidMessageTransport) both move their
- * messages through it, so both see the same sharing.
+ * FluidTransfers: messages' wire bytes as fluid transfers over directed links of fixed
+ * capacity -- the engine of the twin's replay (TimelineReplay) and of the flow level
+ * (FluidMessageTransport), which both move their messages through one of these, so
+ * both see the same sharing. A transfer starts when its message is sent and ends when
+ * its last byte has left the fabric's queues; its owner adds the pipeline latency.
  *
- * What it models. The UDP and RDMA transports feed a NIC from a FIFO of at most
- * B packets (MaxBacklogPackets), refilled round-robin from the messages active on
- * that NIC. A message issued while the FIFO has room and no round-robin message is
- * waiting puts its first packets (up to the room) in it at once: this head leaves
- * before the round-robin traffic, after the heads queued before it (FIFO). In the
- * fluid, the head at the front of a NIC's FIFO is a priority flow (served first on
- * every link: FluidNetwork's strict priority) and the heads behind it wait; the rest
- * of every message is an ordinary flow from the start, sharing max-min fairly what
- * the heads leave. A message issued while round-robin messages are waiting on its NIC
- * has no head. A message split by ECMP over several links of its sender, or when B is
- * 0, has no head either. A transfer ends when its last byte has left (head and rest).
- * For messages of more than a few packets the head is a small correction; for
- * messages of the order of B packets it decides which message leaves first (a
- * broadcast's scatter followed by its ring, for instance).
+ * Two sharing disciplines, one per kind of transport (FluidSharing):
  *
- * What it leaves out. The B packets of round-robin traffic that a new message finds
- * queued before it (it starts sharing at once); everything FluidNetwork leaves out.
+ *   LineRateTransfers  senders that do not slow down for the network (the UDP
+ *                      transport; the RDMA transport, whose DCQCN does not act within
+ *                      the time of a collective's messages): the sender NIC's FIFO of B
+ *                      packets and round-robin decide every rate; a link offered more
+ *                      than its rate builds a FIFO backlog that each message crossing it
+ *                      waits out. Messages leave a congested port in arrival order.
+ *   MaxMinTransfers    congestion-controlled senders (TCP, DCTCP): rates max-min fair
+ *                      over every link (FluidNetwork), the NIC's FIFO head first.
+ *
+ * The files of each say what it models and what it leaves out.
  */
 #ifndef MLNET_FLUID_TRANSFERS_H
 #define MLNET_FLUID_TRANSFERS_H
@@ -29,100 +25,89 @@
 #include "ns3/fluid-network.h"
 
 #include <cstdint>
-#include <deque>
-#include <unordered_map>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3
 {
 
+/// How transfers share links (see the file comment).
+enum class FluidSharing
+{
+    LINE_RATE, //!< senders at their NIC share, FIFO backlogs at congested links
+    MAX_MIN    //!< max-min fair over every link
+};
+
+/// \return "line-rate" or "max-min"
+std::string ToString(FluidSharing sharing);
+
 /**
- * \brief Messages' wire bytes through the sender NIC's FIFO and the max-min fluid.
+ * \brief Messages' wire bytes as fluid transfers (see the file comment).
  */
 class FluidTransfers
 {
 public:
+    /// A transfer that ended: its handle and when its last byte left (s).
+    struct Ended
+    {
+        uint32_t transfer;
+        double end;
+    };
+
     /**
+     * \brief The transfers of a sharing discipline.
+     * \param sharing line-rate or max-min
      * \param capacity per directed link key, its capacity (bytes per second)
-     * \param nicBacklogPackets B, packets of a sender NIC's FIFO (0: no heads)
+     * \param nicBacklogPackets B, packets of a sender NIC's FIFO (0: none)
      */
-    FluidTransfers(std::vector<double> capacity, uint32_t nicBacklogPackets);
+    static std::unique_ptr<FluidTransfers> Create(FluidSharing sharing,
+                                                  std::vector<double> capacity,
+                                                  uint32_t nicBacklogPackets);
+
+    virtual ~FluidTransfers() = default;
 
     /**
      * \brief Start a message's transfer now.
-     * \param now the current time (s)
+     * \param now the current time (s; a time before the last one is taken as that one)
      * \param wire its wire bytes W (> 0)
      * \param packets its packets n (> 0)
      * \param route the links it crosses with their shares, its sender's links first
      * \param senderLinks how many of them leave the sender (its NIC links, >= 1)
      * \return its handle, valid until Advance returns it (handles are reused)
      */
-    uint32_t Start(double now,
-                   double wire,
-                   uint64_t packets,
-                   const FluidNetwork::LinkShares& route,
-                   uint32_t senderLinks);
+    virtual uint32_t Start(double now,
+                           double wire,
+                           uint64_t packets,
+                           const FluidNetwork::LinkShares& route,
+                           uint32_t senderLinks) = 0;
 
-    /// \return when the next flow (a head or a whole transfer) ends (+infinity: none)
-    double NextEnd();
+    /// \return when the next change happens (a head leaves, a transfer's last byte
+    /// leaves its NIC), after updating what the starts and ends since the last call
+    /// changed; +infinity when nothing moves
+    virtual double NextEnd() = 0;
 
     /**
-     * \brief Everything ending within FluidNetwork::kTie of t (t = NextEnd()) ends.
-     * \return the transfers whose last byte left, in start order (valid until the next
-     * call)
+     * \return the earliest end at the rates of the last update, without updating them:
+     * one at or before the owner's clock is due whatever was started since (an owner
+     * whose clock is rounded ends it before starting more; see FluidMessageTransport)
      */
-    const std::vector<uint32_t>& Advance(double t);
+    virtual double PendingEnd() = 0;
+
+    /**
+     * \brief Everything ending within FluidNetwork::kTie of t (t = NextEnd() or a due
+     * PendingEnd()) ends.
+     * \return the transfers that ended, in start order, with the time their last byte
+     * left (t, or later when it still waits behind a backlog); valid until the next call
+     */
+    virtual const std::vector<Ended>& Advance(double t) = 0;
 
     /// \return transfers started and not ended
-    uint32_t GetActive() const;
-    /// \return the fluid underneath (its counters)
-    const FluidNetwork& GetNetwork() const;
-
-private:
-    static constexpr uint32_t kNone = UINT32_MAX;
-
-    /// One message's transfer (a slot, reused).
-    struct Transfer
-    {
-        FluidNetwork::LinkShares route;
-        uint64_t order{0};
-        uint32_t nic{kNone};      //!< its one sender link, or kNone
-        double head{0};           //!< head bytes (0: none)
-        double headPackets{0};    //!< head packets
-        double perPacket{0};      //!< W / n
-        uint32_t headFlow{kNone}; //!< the head's flow while it is in the fluid
-        uint32_t pending{0};      //!< its flows (or queued head) not yet ended
-        bool inRoundRobin{false}; //!< counted in its NIC's round-robin messages
-        bool active{false};
-    };
-
-    /// A sender NIC link with a FIFO.
-    struct Nic
-    {
-        std::deque<uint32_t> fifo; //!< transfers whose head is queued; the front is moving
-        uint32_t roundRobin{0};    //!< transfers past their head with bytes still to send
-    };
-
-    /// Which transfer a flow belongs to, and whether it is that transfer's head.
-    struct Owner
-    {
-        uint32_t transfer{kNone};
-        bool head{false};
-    };
-
-    void StartHead(double now, uint32_t slot);
-    void FlowEnded(double t, const Owner& owner);
-
-    FluidNetwork m_net;
-    uint32_t m_backlog;
-    std::vector<Transfer> m_transfers;
-    std::vector<uint32_t> m_free;
-    std::unordered_map<uint32_t, Nic> m_nics; //!< by directed link key
-    std::vector<Owner> m_owner;               //!< by FluidNetwork handle
-    std::vector<Owner> m_ended;               //!< scratch
-    std::vector<uint32_t> m_done;             //!< the last Advance's transfers
-    uint32_t m_active{0};
-    uint64_t m_order{0};
+    virtual uint32_t GetActive() const = 0;
+    /// \return rate recomputations so far
+    virtual uint64_t GetRecomputations() const = 0;
+    /// \return transfers whose rate was recomputed, summed over the recomputations
+    virtual uint64_t GetFlowsRecomputed() const = 0;
 };
 
 } // namespace ns3

@@ -67,6 +67,21 @@ AlphaBetaModel::GetTypeId()
                           UintegerValue(8),
                           MakeUintegerAccessor(&AlphaBetaModel::m_nicBacklogPackets),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Sharing",
+                          "How messages share links in Predict and at the flow level: "
+                          "Auto, the transport's way (LineRate for transports that keep a "
+                          "NIC FIFO and no congestion control acting on a message, UDP and "
+                          "RDMA, and when no transport is given; MaxMin for TCP and DCTCP); "
+                          "LineRate (senders at their NIC share, FIFO backlogs at "
+                          "congested links); MaxMin (max-min fair over every link).",
+                          EnumValue(SHARING_AUTO),
+                          MakeEnumAccessor(&AlphaBetaModel::m_sharing),
+                          MakeEnumChecker(SHARING_AUTO,
+                                          "Auto",
+                                          SHARING_LINE_RATE,
+                                          "LineRate",
+                                          SHARING_MAX_MIN,
+                                          "MaxMin"))
             .AddAttribute("ReductionTimePerByte",
                           "Time to reduce one received byte (gamma, s/B); used by the "
                           "schedule overloads. The collective overloads use the collective's "
@@ -563,6 +578,20 @@ AlphaBetaModel::GetNicBacklogPackets() const
     return m_nicBacklogPackets;
 }
 
+FluidSharing
+AlphaBetaModel::GetSharing() const
+{
+    if (m_sharing != SHARING_AUTO)
+    {
+        return m_sharing == SHARING_MAX_MIN ? FluidSharing::MAX_MIN : FluidSharing::LINE_RATE;
+    }
+    // A transport with a NIC FIFO (MaxBacklogPackets: UDP, RDMA) sends at line rate.
+    UintegerValue backlog;
+    return !m_flowKeys || m_flowKeys->GetAttributeFailSafe("MaxBacklogPackets", backlog)
+               ? FluidSharing::LINE_RATE
+               : FluidSharing::MAX_MIN;
+}
+
 std::vector<double>
 AlphaBetaModel::GetLinkCapacities() const
 {
@@ -644,6 +673,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     parameters.reductionTimePerByte = gamma;
     parameters.perMessageOverhead = m_perMessageOverhead.GetSeconds();
     parameters.nicBacklogPackets = m_nicBacklogPackets;
+    parameters.sharing = GetSharing();
     // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     TimelineReplay replay(

@@ -104,6 +104,14 @@ public:
     AlphaBetaModel();
     ~AlphaBetaModel() override;
 
+    /// How messages share links (attribute Sharing).
+    enum Sharing
+    {
+        SHARING_AUTO,      //!< the transport's: LineRate for UDP and RDMA, MaxMin for TCP
+        SHARING_LINE_RATE, //!< senders at their NIC share, FIFO backlogs (LineRateTransfers)
+        SHARING_MAX_MIN    //!< max-min fair over every link (MaxMinTransfers)
+    };
+
     /// How a message uses equal-cost next hops (attribute PathChoice).
     enum PathChoice
     {
@@ -241,6 +249,8 @@ public:
                        uint32_t& senderLinks) const;
     /// \return NicBacklogPackets (the sender NIC's FIFO, packets)
     uint32_t GetNicBacklogPackets() const;
+    /// \return how messages share links (the Sharing attribute, Auto resolved)
+    FluidSharing GetSharing() const;
 
 protected:
     void DoDispose() override;
@@ -294,6 +304,7 @@ private:
 
     Packetization m_packetization;
     uint32_t m_nicBacklogPackets{8};
+    Sharing m_sharing{SHARING_AUTO};
     double m_reduceTimePerByte{0}; //!< gamma (s/B)
     Time m_perMessageOverhead;
     PathChoice m_pathChoice{PER_FLOW_HASH};

@@ -341,7 +341,9 @@ TimelineReplay::EnterAllChains()
         capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
         capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
     }
-    m_fluid = std::make_unique<FluidTransfers>(std::move(capacity), m_parameters.nicBacklogPackets);
+    m_fluid = FluidTransfers::Create(m_parameters.sharing,
+                                     std::move(capacity),
+                                     m_parameters.nicBacklogPackets);
     m_finish.assign(m_nRanks, 0.0);
     m_computeFree.assign(m_nRanks, 0.0);
     for (uint32_t c = 0; c < m_chains.size(); ++c)
@@ -467,13 +469,13 @@ TimelineReplay::StartMessage(uint32_t id)
 void
 TimelineReplay::EndTransfers(double t)
 {
-    for (uint32_t slot : m_fluid->Advance(t))
+    for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         const InFlight& x = m_inFlight[slot];
-        double arrival = t + x.delivery;
+        double arrival = end + x.delivery;
         if (m_keep)
         {
-            m_out.messages[x.id].transferEnd = Seconds(t);
+            m_out.messages[x.id].transferEnd = Seconds(end);
             m_out.messages[x.id].arrival = Seconds(arrival);
         }
         m_events.push({arrival, m_seq++, true, x.id});
@@ -522,8 +524,8 @@ TimelineReplay::Report()
     {
         NS_ASSERT_MSG(ch.done, "rank " << ch.rank << " chain " << ch.chain << " never finished");
     }
-    m_out.rateUpdates = m_fluid->GetNetwork().GetRecomputations();
-    m_out.flowsRecomputed = m_fluid->GetNetwork().GetFlowsRecomputed();
+    m_out.rateUpdates = m_fluid->GetRecomputations();
+    m_out.flowsRecomputed = m_fluid->GetFlowsRecomputed();
     double total = 0;
     m_out.rankFinish.resize(m_nRanks);
     for (uint32_t r = 0; r < m_nRanks; ++r)

@@ -9,11 +9,11 @@
  * every message of the earlier steps of its chain. The bytes of the messages in
  * flight are FluidTransfers (fluid-transfers.h): each message's wire bytes W(m) over
  * the links of its route, behind its sender NIC's FIFO as the packet transports feed
- * it (a head of up to NicBacklogPackets packets first), and rates max-min fair over
- * every link they cross (the sender's NIC, switch ports, the receiver's NIC; a
- * rank's own traffic and the traffic it forwards share its links alike). A message's last byte
- * arrives its own route's pipeline latency L + PerMessageOverhead after it has left. The collective
- * ends when its last rank has finished. Exact for a single message on an idle path
+ * it (a head of up to NicBacklogPackets packets first), sharing the links as the
+ * transport's senders do (line rate with FIFO backlogs at congested links, or max-min
+ * fair; a rank's own traffic and the traffic it forwards share its links alike). A message's last
+ * byte arrives its own route's pipeline latency L + PerMessageOverhead after it has left. The
+ * collective ends when its last rank has finished. Exact for a single message on an idle path
  * (T_msg), and for a ring on an ideal switch (equal to the lock-step value up to its
  * per-step rounding).
  *
@@ -113,6 +113,7 @@ public:
         double reductionTimePerByte{0}; //!< gamma (s/B)
         double perMessageOverhead{0};   //!< software alpha added to every delivery (s)
         uint32_t nicBacklogPackets{8};  //!< packets of a sender NIC's FIFO (0: no heads)
+        FluidSharing sharing{FluidSharing::LINE_RATE}; //!< how transfers share links
     };
 
     /**

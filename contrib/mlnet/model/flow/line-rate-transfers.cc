@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * LineRateTransfers: see line-rate-transfers.h for what is modelled and what is left
+ * out.
+ *
+ * Incremental, same rules as a full rescan. A transfer's bytes left in its current
+ * phase (head, then rest) are kept at t0 with the rate since t0 and brought up to date
+ * (Settle) only when its rate or phase changes or the NIC FIFO rules read them. Rates
+ * depend only on the sender's NIC links (FIFO order and emptiness, round-robin
+ * weights), so a change on a NIC link recomputes the transfers on that link; a changed
+ * rate moves its links' offered loads by the difference, after taking their backlog at
+ * now (Rebase; the backlog is linear between changes of the offered load). Ties are
+ * handled in start order. timeline-replay-test.cc checks it against a brute-force
+ * oracle.
+ */
+#include "line-rate-transfers.h"
+
+#include "ns3/assert.h"
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MlnetLineRateTransfers");
+
+namespace
+{
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+} // namespace
+
+LineRateTransfers::LineRateTransfers(std::vector<double> capacity, uint32_t nicBacklogPackets)
+    : m_capacity(std::move(capacity)),
+      m_backlog(nicBacklogPackets),
+      m_nicOf(m_capacity.size(), kNone),
+      m_load(m_capacity.size())
+{
+}
+
+LineRateTransfers::Nic&
+LineRateTransfers::NicOf(uint32_t key)
+{
+    if (m_nicOf[key] == kNone)
+    {
+        m_nicOf[key] = static_cast<uint32_t>(m_nics.size());
+        m_nics.emplace_back();
+    }
+    return m_nics[m_nicOf[key]];
+}
+
+uint32_t
+LineRateTransfers::Start(double now,
+                         double wire,
+                         uint64_t packets,
+                         const FluidNetwork::LinkShares& route,
+                         uint32_t senderLinks)
+{
+    NS_ASSERT_MSG(wire > 0 && packets > 0, "a transfer without bytes");
+    NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
+    // An owner whose clock is rounded (ns-3's) may start a transfer a hair after a
+    // phase end it has not processed yet: it starts at that end instead, so no phase
+    // is settled past its end.
+    m_now = std::max(m_now, std::min(now, PendingEnd()));
+    uint32_t slot;
+    if (m_freeFlows.empty())
+    {
+        slot = static_cast<uint32_t>(m_flows.size());
+        m_flows.emplace_back();
+    }
+    else
+    {
+        slot = m_freeFlows.back();
+        m_freeFlows.pop_back();
+    }
+    Flow& f = m_flows[slot];
+    f.order = m_startOrder++;
+    f.shares = route;
+    f.nicCount = senderLinks;
+    f.nic = f.nicCount == 1 ? f.shares[0].first : kNone;
+    f.packets = packets;
+    f.wire = wire;
+    f.head = 0;
+    f.rest = f.wire;
+    f.t0 = m_now;
+    f.rate = 0;
+    f.active = true;
+    f.phaseChanged = true;
+    if (f.nic != kNone && m_backlog > 0)
+    {
+        NicOf(f.nic);
+        AdmitToNicFifo(slot);
+    }
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        NicOf(key).flows.push_back(slot);
+        Touch(key);
+    }
+    for (const auto& [key, share] : f.shares)
+    {
+        ++m_load[key].flows;
+    }
+    ++m_activeFlows;
+    m_dirty = true;
+    return slot;
+}
+
+void
+LineRateTransfers::AdmitToNicFifo(uint32_t slot)
+{
+    Flow& f = m_flows[slot];
+    Nic& nic = m_nics[m_nicOf[f.nic]];
+    const double fifoPackets = static_cast<double>(m_backlog);
+    double perPacket = f.wire / static_cast<double>(f.packets);
+    double queued = 0; // packets already in the FIFO
+    for (uint32_t j : nic.fifo)
+    {
+        Flow& g = m_flows[j];
+        Settle(g);
+        queued += g.head / (g.wire / static_cast<double>(g.packets));
+    }
+    double room = std::floor(fifoPackets - queued + 1e-9);
+    // The FIFO is kept full while round-robin messages wait: no room then.
+    bool roundRobinWaiting = false;
+    for (uint32_t j : nic.flows)
+    {
+        roundRobinWaiting |= m_flows[j].nic == f.nic && m_flows[j].head <= 0;
+    }
+    if (room >= 1 && !roundRobinWaiting)
+    {
+        double pk = std::min(static_cast<double>(f.packets), room);
+        f.head = pk == static_cast<double>(f.packets) ? f.wire : pk * perPacket;
+        f.rest = f.wire - f.head;
+        nic.fifo.push_back(slot);
+    }
+    else if (roundRobinWaiting && nic.fifo.empty())
+    {
+        // The FIFO is full of packets of the round-robin messages: they leave before
+        // this message's first packet. Split B packets evenly over them and send those
+        // first.
+        std::vector<uint32_t> rr;
+        for (uint32_t j : nic.flows)
+        {
+            Flow& g = m_flows[j];
+            if (g.nic == f.nic && g.head <= 0)
+            {
+                Settle(g);
+                if (g.rest > 0)
+                {
+                    rr.push_back(j);
+                }
+            }
+        }
+        for (uint32_t j : rr)
+        {
+            Flow& g = m_flows[j];
+            double bpp = g.wire / static_cast<double>(g.packets);
+            double h = std::min(g.rest, fifoPackets / rr.size() * bpp);
+            g.head = h;
+            g.rest -= h;
+            g.phaseChanged = true;
+            nic.fifo.push_back(j);
+        }
+    }
+}
+
+double
+LineRateTransfers::Backlog(uint32_t key, double t) const
+{
+    // Offered load constant since qTime.
+    const Load& d = m_load[key];
+    return std::max(0.0, d.queue + (d.offered - m_capacity[key]) * (t - d.qTime));
+}
+
+void
+LineRateTransfers::Rebase(uint32_t key)
+{
+    Load& d = m_load[key];
+    d.queue = Backlog(key, m_now);
+    d.qTime = m_now;
+}
+
+void
+LineRateTransfers::Settle(Flow& f) const
+{
+    if (f.t0 != m_now && f.rate > 0)
+    {
+        double& left = f.head > 0 ? f.head : f.rest;
+        left -= f.rate * (m_now - f.t0);
+    }
+    f.t0 = m_now;
+}
+
+void
+LineRateTransfers::Touch(uint32_t nicKey)
+{
+    Nic& nic = m_nics[m_nicOf[nicKey]];
+    if (!nic.touched)
+    {
+        nic.touched = true;
+        m_touched.push_back(nicKey);
+    }
+}
+
+double
+LineRateTransfers::NewRate(const Flow& f, uint32_t slot) const
+{
+    if (f.head > 0)
+    {
+        return m_nics[m_nicOf[f.nic]].fifo.front() == slot ? m_capacity[f.nic] : 0.0;
+    }
+    double spb = 0;
+    bool blocked = false;
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        const Nic& nic = m_nics[m_nicOf[key]];
+        blocked |= !nic.fifo.empty();
+        spb = std::max(spb, nic.weight / m_capacity[key]);
+    }
+    return blocked ? 0.0 : 1.0 / spb;
+}
+
+void
+LineRateTransfers::UpdateRates()
+{
+    // The ended transfers leave their links.
+    for (uint32_t slot : m_retired)
+    {
+        Flow& f = m_flows[slot];
+        for (uint32_t k = 0; k < f.shares.size(); ++k)
+        {
+            uint32_t key = f.shares[k].first;
+            Load& d = m_load[key];
+            Rebase(key);
+            d.offered -= f.shares[k].second * f.rate;
+            if (--d.flows == 0)
+            {
+                d.offered = 0;
+            }
+        }
+        f.active = false;
+        ++f.version;
+        m_freeFlows.push_back(slot);
+    }
+    m_retired.clear();
+    // Round-robin weights of the touched NIC links, summed in start order; their
+    // transfers' rates are recomputed.
+    m_update.clear();
+    for (uint32_t key : m_touched)
+    {
+        Nic& nic = m_nics[m_nicOf[key]];
+        nic.touched = false;
+        nic.weight = 0;
+        for (uint32_t slot : nic.flows)
+        {
+            Flow& f = m_flows[slot];
+            if (f.head <= 0)
+            {
+                for (uint32_t k = 0; k < f.nicCount; ++k)
+                {
+                    if (f.shares[k].first == key)
+                    {
+                        nic.weight += f.shares[k].second;
+                    }
+                }
+            }
+            if (!f.marked)
+            {
+                f.marked = true;
+                m_update.push_back(slot);
+            }
+        }
+    }
+    m_touched.clear();
+    m_flowsUpdated += m_update.size();
+    for (uint32_t slot : m_update)
+    {
+        Flow& f = m_flows[slot];
+        f.marked = false;
+        double rate = NewRate(f, slot);
+        if (rate == f.rate && !f.phaseChanged)
+        {
+            continue;
+        }
+        Settle(f);
+        if (rate != f.rate)
+        {
+            // Its links: the backlog so far, then the new offered load.
+            for (uint32_t k = 0; k < f.shares.size(); ++k)
+            {
+                uint32_t key = f.shares[k].first;
+                Rebase(key);
+                m_load[key].offered += f.shares[k].second * (rate - f.rate);
+            }
+        }
+        f.rate = rate;
+        f.phaseChanged = false;
+        ++f.version;
+        if (rate > 0)
+        {
+            double left = f.head > 0 ? f.head : f.rest;
+            f.end = m_now + std::max(0.0, left / rate);
+            m_ends.push({f.end, slot, f.version});
+        }
+    }
+    // Stale heap entries: rebuild when they outnumber the live ones.
+    if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
+    {
+        std::vector<PhaseEnd> live;
+        live.reserve(m_activeFlows);
+        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
+        {
+            const Flow& f = m_flows[slot];
+            if (f.active && f.rate > 0)
+            {
+                live.push_back({f.end, slot, f.version});
+            }
+        }
+        m_ends = decltype(m_ends)(std::greater<>(), std::move(live));
+    }
+    ++m_rateUpdates;
+}
+
+double
+LineRateTransfers::NextEnd()
+{
+    if (m_dirty)
+    {
+        UpdateRates();
+        m_dirty = false;
+    }
+    return PendingEnd();
+}
+
+double
+LineRateTransfers::PendingEnd()
+{
+    while (!m_ends.empty())
+    {
+        const PhaseEnd& e = m_ends.top();
+        const Flow& f = m_flows[e.flow];
+        if (f.active && f.version == e.version)
+        {
+            return e.t;
+        }
+        m_ends.pop();
+    }
+    return kInfinity;
+}
+
+const std::vector<FluidTransfers::Ended>&
+LineRateTransfers::Advance(double t)
+{
+    // Every phase ending within kTie of t ends now, in start order.
+    m_now = std::max(m_now, t);
+    m_ended.clear();
+    m_batch.clear();
+    while (!m_ends.empty())
+    {
+        const PhaseEnd e = m_ends.top();
+        const Flow& f = m_flows[e.flow];
+        if (f.active && f.version == e.version)
+        {
+            if (e.t - t > FluidNetwork::kTie)
+            {
+                break;
+            }
+            m_batch.push_back(e.flow);
+        }
+        m_ends.pop();
+    }
+    std::sort(m_batch.begin(), m_batch.end(), [this](uint32_t a, uint32_t b) {
+        return m_flows[a].order < m_flows[b].order;
+    });
+    m_dirty = true;
+    for (uint32_t slot : m_batch)
+    {
+        Flow& f = m_flows[slot];
+        ++f.version;
+        f.t0 = t;
+        if (f.head > 0)
+        {
+            f.head = 0;
+            Nic& nic = m_nics[m_nicOf[f.nic]];
+            NS_ASSERT(nic.fifo.front() == slot);
+            nic.fifo.pop_front();
+            Touch(f.nic);
+            if (f.rest > 0)
+            {
+                f.phaseChanged = true;
+                continue;
+            }
+        }
+        f.rest = 0;
+        FinishTransfer(f, slot);
+    }
+    return m_ended;
+}
+
+void
+LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
+{
+    // Its last byte left the NIC; it waits behind the largest backlog on its route
+    // (links offered more than their rate; FIFO). The largest, not the sum: a link
+    // behind a congested one is only fed at that one's rate, which the offered loads
+    // (NIC rates) overstate.
+    double wait = 0;
+    for (const auto& [key, share] : f.shares)
+    {
+        wait = std::max(wait, Backlog(key, m_now) / m_capacity[key]);
+    }
+    m_ended.push_back({slot, m_now + wait});
+    // It leaves its NIC links now; its offered loads at the next rate update.
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        uint32_t key = f.shares[k].first;
+        auto& flows = m_nics[m_nicOf[key]].flows;
+        flows.erase(std::find(flows.begin(), flows.end(), slot));
+        Touch(key);
+    }
+    --m_activeFlows;
+    m_retired.push_back(slot);
+}
+
+uint32_t
+LineRateTransfers::GetActive() const
+{
+    return m_activeFlows;
+}
+
+uint64_t
+LineRateTransfers::GetRecomputations() const
+{
+    return m_rateUpdates;
+}
+
+uint64_t
+LineRateTransfers::GetFlowsRecomputed() const
+{
+    return m_flowsUpdated;
+}
+
+} // namespace ns3

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * LineRateTransfers: the line-rate discipline of FluidTransfers (fluid-transfers.h), for
+ * senders that do not slow down for the network: the UDP transport, and the RDMA
+ * transport, whose DCQCN does not act within a collective's messages (measured: the
+ * same times as UDP at packet level).
+ *
+ * What it models. The transports' NIC scheduler: a FIFO of at most B packets
+ * (MaxBacklogPackets) filled round-robin from the messages active on a NIC. A message
+ * issued while the FIFO has room (and no round-robin message waits) puts its first
+ * packets (up to the room) in it at once: this head leaves at the NIC's full rate,
+ * after the heads queued before it. The rest of every message is round-robin: rate =
+ * R / (sum of the round-robin shares on the link), nothing while a head is queued. A
+ * message issued while the FIFO is full of round-robin traffic waits for those B
+ * packets (they become heads of their messages). A message that ECMP splits over
+ * several links of its sender has no head and is round-robin on each.
+ *
+ * Beyond the NIC, senders never slow down: a message offers its NIC rate x its ECMP
+ * share to every link of its route, its sender's own link included (a rank that
+ * forwards traffic sends its own messages on the same links). A link offered more
+ * than its rate builds a FIFO backlog Q (fluid, dQ/dt = offered - rate while Q > 0);
+ * a message whose last byte leaves its NIC at t ends when the largest Q(t)/rate over
+ * the links of its route has drained: bytes leave a congested port in the order they
+ * came, so a message that arrived first leaves first.
+ *
+ * What it leaves out. Packet interleaving (fluid), losses and repair (queues never
+ * overflow), PFC pauses; the offered loads are NIC rates, so a link behind a congested
+ * one is over-estimated (hence the largest wait on a route, not the sum).
+ *
+ * Cost. Rates depend only on the sender's NIC links, so a start, a head leaving or an
+ * end recomputes only the transfers on the touched NIC links; a changed rate moves its
+ * links' offered loads by the difference, after taking each backlog at that instant.
+ * Per event: O(transfers on those NIC links x route length + log active).
+ */
+#ifndef MLNET_LINE_RATE_TRANSFERS_H
+#define MLNET_LINE_RATE_TRANSFERS_H
+
+#include "ns3/fluid-transfers.h"
+
+#include <cstdint>
+#include <deque>
+#include <queue>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \brief Line-rate senders, FIFO backlogs at congested links (see the file comment).
+ */
+class LineRateTransfers : public FluidTransfers
+{
+public:
+    /**
+     * \param capacity per directed link key, its capacity (bytes per second)
+     * \param nicBacklogPackets B, packets of a sender NIC's FIFO (0: round-robin only)
+     */
+    LineRateTransfers(std::vector<double> capacity, uint32_t nicBacklogPackets);
+
+    uint32_t Start(double now,
+                   double wire,
+                   uint64_t packets,
+                   const FluidNetwork::LinkShares& route,
+                   uint32_t senderLinks) override;
+    double NextEnd() override;
+    double PendingEnd() override;
+    const std::vector<Ended>& Advance(double t) override;
+    uint32_t GetActive() const override;
+    uint64_t GetRecomputations() const override;
+    uint64_t GetFlowsRecomputed() const override;
+
+private:
+    static constexpr uint32_t kNone = UINT32_MAX;
+
+    /// A transfer in flight (a slot, reused): its route and fluid state.
+    struct Flow
+    {
+        uint64_t order{0};               //!< start order: ties are handled in it
+        uint64_t packets{0};             //!< n
+        double wire{0};                  //!< W, wire bytes per link
+        uint32_t nicCount{0};            //!< shares[0, nicCount): links leaving the sender
+        uint32_t nic{kNone};             //!< its only first-hop link key (kNone when split)
+        FluidNetwork::LinkShares shares; //!< (directed link key, share)
+        double head{0};                  //!< wire bytes of its head still in the NIC FIFO, at t0
+        double rest{0};                  //!< wire bytes still to send round-robin, at t0
+        double t0{0};                    //!< when head and rest were taken
+        double rate{0};                  //!< current NIC rate (wire bytes per second)
+        double end{0};                   //!< its phase ends then (rate > 0)
+        uint32_t version{0}; //!< bumped when `end` changes: older heap entries are stale
+        bool active{false};
+        bool phaseChanged{false}; //!< head or rest reset: `end` must be recomputed
+        bool marked{false};       //!< in the rate update's list
+    };
+
+    /// A sender NIC's directed link.
+    struct Nic
+    {
+        std::vector<uint32_t> flows; //!< active transfers with this first hop, in start order
+        std::deque<uint32_t> fifo;   //!< transfers whose head is queued
+        double weight{0};            //!< round-robin shares of its transfers without a head
+        bool touched{false};         //!< in m_touched
+    };
+
+    /// A directed link's offered load and FIFO backlog.
+    struct Load
+    {
+        double offered{0}; //!< wire bytes per second offered by the transfers crossing it
+        double queue{0};   //!< FIFO backlog (bytes) at qTime
+        double qTime{0};
+        uint32_t flows{0}; //!< active transfers crossing it
+    };
+
+    /// A transfer's phase end, as computed at its last rate change.
+    struct PhaseEnd
+    {
+        double t;
+        uint32_t flow;
+        uint32_t version;
+
+        bool operator>(const PhaseEnd& o) const
+        {
+            return t > o.t;
+        }
+    };
+
+    void AdmitToNicFifo(uint32_t slot);
+    void Settle(Flow& f) const;
+    void UpdateRates();
+    double NewRate(const Flow& f, uint32_t slot) const;
+    void Rebase(uint32_t key);
+    void Touch(uint32_t nicKey);
+    Nic& NicOf(uint32_t key);
+    void FinishTransfer(Flow& f, uint32_t slot);
+    double Backlog(uint32_t key, double t) const;
+
+    std::vector<double> m_capacity;
+    uint32_t m_backlog;
+    std::vector<Flow> m_flows;
+    std::vector<uint32_t> m_freeFlows;
+    uint32_t m_activeFlows{0};
+    uint64_t m_startOrder{0};
+    std::vector<uint32_t> m_nicOf; //!< per directed key: its index in m_nics, or kNone
+    std::vector<Nic> m_nics;
+    std::vector<Load> m_load;        //!< per directed key
+    std::vector<uint32_t> m_touched; //!< NIC keys whose transfers' rates must be recomputed
+    std::vector<uint32_t> m_retired; //!< transfers ended since the last rate update
+    std::vector<uint32_t> m_batch;   //!< scratch: transfers whose phase ends together
+    std::vector<uint32_t> m_update;  //!< scratch: transfers whose rate is recomputed
+    std::vector<Ended> m_ended;      //!< the last Advance's transfers
+    std::priority_queue<PhaseEnd, std::vector<PhaseEnd>, std::greater<>> m_ends;
+    bool m_dirty{false}; //!< rates must be updated
+    double m_now{0};
+    uint64_t m_rateUpdates{0};
+    uint64_t m_flowsUpdated{0};
+};
+
+} // namespace ns3
+
+#endif // MLNET_LINE_RATE_TRANSFERS_H

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Tests of FluidMessageTransport, the flow level: a lone message takes T_msg to the
+ * picosecond, every collective at flow level ends when the twin's replay of its
+ * schedule says (one fluid, two drivers), real payloads are reduced exactly, no frame
+ * crosses a device, and the same run twice gives the same times.
+ */
+#include "collective-test-support.h"
+
+#include "ns3/alpha-beta-model.h"
+#include "ns3/collective-factory.h"
+#include "ns3/collective-runner.h"
+#include "ns3/core-module.h"
+#include "ns3/fabric-options.h"
+#include "ns3/fluid-message-transport.h"
+#include "ns3/ideal-switch-helper.h"
+#include "ns3/transport-choice.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using mlnettest::Coll;
+using mlnettest::HandTransport;
+
+namespace
+{
+
+class FluidMessageTransportTest : public ::testing::Test
+{
+protected:
+    void TearDown() override
+    {
+        Simulator::Destroy();
+    }
+};
+
+/// A fabric by flags, as the examples build it.
+Ptr<Cluster>
+Build(const std::string& fabric, uint32_t ranks, const std::string& dims = "")
+{
+    FabricOptions f;
+    f.fabric = fabric;
+    f.ranks = ranks;
+    f.radix = 4;
+    if (!dims.empty())
+    {
+        f.torusDims = dims;
+    }
+    return f.Build();
+}
+
+} // namespace
+
+TEST_F(FluidMessageTransportTest, LoneMessageTakesTMsg)
+{
+    // 8 Gb/s (1 ns per byte), 1 us links, P = 1000, O = 50 (HandTransport). m = 2500:
+    // n = 3, W = 2650, F1 = 1050; two hops: W + F1 + 2 d = 5700 ns after the send.
+    IdealSwitchHelper h(2);
+    h.SetLinkRate(DataRate("8Gbps"));
+    h.SetLinkDelay(MicroSeconds(1));
+    Ptr<Cluster> c = h.Install();
+    Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
+    t->SetPacketTransport(CreateObject<HandTransport>());
+    t->Install(c);
+    Time delivered;
+    uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback(
+        [&delivered](const Message& m) { delivered = m.delivered; }));
+    Simulator::Schedule(MicroSeconds(3), [&] { t->Send(0, 1, channel, 7, 2500); });
+    Simulator::Run();
+    EXPECT_EQ(delivered, MicroSeconds(3) + NanoSeconds(5700));
+    EXPECT_EQ(t->GetMessagesDelivered(), 1u);
+    EXPECT_EQ(t->GetBytesDelivered(), 2500u);
+    EXPECT_EQ(t->GetActiveFlows(), 0u);
+    // No frame crossed a device.
+    EXPECT_EQ(c->GetTotalLinkBytes(), 0u);
+}
+
+TEST_F(FluidMessageTransportTest, CollectivesEndWhenTheTwinSays)
+{
+    // The twin replays the written-down schedule; the flow level runs the collective
+    // itself over the same fluid. Both must agree to the rounding of event times.
+    struct Case
+    {
+        const char* fabric;
+        uint32_t ranks;
+        const char* dims;
+        const char* collective;
+        const char* algorithm;
+    };
+
+    for (const Case& k : {Case{"ideal", 8, "", "allreduce", "ring"},
+                          Case{"fattree", 8, "", "allreduce", "hd"},
+                          Case{"fattree", 8, "", "alltoall", "direct"},
+                          Case{"fattree", 8, "", "alltoall", "pairwise"},
+                          Case{"torus", 0, "4x2", "allreduce", "torus"},
+                          Case{"mesh", 0, "4", "alltoall", "direct"},
+                          Case{"ideal", 8, "", "broadcast", "ring"}})
+    {
+        CollectiveRunOptions flow = Coll(k.collective, k.algorithm, "256KiB");
+        flow.level = RunLevel::FLOW;
+        CollectiveRunResult f = CollectiveRunner::Run(Build(k.fabric, k.ranks, k.dims), flow);
+        Simulator::Destroy();
+        CollectiveRunResult p = CollectiveRunner::Run(Build(k.fabric, k.ranks, k.dims),
+                                                      Coll(k.collective, k.algorithm, "256KiB"));
+        Simulator::Destroy();
+        std::cout << k.fabric << " " << k.collective << "/" << k.algorithm << ": flow "
+                  << f.simulatedS * 1e6 << " us, twin " << p.analyticalS * 1e6 << " us, ns-3 "
+                  << p.simulatedS * 1e6 << " us" << std::endl;
+        // The twin's times are doubles rounded once; the flow level rounds every
+        // delivery to the picosecond resolution, at most 1 ps per step of a chain.
+        EXPECT_NEAR(f.simulatedS, p.analyticalS, 20e-12)
+            << k.fabric << " " << k.collective << "/" << k.algorithm;
+        EXPECT_EQ(f.linkBytes, 0u);
+    }
+}
+
+TEST_F(FluidMessageTransportTest, RealPayloadsAreReducedExactly)
+{
+    CollectiveRunOptions r = Coll("allreduce", "ring", "64KiB", true);
+    r.level = RunLevel::FLOW;
+    CollectiveRunResult res = CollectiveRunner::Run(Build("fattree", 8), r);
+    EXPECT_EQ(res.realCorrect, 1);
+}
+
+TEST_F(FluidMessageTransportTest, SameRunSameTimes)
+{
+    CollectiveRunOptions r = Coll("alltoall", "pairwise", "64KiB");
+    r.level = RunLevel::FLOW;
+    CollectiveRunResult a = CollectiveRunner::Run(Build("fattree", 8), r);
+    Simulator::Destroy();
+    CollectiveRunResult b = CollectiveRunner::Run(Build("fattree", 8), r);
+    EXPECT_EQ(a.simulatedS, b.simulatedS);
+    EXPECT_EQ(a.memberEnds, b.memberEnds);
+}
+
+TEST_F(FluidMessageTransportTest, StandsInForTheNamedTransport)
+{
+    // TransportChoice at the flow level wraps the named transport: its packetization
+    // and its flow keys (the UDP pair key), which route the flows as the packets go.
+    Ptr<Cluster> c = Build("fattree", 8);
+    Ptr<MessageTransport> t = TransportChoice::Create("udp", RunLevel::FLOW);
+    Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(t);
+    ASSERT_TRUE(fluid);
+    t->Install(c);
+    Ptr<MessageTransport> udp = fluid->GetPacketTransport();
+    ASSERT_TRUE(udp);
+    EXPECT_EQ(t->GetMaxPayload(), udp->GetMaxPayload());
+    EXPECT_EQ(t->GetPerPacketOverhead(), udp->GetPerPacketOverhead());
+    FlowKey a;
+    FlowKey b;
+    ASSERT_TRUE(t->GetFlowKey(0, 5, a));
+    ASSERT_TRUE(udp->GetFlowKey(0, 5, b));
+    EXPECT_EQ(a.srcAddr, b.srcAddr);
+    EXPECT_EQ(a.srcPort, b.srcPort);
+    EXPECT_FALSE(DynamicCast<FluidMessageTransport>(TransportChoice::Create("udp")));
+    // Used wrongly: one clear error.
+    EXPECT_THROW(fluid->SetPacketTransport(udp), std::invalid_argument);
+    EXPECT_THROW(t->Send(0, 0, 0, 0, 10), std::invalid_argument);
+}
