@@ -3,9 +3,10 @@
  * RunLevel: how a scenario is run, chosen with --level by every example.
  *
  *   packet    ns-3 at packet level, the reference (every simulating example);
- *   flow      the fluid twin alone: the same fabric, routes and schedule timed by the
- *             AlphaBetaModel without running the packet simulation (a dedicated
- *             flow-level engine replaces it later; until then it is the twin);
+ *   flow      the fluid engine: the same fabric, routes, collectives and iteration
+ *             graphs, messages moved as fluid transfers by FluidMessageTransport
+ *             instead of packets (the engine the twin beside every packet run
+ *             replays schedules with);
  *   analytic  closed forms only, where a scenario has them (cost studies, plans,
  *             closed-form iteration models).
  *
@@ -29,7 +30,7 @@ namespace ns3
 enum class RunLevel
 {
     PACKET,  //!< ns-3 packet-level simulation (the reference)
-    FLOW,    //!< the fluid twin alone, no packet simulation
+    FLOW,    //!< the fluid engine (FluidMessageTransport), no packet
     ANALYTIC //!< closed forms only
 };
 

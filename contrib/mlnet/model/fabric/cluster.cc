@@ -100,6 +100,7 @@ Cluster::AddLink(Ptr<PointToPointNetDevice> a,
     link.devA = a;
     link.devB = b;
     m_links.push_back(link);
+    ++m_linkStateVersion;
     m_linksOfNode[link.nodeA].push_back(link.id);
     m_linksOfNode[link.nodeB].push_back(link.id);
     BindDevice(a, link.id, true);
@@ -288,6 +289,12 @@ Cluster::GetRoutePreference() const
     return m_routePreference;
 }
 
+uint64_t
+Cluster::GetLinkStateVersion() const
+{
+    return m_linkStateVersion;
+}
+
 void
 Cluster::FailLink(uint32_t linkId)
 {
@@ -298,6 +305,7 @@ Cluster::FailLink(uint32_t linkId)
         return;
     }
     l.failed = true;
+    ++m_linkStateVersion;
     for (auto dev : {l.devA, l.devB})
     {
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
@@ -319,6 +327,7 @@ Cluster::DetachLink(uint32_t linkId)
     }
     l.failed = true;
     l.detached = true;
+    ++m_linkStateVersion;
     for (auto dev : {l.devA, l.devB})
     {
         DeviceSlot& s = m_slots[m_slotOfDevice.at(PeekPointer(dev))];
@@ -341,6 +350,7 @@ Cluster::ReattachLink(uint32_t linkId)
     }
     l.failed = false;
     l.detached = false;
+    ++m_linkStateVersion;
     BindDevice(l.devA, linkId, true);
     BindDevice(l.devB, linkId, false);
 }

@@ -187,6 +187,11 @@ public:
      */
     void FailLink(uint32_t linkId);
     /**
+     * \return a number that changes whenever a link is added, failed, detached or
+     * reattached (what caches of routes compare instead of scanning every link)
+     */
+    uint64_t GetLinkStateVersion() const;
+    /**
      * \brief Take a link out of service without touching its devices (an optical
      * circuit torn down by a reconfiguration; the devices live on in other links).
      *
@@ -268,6 +273,7 @@ private:
     Ptr<RoutePreference> m_routePreference;
 
     /// Fires when a link is failed: link id.
+    uint64_t m_linkStateVersion{0}; //!< bumped by every change of the link set or state
     TracedCallback<uint32_t> m_linkFailedTrace;
     TracedCallback<> m_workloadDoneTrace;           //!< the workload finished
     TracedCallback<Ptr<Object>> m_objectBoundTrace; //!< a transport, collective, driver started

@@ -163,9 +163,10 @@ AlphaBetaModel::Refresh()
     m_planner = std::make_unique<RoutePlanner>(m_cluster);
     m_planner->Compute();
     m_routes = nullptr; // over the new routes, built when first asked for
+    m_latencySlots.clear();
     const auto& links = m_cluster->GetLinks();
     m_links.assign(links.size(), LinkTiming());
-    m_failedSeen = 0;
+    m_linkStateSeen = m_cluster->GetLinkStateVersion();
     for (const auto& l : links)
     {
         DataRateValue rateA;
@@ -178,21 +179,16 @@ AlphaBetaModel::Refresh()
         c.secondsPerByteAtoB = 8.0 / static_cast<double>(rateA.Get().GetBitRate());
         c.secondsPerByteBtoA = 8.0 / static_cast<double>(rateB.Get().GetBitRate());
         c.delay = delay.Get().GetSeconds();
-        m_failedSeen += l.failed ? 1 : 0;
     }
 }
 
 void
 AlphaBetaModel::RefreshIfLinksFailed() const
 {
-    uint32_t failed = 0;
-    for (const auto& l : m_cluster->GetLinks())
+    // Read once per message at the flow level: a version, not a scan of the links.
+    if (m_cluster->GetLinkStateVersion() != m_linkStateSeen)
     {
-        failed += l.failed ? 1 : 0;
-    }
-    if (failed != m_failedSeen || m_links.size() != m_cluster->GetLinks().size())
-    {
-        NS_LOG_INFO("links changed (" << failed << " failed): recomputing routes");
+        NS_LOG_INFO("links changed: recomputing routes");
         const_cast<AlphaBetaModel*>(this)->Refresh();
     }
 }
@@ -230,6 +226,7 @@ void
 AlphaBetaModel::SetPacketization(const Packetization& packetization)
 {
     m_packetization = packetization;
+    m_latencySlots.clear(); // keyed with P + O
 }
 
 void
@@ -621,8 +618,10 @@ AlphaBetaModel::MessagePath(uint32_t src,
     msg.bytes = bytes;
     shares.clear();
     senderLinks = 0;
-    if (RoutedHops(msg) == 0)
+    const uint32_t nRanks = m_cluster->GetNRanks();
+    if (src >= nRanks || dst >= nRanks || src == dst || bytes == 0)
     {
+        RoutedHops(msg); // throws for a rank out of range
         return 0;
     }
     if (!m_routes)
@@ -630,7 +629,26 @@ AlphaBetaModel::MessagePath(uint32_t src,
         m_routes = Routes();
     }
     senderLinks = m_routes(src, dst, shares);
-    return MessageLatency(src, dst, static_cast<double>(GetFirstFrameBytes(bytes)));
+    if (shares.empty())
+    {
+        RoutedHops(msg); // throws: unreachable
+    }
+    // The last latencies, one per slot of a direct-mapped cache (bounded memory).
+    constexpr size_t kLatencySlots = 1u << 16;
+    const uint64_t f1 = GetFirstFrameBytes(bytes);
+    const uint64_t frames = static_cast<uint64_t>(m_packetization.GetMaxPayload()) +
+                            m_packetization.GetPerPacketOverhead() + 1; // F1 <= P + O
+    const uint64_t key = (static_cast<uint64_t>(src) * m_cluster->GetNRanks() + dst) * frames + f1;
+    if (m_latencySlots.empty())
+    {
+        m_latencySlots.assign(kLatencySlots, {UINT64_MAX, 0.0});
+    }
+    auto& slot = m_latencySlots[LatencyKeyHash()(key) % kLatencySlots];
+    if (slot.first != key)
+    {
+        slot = {key, MessageLatency(src, dst, static_cast<double>(f1))};
+    }
+    return slot.second;
 }
 
 std::vector<double>

@@ -313,8 +313,10 @@ private:
     Ptr<Cluster> m_cluster;
     mutable std::unique_ptr<RoutePlanner> m_planner;
     mutable TimelineReplay::RouteFunction m_routes; //!< MessagePath's (a bounded cache)
+    /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
+    mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;
     mutable std::vector<LinkTiming> m_links;
-    mutable uint32_t m_failedSeen{0};
+    mutable uint64_t m_linkStateSeen{0}; //!< Cluster::GetLinkStateVersion of the routes
 
     /// A step was timed: step index, its prediction.
     mutable TracedCallback<uint32_t, const StepPrediction&> m_stepTrace;
