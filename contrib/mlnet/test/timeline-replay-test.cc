@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Tests of TimelineReplay, the dependency replay behind AlphaBetaModel::Predict, with
- * both sharing disciplines, against oracles that apply the same rules by brute force.
- * Line rate (LineRateReference): every NIC weight, rate, offered load and backlog
- * recomputed from all the messages in flight at every event. Max-min
- * (MaxMinReference): every rate recomputed from scratch (mlnettest::WaterFill, written
- * apart from FluidNetwork) over all the messages in flight at every event (the fronts
- * of the sender NICs' FIFOs first, then the rest: mlnettest::WaterFillWithPriority).
- * Both advance every message's bytes and rescan every completion. Seeded random cases
+ * both sharing disciplines, against an oracle that applies the same rules by brute
+ * force (ReferenceReplay). Line rate: every NIC weight, rate, offered load and backlog
+ * recomputed from all the messages in flight at every event. Max-min: every rate
+ * recomputed from scratch (mlnettest::WaterFill, written apart from FluidNetwork) over
+ * all the messages in flight at every event (the fronts of the sender NICs' FIFOs
+ * first, then the rest: mlnettest::WaterFillWithPriority). It advances every message's
+ * bytes and rescans every completion. Seeded random cases
  * on synthetic link models (split NICs, ECMP shares, unequal rates) and on small real
  * fabrics, with random dependencies, sizes, FIFOs, reductions and overheads: every
  * message's start, transfer end and arrival, every rank's finish and the total agree.
@@ -43,384 +43,15 @@ namespace
 using Shares = std::vector<std::pair<uint32_t, double>>;
 
 /**
- * The line-rate oracle: the rules of line-rate-transfers.h applied directly. Each
- * message is routed up front; at every event all weights, rates and offered loads are
- * recomputed from the messages in flight, every phase end is rescanned and every
- * message's bytes are advanced. Written for clarity, not speed.
+ * The oracle: the rules of line-rate-transfers.h or max-min-transfers.h (by
+ * par.sharing) applied directly. Each message is routed up front; at every event every
+ * rate is recomputed from the messages in flight (line rate: NIC weights, FIFO heads,
+ * offered loads and backlogs; max-min: the textbook water-filling, the fronts of the
+ * NICs' FIFOs first), every end is rescanned and every message's bytes are advanced.
+ * Written for clarity, not speed.
  */
 TimelinePrediction
-LineRateReference(const std::vector<CollectiveStep>& schedule,
-                  uint32_t nRanks,
-                  const std::vector<LinkTiming>& links,
-                  const Packetization& pk,
-                  const TimelineReplay::RouteFunction& route,
-                  const TimelineReplay::LatencyFunction& latency,
-                  const TimelineReplay::Parameters& par)
-{
-    const double inf = std::numeric_limits<double>::infinity();
-
-    struct Msg
-    {
-        ScheduledMessage m;
-        uint32_t si{0};
-        Shares shares;
-        uint32_t nicCount{0};
-        uint32_t nic{UINT32_MAX};
-        double wire{0}, packets{0}, latency{0}, head{0}, rest{0}, rate{0};
-        double start{-1}, transferEnd{-1}, arrival{-1};
-    };
-
-    struct Step
-    {
-        std::vector<uint32_t> sends;
-        uint32_t recvsLeft{0};
-        double reduce{0};
-        bool entered{false};
-    };
-
-    struct Chain
-    {
-        std::map<uint32_t, Step> steps;
-        std::map<uint32_t, Step>::iterator cursor;
-        bool computing{false}, done{false};
-    };
-
-    struct Event
-    {
-        double t;
-        uint64_t seq;
-        bool arrival;
-        uint32_t a, b;
-
-        bool operator>(const Event& o) const
-        {
-            return t != o.t ? t > o.t : seq > o.seq;
-        }
-    };
-
-    auto spbOf = [&](uint32_t key) {
-        return key % 2 == 0 ? links[key / 2].secondsPerByteAtoB : links[key / 2].secondsPerByteBtoA;
-    };
-    std::vector<Msg> msgs;
-    std::vector<std::map<uint32_t, Chain>> ranks(nRanks);
-    for (uint32_t si = 0; si < schedule.size(); ++si)
-    {
-        for (const auto& sm : schedule[si].messages)
-        {
-            Msg x;
-            x.m = sm;
-            x.si = si;
-            bool legacy = sm.step == ScheduledMessage::kStepOfSchedule;
-            if (legacy)
-            {
-                x.m.step = si;
-                x.m.chain = 0;
-            }
-            if (sm.src != sm.dst && sm.bytes > 0)
-            {
-                x.nicCount = route(sm.src, sm.dst, x.shares);
-                x.nic = x.nicCount == 1 ? x.shares[0].first : UINT32_MAX;
-                x.wire = static_cast<double>(pk.GetWireBytes(sm.bytes));
-                x.packets = static_cast<double>(pk.GetPacketCount(sm.bytes));
-                x.latency = latency(sm.src, sm.dst, pk.GetFirstFrameBytes(sm.bytes));
-            }
-            auto id = static_cast<uint32_t>(msgs.size());
-            ranks[sm.src][x.m.chain].steps[x.m.step].sends.push_back(id);
-            Step& recv = ranks[sm.dst][x.m.chain].steps[x.m.step];
-            ++recv.recvsLeft;
-            if (legacy)
-            {
-                recv.reduce = static_cast<double>(schedule[si].reduceBytes);
-            }
-            else if (sm.reduce)
-            {
-                recv.reduce += static_cast<double>(sm.bytes);
-            }
-            msgs.push_back(x);
-        }
-    }
-    const size_t nKeys = 2 * links.size();
-    std::vector<double> weight(nKeys, 0), offered(nKeys, 0), queue(nKeys, 0), qTime(nKeys, 0);
-    std::vector<std::deque<uint32_t>> fifo(nKeys);
-    std::vector<uint32_t> active;
-    std::vector<double> finish(nRanks, 0), computeFree(nRanks, 0);
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
-    double now = 0;
-    uint64_t seq = 0;
-    bool dirty = false; // a message started or a phase ended: rates change
-    auto backlog = [&](uint32_t key, double t) {
-        return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
-    };
-    auto start = [&](uint32_t id) {
-        Msg& f = msgs[id];
-        f.start = now;
-        if (f.wire <= 0)
-        {
-            f.transferEnd = f.arrival = now;
-            events.push({now, seq++, true, id, 0});
-            return;
-        }
-        f.head = 0;
-        f.rest = f.wire;
-        if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
-        {
-            // NIC FIFO: the head goes in if there is room and no round-robin message
-            // waits; if they wait and the FIFO is empty, B of their packets go first.
-            const double b = par.nicBacklogPackets;
-            double queued = 0;
-            for (uint32_t j : fifo[f.nic])
-            {
-                queued += msgs[j].head / (msgs[j].wire / msgs[j].packets);
-            }
-            double room = std::floor(b - queued + 1e-9);
-            std::vector<uint32_t> rr;
-            bool waiting = false;
-            for (uint32_t j : active)
-            {
-                waiting |= msgs[j].nic == f.nic && msgs[j].head <= 0;
-                if (msgs[j].nic == f.nic && msgs[j].head <= 0 && msgs[j].rest > 0)
-                {
-                    rr.push_back(j);
-                }
-            }
-            if (room >= 1 && !waiting)
-            {
-                double p = std::min(f.packets, room);
-                f.head = p == f.packets ? f.wire : p * (f.wire / f.packets);
-                f.rest = f.wire - f.head;
-                fifo[f.nic].push_back(id);
-            }
-            else if (waiting && fifo[f.nic].empty())
-            {
-                for (uint32_t j : rr)
-                {
-                    Msg& g = msgs[j];
-                    double h = std::min(g.rest, b / rr.size() * (g.wire / g.packets));
-                    g.head = h;
-                    g.rest -= h;
-                    fifo[f.nic].push_back(j);
-                }
-            }
-        }
-        active.push_back(id);
-        dirty = true;
-    };
-    std::function<void(uint32_t, uint32_t)> advance = [&](uint32_t r, uint32_t c) {
-        Chain& ch = ranks[r][c];
-        while (true)
-        {
-            if (ch.cursor == ch.steps.end())
-            {
-                if (!ch.done)
-                {
-                    ch.done = true;
-                    finish[r] = std::max(finish[r], now);
-                }
-                return;
-            }
-            Step& st = ch.cursor->second;
-            if (!st.entered)
-            {
-                st.entered = true;
-                for (uint32_t id : st.sends)
-                {
-                    start(id);
-                }
-            }
-            if (st.recvsLeft > 0)
-            {
-                return;
-            }
-            ++ch.cursor;
-            if (st.reduce > 0 && par.reductionTimePerByte > 0)
-            {
-                computeFree[r] =
-                    std::max(now, computeFree[r]) + par.reductionTimePerByte * st.reduce;
-                ch.computing = true;
-                events.push({computeFree[r], seq++, false, r, c});
-                return;
-            }
-        }
-    };
-    for (auto& chains : ranks)
-    {
-        for (auto& [c, ch] : chains)
-        {
-            ch.cursor = ch.steps.begin();
-        }
-    }
-    for (uint32_t r = 0; r < nRanks; ++r)
-    {
-        for (auto& [c, ch] : ranks[r])
-        {
-            advance(r, c);
-        }
-    }
-    TimelinePrediction out;
-    while (!active.empty() || !events.empty())
-    {
-        if (dirty)
-        {
-            // Everything from scratch: backlogs so far, weights, rates, offered loads.
-            for (size_t key = 0; key < nKeys; ++key)
-            {
-                queue[key] = backlog(static_cast<uint32_t>(key), now);
-                qTime[key] = now;
-                offered[key] = 0;
-                weight[key] = 0;
-            }
-            for (uint32_t id : active)
-            {
-                for (uint32_t k = 0; k < msgs[id].nicCount && msgs[id].head <= 0; ++k)
-                {
-                    weight[msgs[id].shares[k].first] += msgs[id].shares[k].second;
-                }
-            }
-            for (uint32_t id : active)
-            {
-                Msg& f = msgs[id];
-                if (f.head > 0)
-                {
-                    f.rate = fifo[f.nic].front() == id ? 1.0 / spbOf(f.nic) : 0.0;
-                }
-                else
-                {
-                    double spb = 0;
-                    bool blocked = false;
-                    for (uint32_t k = 0; k < f.nicCount; ++k)
-                    {
-                        blocked |= !fifo[f.shares[k].first].empty();
-                        spb = std::max(spb, spbOf(f.shares[k].first) * weight[f.shares[k].first]);
-                    }
-                    f.rate = blocked ? 0.0 : 1.0 / spb;
-                }
-                for (const auto& [key, share] : f.shares)
-                {
-                    offered[key] += share * f.rate;
-                }
-            }
-            ++out.rateUpdates;
-            dirty = false;
-        }
-        double tFluid = inf;
-        for (uint32_t id : active)
-        {
-            const Msg& f = msgs[id];
-            if (f.rate > 0)
-            {
-                tFluid =
-                    std::min(tFluid, now + std::max(0.0, (f.head > 0 ? f.head : f.rest) / f.rate));
-            }
-        }
-        double tEvent = events.empty() ? inf : events.top().t;
-        // Ties (within 1e-13 s): phase ends before events, events first pushed first.
-        bool fluidFirst = tFluid <= tEvent + 1e-13;
-        double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
-        double dt = tNext - now;
-        std::vector<uint32_t> still;
-        for (uint32_t id : active)
-        {
-            Msg& f = msgs[id];
-            double& left = f.head > 0 ? f.head : f.rest;
-            if (f.rate > 0 && fluidFirst && left / f.rate - dt <= 1e-13)
-            {
-                bool wasHead = &left == &f.head;
-                left = 0;
-                dirty = true;
-                if (wasHead)
-                {
-                    fifo[f.nic].pop_front();
-                    if (f.rest > 0)
-                    {
-                        still.push_back(id);
-                        continue;
-                    }
-                }
-                double wait = 0;
-                for (const auto& [key, share] : f.shares)
-                {
-                    wait = std::max(wait, backlog(key, tNext) * spbOf(key));
-                }
-                f.transferEnd = tNext + wait;
-                f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
-                events.push({f.arrival, seq++, true, id, 0});
-                continue;
-            }
-            if (f.rate > 0)
-            {
-                left -= f.rate * dt;
-            }
-            still.push_back(id);
-        }
-        active.swap(still);
-        now = tNext;
-        if (fluidFirst)
-        {
-            continue;
-        }
-        Event e = events.top();
-        events.pop();
-        std::vector<Event> tied;
-        while (!events.empty() && events.top().t - e.t <= 1e-13)
-        {
-            tied.push_back(events.top());
-            events.pop();
-        }
-        for (auto& x : tied)
-        {
-            if (x.seq < e.seq)
-            {
-                std::swap(x, e);
-            }
-        }
-        for (const auto& x : tied)
-        {
-            events.push(x);
-        }
-        if (!e.arrival)
-        {
-            ranks[e.a][e.b].computing = false;
-            advance(e.a, e.b);
-            continue;
-        }
-        const Msg& f = msgs[e.a];
-        Chain& ch = ranks[f.m.dst][f.m.chain];
-        auto it = ch.steps.find(f.m.step);
-        --it->second.recvsLeft;
-        if (!ch.computing && ch.cursor == it)
-        {
-            advance(f.m.dst, f.m.chain);
-        }
-    }
-    double total = 0;
-    for (uint32_t r = 0; r < nRanks; ++r)
-    {
-        total = std::max(total, finish[r]);
-        out.rankFinish.push_back(Seconds(finish[r]));
-    }
-    out.total = Seconds(total);
-    for (const auto& f : msgs)
-    {
-        MessageTiming t;
-        t.message = f.m;
-        t.scheduleStep = f.si;
-        t.start = Seconds(f.start);
-        t.transferEnd = Seconds(f.transferEnd);
-        t.arrival = Seconds(f.arrival);
-        t.latency = Seconds(f.latency);
-        out.messages.push_back(t);
-    }
-    return out;
-}
-
-/**
- * The max-min oracle: the rules of max-min-transfers.h applied directly. Each message
- * is routed up front; at every event all rates are recomputed from scratch over the
- * messages in flight, every completion is rescanned and every message's bytes are
- * advanced. Written for clarity, not speed.
- */
-TimelinePrediction
-MaxMinReference(const std::vector<CollectiveStep>& schedule,
+ReferenceReplay(const std::vector<CollectiveStep>& schedule,
                 uint32_t nRanks,
                 const std::vector<LinkTiming>& links,
                 const Packetization& pk,
@@ -439,7 +70,8 @@ MaxMinReference(const std::vector<CollectiveStep>& schedule,
         uint32_t nic{UINT32_MAX};
         double wire{0}, packets{0}, latency{0};
         double head{0}, rest{0};         //!< bytes left: the FIFO head, the rest
-        double headRate{0}, restRate{0}; //!< their rates (the head's only at the front)
+        double headRate{0}, restRate{0}; //!< max-min: their rates (the head's at the front)
+        double rate{0};                  //!< line rate: the rate of its current phase
         bool inFifo{false};
         double start{-1}, transferEnd{-1}, arrival{-1};
     };
@@ -513,20 +145,81 @@ MaxMinReference(const std::vector<CollectiveStep>& schedule,
             msgs.push_back(x);
         }
     }
+    const bool lineRate = par.sharing == FluidSharing::LINE_RATE;
+    const size_t nKeys = 2 * links.size();
+    // Line rate: NIC weights, offered loads and FIFO backlogs; max-min: capacities.
+    std::vector<double> weight(nKeys, 0), offered(nKeys, 0), queue(nKeys, 0), qTime(nKeys, 0);
     std::vector<double> capacity;
     for (const auto& l : links)
     {
         capacity.push_back(1.0 / l.secondsPerByteAtoB);
         capacity.push_back(1.0 / l.secondsPerByteBtoA);
     }
-    std::vector<std::deque<uint32_t>> fifo(capacity.size());
+    std::vector<std::deque<uint32_t>> fifo(nKeys);
     std::vector<uint32_t> active;
     std::vector<double> finish(nRanks, 0), computeFree(nRanks, 0);
     std::priority_queue<Event, std::vector<Event>, std::greater<>> events;
     double now = 0;
     uint64_t seq = 0;
-    bool dirty = false; // a flow started or ended: rates change
-    auto start = [&](uint32_t id) {
+    bool dirty = false; // a message started or a phase ended: rates change
+    auto backlog = [&](uint32_t key, double t) {
+        return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
+    };
+    auto startLineRate = [&](uint32_t id) {
+        Msg& f = msgs[id];
+        f.start = now;
+        if (f.wire <= 0)
+        {
+            f.transferEnd = f.arrival = now;
+            events.push({now, seq++, true, id, 0});
+            return;
+        }
+        f.head = 0;
+        f.rest = f.wire;
+        if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
+        {
+            // NIC FIFO: the head goes in if there is room and no round-robin message
+            // waits; if they wait and the FIFO is empty, B of their packets go first.
+            const double b = par.nicBacklogPackets;
+            double queued = 0;
+            for (uint32_t j : fifo[f.nic])
+            {
+                queued += msgs[j].head / (msgs[j].wire / msgs[j].packets);
+            }
+            double room = std::floor(b - queued + 1e-9);
+            std::vector<uint32_t> rr;
+            bool waiting = false;
+            for (uint32_t j : active)
+            {
+                waiting |= msgs[j].nic == f.nic && msgs[j].head <= 0;
+                if (msgs[j].nic == f.nic && msgs[j].head <= 0 && msgs[j].rest > 0)
+                {
+                    rr.push_back(j);
+                }
+            }
+            if (room >= 1 && !waiting)
+            {
+                double p = std::min(f.packets, room);
+                f.head = p == f.packets ? f.wire : p * (f.wire / f.packets);
+                f.rest = f.wire - f.head;
+                fifo[f.nic].push_back(id);
+            }
+            else if (waiting && fifo[f.nic].empty())
+            {
+                for (uint32_t j : rr)
+                {
+                    Msg& g = msgs[j];
+                    double h = std::min(g.rest, b / rr.size() * (g.wire / g.packets));
+                    g.head = h;
+                    g.rest -= h;
+                    fifo[f.nic].push_back(j);
+                }
+            }
+        }
+        active.push_back(id);
+        dirty = true;
+    };
+    auto startMaxMin = [&](uint32_t id) {
         Msg& f = msgs[id];
         f.start = now;
         if (f.wire <= 0)
@@ -565,6 +258,7 @@ MaxMinReference(const std::vector<CollectiveStep>& schedule,
         dirty |= f.rest > 0;
         active.push_back(id);
     };
+    auto start = [&](uint32_t id) { lineRate ? startLineRate(id) : startMaxMin(id); };
     std::function<void(uint32_t, uint32_t)> advance = [&](uint32_t r, uint32_t c) {
         Chain& ch = ranks[r][c];
         while (true)
@@ -619,98 +313,201 @@ MaxMinReference(const std::vector<CollectiveStep>& schedule,
     TimelinePrediction out;
     while (!active.empty() || !events.empty())
     {
-        if (dirty)
+        bool fluidFirst = false;
+        if (lineRate)
         {
-            // Flow ids: 2 id for a head at the front of its FIFO, 2 id + 1 for a rest.
-            std::map<uint32_t, mlnettest::OracleShares> heads;
-            std::map<uint32_t, mlnettest::OracleShares> rests;
+            if (dirty)
+            {
+                // Everything from scratch: backlogs so far, weights, rates, offered loads.
+                for (size_t key = 0; key < nKeys; ++key)
+                {
+                    queue[key] = backlog(static_cast<uint32_t>(key), now);
+                    qTime[key] = now;
+                    offered[key] = 0;
+                    weight[key] = 0;
+                }
+                for (uint32_t id : active)
+                {
+                    for (uint32_t k = 0; k < msgs[id].nicCount && msgs[id].head <= 0; ++k)
+                    {
+                        weight[msgs[id].shares[k].first] += msgs[id].shares[k].second;
+                    }
+                }
+                for (uint32_t id : active)
+                {
+                    Msg& f = msgs[id];
+                    if (f.head > 0)
+                    {
+                        f.rate = fifo[f.nic].front() == id ? 1.0 / spbOf(f.nic) : 0.0;
+                    }
+                    else
+                    {
+                        double spb = 0;
+                        bool blocked = false;
+                        for (uint32_t k = 0; k < f.nicCount; ++k)
+                        {
+                            blocked |= !fifo[f.shares[k].first].empty();
+                            spb =
+                                std::max(spb, spbOf(f.shares[k].first) * weight[f.shares[k].first]);
+                        }
+                        f.rate = blocked ? 0.0 : 1.0 / spb;
+                    }
+                    for (const auto& [key, share] : f.shares)
+                    {
+                        offered[key] += share * f.rate;
+                    }
+                }
+                ++out.rateUpdates;
+                dirty = false;
+            }
+            double tFluid = inf;
             for (uint32_t id : active)
             {
                 const Msg& f = msgs[id];
-                if (f.inFifo && fifo[f.nic].front() == id)
+                if (f.rate > 0)
                 {
-                    heads[2 * id] = f.shares;
-                }
-                if (f.rest > 0)
-                {
-                    rests[2 * id + 1] = f.shares;
+                    tFluid = std::min(tFluid,
+                                      now + std::max(0.0, (f.head > 0 ? f.head : f.rest) / f.rate));
                 }
             }
-            auto rate = mlnettest::WaterFillWithPriority(capacity, heads, rests);
+            double tEvent = events.empty() ? inf : events.top().t;
+            // Ties (within 1e-13 s): phase ends before events, events first pushed first.
+            fluidFirst = tFluid <= tEvent + 1e-13;
+            double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
+            double dt = tNext - now;
+            std::vector<uint32_t> still;
             for (uint32_t id : active)
             {
-                msgs[id].headRate = rate.count(2 * id) ? rate[2 * id] : 0.0;
-                msgs[id].restRate = rate.count(2 * id + 1) ? rate[2 * id + 1] : 0.0;
+                Msg& f = msgs[id];
+                double& left = f.head > 0 ? f.head : f.rest;
+                if (f.rate > 0 && fluidFirst && left / f.rate - dt <= 1e-13)
+                {
+                    bool wasHead = &left == &f.head;
+                    left = 0;
+                    dirty = true;
+                    if (wasHead)
+                    {
+                        fifo[f.nic].pop_front();
+                        if (f.rest > 0)
+                        {
+                            still.push_back(id);
+                            continue;
+                        }
+                    }
+                    double wait = 0;
+                    for (const auto& [key, share] : f.shares)
+                    {
+                        wait = std::max(wait, backlog(key, tNext) * spbOf(key));
+                    }
+                    f.transferEnd = tNext + wait;
+                    f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
+                    events.push({f.arrival, seq++, true, id, 0});
+                    continue;
+                }
+                if (f.rate > 0)
+                {
+                    left -= f.rate * dt;
+                }
+                still.push_back(id);
             }
-            ++out.rateUpdates;
-            dirty = false;
+            active.swap(still);
+            now = tNext;
         }
-        double tFluid = inf;
-        for (uint32_t id : active)
+        else
         {
-            const Msg& f = msgs[id];
-            if (f.headRate > 0)
+            if (dirty)
             {
-                tFluid = std::min(tFluid, now + f.head / f.headRate);
+                // Flow ids: 2 id for a head at the front of its FIFO, 2 id + 1 for a rest.
+                std::map<uint32_t, mlnettest::OracleShares> heads;
+                std::map<uint32_t, mlnettest::OracleShares> rests;
+                for (uint32_t id : active)
+                {
+                    const Msg& f = msgs[id];
+                    if (f.inFifo && fifo[f.nic].front() == id)
+                    {
+                        heads[2 * id] = f.shares;
+                    }
+                    if (f.rest > 0)
+                    {
+                        rests[2 * id + 1] = f.shares;
+                    }
+                }
+                auto rate = mlnettest::WaterFillWithPriority(capacity, heads, rests);
+                for (uint32_t id : active)
+                {
+                    msgs[id].headRate = rate.count(2 * id) ? rate[2 * id] : 0.0;
+                    msgs[id].restRate = rate.count(2 * id + 1) ? rate[2 * id + 1] : 0.0;
+                }
+                ++out.rateUpdates;
+                dirty = false;
             }
-            if (f.rest > 0 && f.restRate > 0)
+            double tFluid = inf;
+            for (uint32_t id : active)
             {
-                tFluid = std::min(tFluid, now + f.rest / f.restRate);
+                const Msg& f = msgs[id];
+                if (f.headRate > 0)
+                {
+                    tFluid = std::min(tFluid, now + f.head / f.headRate);
+                }
+                if (f.rest > 0 && f.restRate > 0)
+                {
+                    tFluid = std::min(tFluid, now + f.rest / f.restRate);
+                }
             }
-        }
-        double tEvent = events.empty() ? inf : events.top().t;
-        // Ties (within 1e-13 s): transfer ends before events, events first pushed first.
-        bool fluidFirst = tFluid <= tEvent + 1e-13;
-        double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
-        double dt = tNext - now;
-        std::vector<uint32_t> still;
-        std::vector<uint32_t> headsDone;
-        for (uint32_t id : active)
-        {
-            Msg& f = msgs[id];
-            auto ends = [&](double left, double rate) {
-                return fluidFirst && rate > 0 && left / rate - dt <= 1e-13;
-            };
-            if (f.headRate > 0 && ends(f.head, f.headRate))
+            double tEvent = events.empty() ? inf : events.top().t;
+            // Ties (within 1e-13 s): transfer ends before events, events first pushed first.
+            fluidFirst = tFluid <= tEvent + 1e-13;
+            double tNext = fluidFirst ? tFluid : std::max(now, tEvent);
+            double dt = tNext - now;
+            std::vector<uint32_t> still;
+            std::vector<uint32_t> headsDone;
+            for (uint32_t id : active)
             {
-                f.head = 0;
-                headsDone.push_back(id);
+                Msg& f = msgs[id];
+                auto ends = [&](double left, double rate) {
+                    return fluidFirst && rate > 0 && left / rate - dt <= 1e-13;
+                };
+                if (f.headRate > 0 && ends(f.head, f.headRate))
+                {
+                    f.head = 0;
+                    headsDone.push_back(id);
+                }
+                else
+                {
+                    f.head -= f.headRate * dt;
+                }
+                if (f.rest > 0 && ends(f.rest, f.restRate))
+                {
+                    f.rest = 0;
+                    dirty = true;
+                }
+                else
+                {
+                    f.rest -= f.restRate * dt;
+                }
             }
-            else
+            for (uint32_t id : headsDone)
             {
-                f.head -= f.headRate * dt;
-            }
-            if (f.rest > 0 && ends(f.rest, f.restRate))
-            {
-                f.rest = 0;
+                Msg& f = msgs[id];
+                fifo[f.nic].pop_front();
+                f.inFifo = false;
                 dirty = true;
             }
-            else
+            for (uint32_t id : active)
             {
-                f.rest -= f.restRate * dt;
+                Msg& f = msgs[id];
+                if (!f.inFifo && f.rest <= 0)
+                {
+                    f.transferEnd = tNext;
+                    f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
+                    events.push({f.arrival, seq++, true, id, 0});
+                    continue;
+                }
+                still.push_back(id);
             }
+            active.swap(still);
+            now = tNext;
         }
-        for (uint32_t id : headsDone)
-        {
-            Msg& f = msgs[id];
-            fifo[f.nic].pop_front();
-            f.inFifo = false;
-            dirty = true;
-        }
-        for (uint32_t id : active)
-        {
-            Msg& f = msgs[id];
-            if (!f.inFifo && f.rest <= 0)
-            {
-                f.transferEnd = tNext;
-                f.arrival = f.transferEnd + f.latency + par.perMessageOverhead;
-                events.push({f.arrival, seq++, true, id, 0});
-                continue;
-            }
-            still.push_back(id);
-        }
-        active.swap(still);
-        now = tNext;
         if (fluidFirst)
         {
             continue;
@@ -946,9 +743,7 @@ ExpectSameTimeline(const LinkModel& lm,
     TimelineReplay replay(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
     TimelinePrediction got = replay.Run(schedule);
     TimelinePrediction want =
-        par.sharing == FluidSharing::LINE_RATE
-            ? LineRateReference(schedule, lm.nRanks, lm.links, pk, lm.route, lm.latency, par)
-            : MaxMinReference(schedule, lm.nRanks, lm.links, pk, lm.route, lm.latency, par);
+        ReferenceReplay(schedule, lm.nRanks, lm.links, pk, lm.route, lm.latency, par);
     auto same = [](Time a, Time b) {
         return std::abs(a.GetSeconds() - b.GetSeconds()) <= 1e-12 * std::abs(b.GetSeconds());
     };
