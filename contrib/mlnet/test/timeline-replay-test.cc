@@ -165,17 +165,8 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
     auto backlog = [&](uint32_t key, double t) {
         return std::max(0.0, queue[key] + (offered[key] - 1.0 / spbOf(key)) * (t - qTime[key]));
     };
-    auto startLineRate = [&](uint32_t id) {
-        Msg& f = msgs[id];
-        f.start = now;
-        if (f.wire <= 0)
-        {
-            f.transferEnd = f.arrival = now;
-            events.push({now, seq++, true, id, 0});
-            return;
-        }
-        f.head = 0;
-        f.rest = f.wire;
+    // A message with bytes starts: the discipline's NIC admission.
+    auto startLineRate = [&](Msg& f, uint32_t id) {
         if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
         {
             // NIC FIFO: the head goes in if there is room and no round-robin message
@@ -219,17 +210,7 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         active.push_back(id);
         dirty = true;
     };
-    auto startMaxMin = [&](uint32_t id) {
-        Msg& f = msgs[id];
-        f.start = now;
-        if (f.wire <= 0)
-        {
-            f.transferEnd = f.arrival = now;
-            events.push({now, seq++, true, id, 0});
-            return;
-        }
-        f.head = 0;
-        f.rest = f.wire;
+    auto startMaxMin = [&](Msg& f, uint32_t id) {
         if (f.nic != UINT32_MAX && par.nicBacklogPackets > 0)
         {
             // The FIFO: packets of the heads queued (the front's partly sent); a head
@@ -258,7 +239,19 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         dirty |= f.rest > 0;
         active.push_back(id);
     };
-    auto start = [&](uint32_t id) { lineRate ? startLineRate(id) : startMaxMin(id); };
+    auto start = [&](uint32_t id) {
+        Msg& f = msgs[id];
+        f.start = now;
+        if (f.wire <= 0)
+        {
+            f.transferEnd = f.arrival = now;
+            events.push({now, seq++, true, id, 0});
+            return;
+        }
+        f.head = 0;
+        f.rest = f.wire;
+        lineRate ? startLineRate(f, id) : startMaxMin(f, id);
+    };
     std::function<void(uint32_t, uint32_t)> advance = [&](uint32_t r, uint32_t c) {
         Chain& ch = ranks[r][c];
         while (true)
