@@ -318,7 +318,7 @@ RunCase(const PacketCase& pc, const std::string& bytes)
 
 } // namespace
 
-TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
+TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinOnePercent)
 {
     // Measured errors (sim - twin)/sim at 1 MiB, listed in doc/alpha-beta-model.md;
     // the lock-step twin was off by -10 % (torus ring), -11 % (fat-tree ring),
@@ -341,7 +341,7 @@ TEST_F(AlphaBetaDependencyTest, PacketLevelRunsMatchTheTwinWithinThreePercent)
         std::cout << pc.fabric << " " << pc.dims << " " << pc.collective << "/" << pc.algorithm
                   << " 1 MiB: ns-3 " << res.simulatedS * 1e6 << " us, twin "
                   << res.analyticalS * 1e6 << " us, error " << res.error * 100 << " %" << std::endl;
-        EXPECT_LT(std::abs(res.error), 0.03)
+        EXPECT_LT(std::abs(res.error), 0.01)
             << pc.fabric << " " << pc.dims << " " << pc.collective << "/" << pc.algorithm;
     }
 }
