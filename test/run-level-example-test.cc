@@ -136,8 +136,7 @@ TEST(RunLevelExample, FlowLevelTrainingIterationsMatchThePacketLevel)
     // direct-connect fabric (-0.01 %). Uncontended enough for the fluid: within 1 %.
     const std::string json = ::testing::TempDir() + "/flow-vs-packet.json";
     for (const auto& [name, flags] : std::vector<std::pair<std::string, std::string>>{
-             {"railonly-llm",
-              "--fabric=rail-only --domains=4 --domainSize=8 --tp=8 --pp=2 --dp=2"},
+             {"railonly-llm", "--fabric=rail-only --domains=4 --domainSize=8 --tp=8 --pp=2 --dp=2"},
              {"topoopt-cluster",
               "--fabrics=topoopt --servers=16 --degree=4 --model=bert --scale=0.1 "
               "--iterations=1 --budget=100"},

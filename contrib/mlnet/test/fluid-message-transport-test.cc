@@ -153,6 +153,17 @@ TEST_F(FluidMessageTransportTest, StandsInForTheNamedTransport)
     EXPECT_EQ(a.srcAddr, b.srcAddr);
     EXPECT_EQ(a.srcPort, b.srcPort);
     EXPECT_FALSE(DynamicCast<FluidMessageTransport>(TransportChoice::Create("udp")));
+    // A model given the fluid transport models the transport it stands for: UDP's
+    // 8-packet NIC FIFO and line-rate sharing; a transport without a NIC FIFO (as TCP)
+    // max-min.
+    Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
+    model->SetCluster(c);
+    model->SetPacketization(t);
+    EXPECT_EQ(model->GetSharing(), FluidSharing::LINE_RATE);
+    EXPECT_EQ(model->GetNicBacklogPackets(), 8u);
+    EXPECT_EQ(model->GetSharing(), fluid->GetModel()->GetSharing());
+    model->SetPacketization(CreateObject<HandTransport>());
+    EXPECT_EQ(model->GetSharing(), FluidSharing::MAX_MIN);
     // Used wrongly: one clear error.
     EXPECT_THROW(fluid->SetPacketTransport(udp), std::invalid_argument);
     EXPECT_THROW(t->Send(0, 0, 0, 0, 10), std::invalid_argument);

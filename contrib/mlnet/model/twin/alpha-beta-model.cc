@@ -17,6 +17,7 @@
 
 #include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/fluid-message-transport.h"
 #include "ns3/log.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/route-planner.h"
@@ -212,6 +213,13 @@ AlphaBetaModel::SetPacketization(uint32_t maxPayload, uint32_t overhead)
 void
 AlphaBetaModel::SetPacketization(Ptr<const MessageTransport> transport)
 {
+    // At the flow level the transport stands in for a packet transport: the model is
+    // that one's (its FIFO, its flow keys, its sharing).
+    Ptr<const FluidMessageTransport> fluid = DynamicCast<const FluidMessageTransport>(transport);
+    if (fluid && fluid->GetPacketTransport())
+    {
+        transport = fluid->GetPacketTransport();
+    }
     SetPacketization(Packetization(transport));
     m_flowKeys = transport;
     m_routes = nullptr;

@@ -148,8 +148,9 @@ public:
     /**
      * \brief Take the packetization from a transport (GetMaxPayload, GetPerPacketOverhead),
      * NicBacklogPackets from its MaxBacklogPackets attribute when it has one (UDP, RDMA),
-     * and its flow keys (GetFlowKey), which PER_FLOW_HASH routes on. The transport is
-     * held until DoDispose.
+     * and its flow keys (GetFlowKey), which PER_FLOW_HASH routes on; of a
+     * FluidMessageTransport, those of the packet transport it stands in for. The
+     * transport is held until DoDispose.
      */
     void SetPacketization(Ptr<const MessageTransport> transport);
     /// \brief Set the packetization (P, O); the NIC FIFO is left as it is.
