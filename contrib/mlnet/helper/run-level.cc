@@ -50,7 +50,7 @@ RunLevelOption::AddToCommandLine(ScenarioCommandLine& cmd)
     cmd.AddValue("level",
                  "run level: " + Levels() +
                      " (packet = ns-3 packet level, flow = the fluid "
-                     "twin alone, analytic = closed forms)",
+                     "engine, no packets, analytic = closed forms)",
                  m_text);
     // Every example registers --level once: --quiet and progress come with it.
     m_quiet = ProgressScheduler::IsQuiet();

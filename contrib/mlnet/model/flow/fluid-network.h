@@ -13,7 +13,7 @@
  * (capacity - frozen load) / unfrozen shares) freezes its flows at that level; repeat.
  * A host's NIC is simply its first link (and the receiver's the last), so sharing a
  * NIC and sharing a switch port are the same rule. Priority flows (a sender NIC's
- * FIFO head, FluidTransfers) are filled first on the whole capacity; the others share
+ * FIFO head, MaxMinTransfers) are filled first on the whole capacity; the others share
  * what they leave (strict priority, two classes).
  *
  * Incremental. A flow's bytes left are kept as (bytes at t0, rate since t0); its end
