@@ -33,7 +33,7 @@ git ignores):
   flow-validation.csv  one line per case: label, example, fabric, collective,
                        algorithm, ranks, bytes, transport, packet_s, flow_s, error,
                        packet_wall_s, flow_wall_s, status (ok | failed | no-flow),
-                       flow_field, twin_s, the packet run's health (dropped, resent,
+                       twin_s, the packet run's health (dropped, resent,
                        timeouts, its warning line), detail (why a case failed), flags
   flow-validation.md   a summary (cases, median |error|, 95th percentile |error| by
                        linear interpolation, max |error|, the cases above 5 %, packet
@@ -355,7 +355,7 @@ assert len({c.label for c in CASES}) == len(CASES), "case labels must be unique"
 
 CSV_COLUMNS = ["label", "example", "fabric", "collective", "algorithm", "ranks", "bytes",
                "transport", "packet_s", "flow_s", "error", "packet_wall_s", "flow_wall_s",
-               "status", "flow_field", "twin_s", "dropped", "resent", "timeouts",
+               "status", "twin_s", "dropped", "resent", "timeouts",
                "packet_warning", "detail", "flags"]
 
 
@@ -518,7 +518,7 @@ def run_case(case, args, tmp):
                algorithm=case.flag("algorithm", case.flag("model", "")),
                ranks=ranks_of(case), bytes=case.flag("bytes", ""),
                packet_s="", flow_s="", error="", packet_wall_s="", flow_wall_s="",
-               status="failed", flow_field="", twin_s="", dropped="", resent="",
+               status="failed", twin_s="", dropped="", resent="",
                timeouts="", packet_warning="", detail=case.note, flags=" ".join(case.flags))
     if not os.access(binary(args.bin, case.example), os.X_OK):
         rec["detail"] = f"{binary(args.bin, case.example)} is not built"
@@ -556,11 +556,11 @@ def run_case(case, args, tmp):
     if flow["ok"]:
         try:
             frow = pick_row(case, flow["doc"], "flow")
-            field, f = first_number(frow, fields["flow"])
+            _, f = first_number(frow, fields["flow"])
             if f is None:
                 problems.append(f"flow: no {' or '.join(fields['flow'])} in the row")
             else:
-                rec.update(flow_s=f, flow_field=field)
+                rec["flow_s"] = f
         except ValueError as e:
             problems.append(str(e))
     else:

@@ -53,7 +53,7 @@ using Shares = std::vector<std::pair<uint32_t, double>>;
 TimelinePrediction
 ReferenceReplay(const std::vector<CollectiveStep>& schedule,
                 uint32_t nRanks,
-                const std::vector<LinkTiming>& links,
+                const std::vector<double>& capacity,
                 const Packetization& pk,
                 const TimelineReplay::RouteFunction& route,
                 const TimelineReplay::LatencyFunction& latency,
@@ -104,9 +104,7 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         }
     };
 
-    auto spbOf = [&](uint32_t key) {
-        return key % 2 == 0 ? links[key / 2].secondsPerByteAtoB : links[key / 2].secondsPerByteBtoA;
-    };
+    auto spbOf = [&](uint32_t key) { return 1.0 / capacity[key]; };
     std::vector<Msg> msgs;
     std::vector<std::map<uint32_t, Chain>> ranks(nRanks);
     for (uint32_t si = 0; si < schedule.size(); ++si)
@@ -146,15 +144,9 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
         }
     }
     const bool lineRate = par.sharing == FluidSharing::LINE_RATE;
-    const size_t nKeys = 2 * links.size();
+    const size_t nKeys = capacity.size();
     // Line rate: NIC weights, offered loads and FIFO backlogs; max-min: capacities.
     std::vector<double> weight(nKeys, 0), offered(nKeys, 0), queue(nKeys, 0), qTime(nKeys, 0);
-    std::vector<double> capacity;
-    for (const auto& l : links)
-    {
-        capacity.push_back(1.0 / l.secondsPerByteAtoB);
-        capacity.push_back(1.0 / l.secondsPerByteBtoA);
-    }
     std::vector<std::deque<uint32_t>> fifo(nKeys);
     std::vector<uint32_t> active;
     std::vector<double> finish(nRanks, 0), computeFree(nRanks, 0);
@@ -560,11 +552,11 @@ ReferenceReplay(const std::vector<CollectiveStep>& schedule,
     return out;
 }
 
-/// A fabric as the replay sees it: link timings, routes, latencies.
+/// A fabric as the replay sees it: directed links' capacities, routes, latencies.
 struct LinkModel
 {
     uint32_t nRanks{0};
-    std::vector<LinkTiming> links;
+    std::vector<double> capacity; //!< bytes/s per directed key (2 id, 2 id + 1)
     TimelineReplay::RouteFunction route;
     TimelineReplay::LatencyFunction latency;
 };
@@ -598,11 +590,9 @@ SyntheticModel(std::mt19937& gen)
     const double rates[] = {10.3e9, 25.7e9, 41.1e9, 97.9e9};
     std::vector<std::vector<uint32_t>> nics(lm.nRanks);
     auto addLink = [&]() {
-        LinkTiming t;
-        t.secondsPerByteAtoB = 8.0 / rates[gen() % 4];
-        t.secondsPerByteBtoA = 8.0 / rates[gen() % 4];
-        lm.links.push_back(t);
-        return static_cast<uint32_t>(lm.links.size() - 1);
+        lm.capacity.push_back(rates[gen() % 4] / 8.0);
+        lm.capacity.push_back(rates[gen() % 4] / 8.0);
+        return static_cast<uint32_t>(lm.capacity.size() / 2 - 1);
     };
     for (uint32_t r = 0; r < lm.nRanks; ++r)
     {
@@ -668,10 +658,8 @@ struct RealFabric
             DataRateValue b;
             l.devA->GetAttribute("DataRate", a);
             l.devB->GetAttribute("DataRate", b);
-            LinkTiming t;
-            t.secondsPerByteAtoB = 8.0 / static_cast<double>(a.Get().GetBitRate());
-            t.secondsPerByteBtoA = 8.0 / static_cast<double>(b.Get().GetBitRate());
-            model.links.push_back(t);
+            model.capacity.push_back(static_cast<double>(a.Get().GetBitRate()) / 8.0);
+            model.capacity.push_back(static_cast<double>(b.Get().GetBitRate()) / 8.0);
         }
         model.route = TimelineReplay::ClusterRoutes(cluster, *planner);
         model.latency = TestLatency;
@@ -733,10 +721,10 @@ ExpectSameTimeline(const LinkModel& lm,
                    const TimelineReplay::Parameters& par,
                    const std::string& label)
 {
-    TimelineReplay replay(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
+    TimelineReplay replay(lm.nRanks, lm.capacity, pk, lm.route, TestHops, lm.latency, par);
     TimelinePrediction got = replay.Run(schedule);
     TimelinePrediction want =
-        ReferenceReplay(schedule, lm.nRanks, lm.links, pk, lm.route, lm.latency, par);
+        ReferenceReplay(schedule, lm.nRanks, lm.capacity, pk, lm.route, lm.latency, par);
     auto same = [](Time a, Time b) {
         return std::abs(a.GetSeconds() - b.GetSeconds()) <= 1e-12 * std::abs(b.GetSeconds());
     };
@@ -857,8 +845,8 @@ TEST_F(TimelineReplayTest, KeepsMessagesOnlyWhenAsked)
     Packetization pk(1000, 50);
     auto schedule = RandomSchedule(gen, lm.nRanks, 1000);
     TimelineReplay::Parameters par;
-    TimelineReplay all(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
-    TimelineReplay totalOnly(lm.nRanks, lm.links, pk, lm.route, TestHops, lm.latency, par);
+    TimelineReplay all(lm.nRanks, lm.capacity, pk, lm.route, TestHops, lm.latency, par);
+    TimelineReplay totalOnly(lm.nRanks, lm.capacity, pk, lm.route, TestHops, lm.latency, par);
     TimelinePrediction a = all.Run(schedule, true);
     TimelinePrediction b = totalOnly.Run(schedule, false);
     size_t n = 0;

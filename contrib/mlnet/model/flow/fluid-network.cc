@@ -38,32 +38,16 @@ FluidNetwork::FluidNetwork(std::vector<double> capacity)
 {
 }
 
-double
-FluidNetwork::GetCapacity(uint32_t key) const
-{
-    return m_capacity.at(key);
-}
-
 uint32_t
 FluidNetwork::Start(double now, double bytes, const LinkShares& links, bool priority)
 {
     NS_ASSERT_MSG(bytes > 0, "a flow without bytes");
     NS_ASSERT_MSG(!links.empty(), "a flow that crosses no link");
-    // An owner whose clock is rounded (ns-3's) may start a flow a hair after a
-    // completion it has not processed yet: it starts at that completion instead, so no
-    // flow is settled past its end.
-    m_now = std::max(m_now, std::min(now, PendingCompletion()));
-    uint32_t slot;
-    if (m_free.empty())
-    {
-        slot = static_cast<uint32_t>(m_flows.size());
-        m_flows.emplace_back();
-    }
-    else
-    {
-        slot = m_free.back();
-        m_free.pop_back();
-    }
+    // The owner completes what is due before it starts more (FluidMessageTransport's
+    // CompleteDue), so no flow is settled past its end.
+    NS_ASSERT_MSG(now <= PendingCompletion() + kTie, "a flow started past a due completion");
+    m_now = std::max(m_now, now);
+    const uint32_t slot = m_flows.Acquire();
     Flow& f = m_flows[slot];
     f.links = links;
     f.position.resize(links.size());
@@ -180,7 +164,7 @@ FluidNetwork::Complete(double t)
         f.rate = 0;
         ++f.version;
         --m_active;
-        m_free.push_back(slot);
+        m_flows.Release(slot);
     }
     return m_completed;
 }
@@ -382,12 +366,6 @@ double
 FluidNetwork::GetRate(uint32_t flow) const
 {
     return m_flows.at(flow).rate;
-}
-
-const FluidNetwork::LinkShares&
-FluidNetwork::GetLinks(uint32_t flow) const
-{
-    return m_flows.at(flow).links;
 }
 
 double

@@ -33,6 +33,8 @@
 #ifndef MLNET_FLUID_NETWORK_H
 #define MLNET_FLUID_NETWORK_H
 
+#include "ns3/slot-pool.h"
+
 #include <cstdint>
 #include <queue>
 #include <utility>
@@ -97,8 +99,6 @@ public:
     /// \return the flow's current rate (bytes per second; 0 until rates are computed, or
     /// while priority flows take all of its bottleneck)
     double GetRate(uint32_t flow) const;
-    /// \return the links and shares the flow was started with
-    const LinkShares& GetLinks(uint32_t flow) const;
     /// \return the flow's bytes left at time t (>= the time of its last rate change)
     double GetBytesLeft(uint32_t flow, double t) const;
     /// \return flows started and not completed
@@ -107,8 +107,6 @@ public:
     uint64_t GetRecomputations() const;
     /// \return flows whose rate was recomputed, summed over the recomputations
     uint64_t GetFlowsRecomputed() const;
-    /// \return the capacity of a directed link (bytes per second)
-    double GetCapacity(uint32_t key) const;
 
 private:
     /// A flow in flight (a slot, reused).
@@ -166,8 +164,7 @@ private:
 
     std::vector<double> m_capacity;
     std::vector<Link> m_links;
-    std::vector<Flow> m_flows;
-    std::vector<uint32_t> m_free;
+    SlotPool<Flow> m_flows;
     std::vector<uint32_t> m_dirty;     //!< links whose flows changed since the last recompute
     std::vector<uint32_t> m_compFlows; //!< scratch: the component's flows
     std::vector<uint32_t> m_compLinks; //!< scratch: the component's links

@@ -69,7 +69,8 @@ public:
 
     /**
      * \brief Start a message's transfer now.
-     * \param now the current time (s; a time before the last one is taken as that one)
+     * \param now the current time (s; a time before the last one is taken as that one;
+     *        no later than PendingEnd(): the owner ends what is due first)
      * \param wire its wire bytes W (> 0)
      * \param packets its packets n (> 0)
      * \param route the links it crosses with their shares, its sender's links first

@@ -60,21 +60,11 @@ LineRateTransfers::Start(double now,
 {
     NS_ASSERT_MSG(wire > 0 && packets > 0, "a transfer without bytes");
     NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
-    // An owner whose clock is rounded (ns-3's) may start a transfer a hair after a
-    // phase end it has not processed yet: it starts at that end instead, so no phase
-    // is settled past its end.
-    m_now = std::max(m_now, std::min(now, PendingEnd()));
-    uint32_t slot;
-    if (m_freeFlows.empty())
-    {
-        slot = static_cast<uint32_t>(m_flows.size());
-        m_flows.emplace_back();
-    }
-    else
-    {
-        slot = m_freeFlows.back();
-        m_freeFlows.pop_back();
-    }
+    // The owner ends what is due before it starts more (FluidMessageTransport's
+    // CompleteDue), so no phase is settled past its end.
+    NS_ASSERT_MSG(now <= PendingEnd() + FluidNetwork::kTie, "a transfer started past a due end");
+    m_now = std::max(m_now, now);
+    const uint32_t slot = m_flows.Acquire();
     Flow& f = m_flows[slot];
     f.order = m_startOrder++;
     f.shares = route;
@@ -244,7 +234,7 @@ LineRateTransfers::UpdateRates()
         }
         f.active = false;
         ++f.version;
-        m_freeFlows.push_back(slot);
+        m_flows.Release(slot);
     }
     m_retired.clear();
     // Round-robin weights of the touched NIC links, summed in start order; their

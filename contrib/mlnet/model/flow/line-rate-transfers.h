@@ -36,6 +36,7 @@
 #define MLNET_LINE_RATE_TRANSFERS_H
 
 #include "ns3/fluid-transfers.h"
+#include "ns3/slot-pool.h"
 
 #include <cstdint>
 #include <deque>
@@ -135,8 +136,7 @@ private:
 
     std::vector<double> m_capacity;
     uint32_t m_backlog;
-    std::vector<Flow> m_flows;
-    std::vector<uint32_t> m_freeFlows;
+    SlotPool<Flow> m_flows;
     uint32_t m_activeFlows{0};
     uint64_t m_startOrder{0};
     std::vector<uint32_t> m_nicOf; //!< per directed key: its index in m_nics, or kNone

@@ -34,17 +34,7 @@ MaxMinTransfers::Start(double now,
 {
     NS_ASSERT_MSG(wire > 0 && packets > 0, "a transfer without bytes");
     NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
-    uint32_t slot;
-    if (m_free.empty())
-    {
-        slot = static_cast<uint32_t>(m_transfers.size());
-        m_transfers.emplace_back();
-    }
-    else
-    {
-        slot = m_free.back();
-        m_free.pop_back();
-    }
+    const uint32_t slot = m_transfers.Acquire();
     Transfer& x = m_transfers[slot];
     x.route = route;
     x.order = m_order++;
@@ -148,7 +138,7 @@ MaxMinTransfers::Advance(double t)
         x.active = false;
         x.route.clear();
         --m_active;
-        m_free.push_back(slot);
+        m_transfers.Release(slot);
         m_ended.push_back({slot, t});
     }
     return m_ended;
@@ -193,12 +183,6 @@ uint32_t
 MaxMinTransfers::GetActive() const
 {
     return m_active;
-}
-
-const FluidNetwork&
-MaxMinTransfers::GetNetwork() const
-{
-    return m_net;
 }
 
 uint64_t

@@ -26,6 +26,7 @@
 #define MLNET_MAX_MIN_TRANSFERS_H
 
 #include "ns3/fluid-transfers.h"
+#include "ns3/slot-pool.h"
 
 #include <cstdint>
 #include <deque>
@@ -58,8 +59,6 @@ public:
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
-    /// \return the fluid underneath (its counters)
-    const FluidNetwork& GetNetwork() const;
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
@@ -98,8 +97,7 @@ private:
 
     FluidNetwork m_net;
     uint32_t m_backlog;
-    std::vector<Transfer> m_transfers;
-    std::vector<uint32_t> m_free;
+    SlotPool<Transfer> m_transfers;
     std::unordered_map<uint32_t, Nic> m_nics; //!< by directed link key
     std::vector<Owner> m_owner;               //!< by FluidNetwork handle
     std::vector<Owner> m_flowsEnded;          //!< scratch

@@ -704,7 +704,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     TimelineReplay replay(
         m_cluster->GetNRanks(),
-        m_links,
+        GetLinkCapacities(),
         m_packetization,
         Routes(),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },

@@ -90,6 +90,16 @@ struct StepPrediction
 };
 
 /**
+ * \brief Seconds per byte of both directions of a link, and its propagation delay (s).
+ */
+struct LinkTiming
+{
+    double secondsPerByteAtoB{0}; //!< 8 / rate of the A -> B direction
+    double secondsPerByteBtoA{0}; //!< 8 / rate of the B -> A direction
+    double delay{0};              //!< propagation delay (s)
+};
+
+/**
  * \brief Alpha-beta analytical model of collectives on a Cluster's fabric.
  */
 class AlphaBetaModel : public Object

@@ -57,14 +57,14 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 } // namespace
 
 TimelineReplay::TimelineReplay(uint32_t nRanks,
-                               const std::vector<LinkTiming>& links,
+                               std::vector<double> capacity,
                                const Packetization& packetization,
                                RouteFunction route,
                                HopsFunction hops,
                                LatencyFunction latency,
                                const Parameters& parameters)
     : m_nRanks(nRanks),
-      m_links(links),
+      m_capacity(std::move(capacity)),
       m_packetization(packetization),
       m_route(std::move(route)),
       m_hops(std::move(hops)),
@@ -335,14 +335,8 @@ TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vecto
 void
 TimelineReplay::EnterAllChains()
 {
-    std::vector<double> capacity(2 * m_links.size());
-    for (size_t id = 0; id < m_links.size(); ++id)
-    {
-        capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
-        capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
-    }
     m_fluid = FluidTransfers::Create(m_parameters.sharing,
-                                     std::move(capacity),
+                                     std::move(m_capacity),
                                      m_parameters.nicBacklogPackets);
     m_finish.assign(m_nRanks, 0.0);
     m_computeFree.assign(m_nRanks, 0.0);

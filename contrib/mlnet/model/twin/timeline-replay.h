@@ -72,19 +72,9 @@ struct TimelinePrediction
 };
 
 /**
- * \brief Seconds per byte of both directions of a link, and its propagation delay (s).
- */
-struct LinkTiming
-{
-    double secondsPerByteAtoB{0}; //!< 8 / rate of the A -> B direction
-    double secondsPerByteBtoA{0}; //!< 8 / rate of the B -> A direction
-    double delay{0};              //!< propagation delay (s)
-};
-
-/**
  * \brief One dependency-aware replay of a schedule on a routed fabric (see file comment).
  *
- * Built by AlphaBetaModel for one prediction: it borrows the model's link timings, and
+ * Built by AlphaBetaModel for one prediction: it takes the model's link capacities, and
  * asks the model for every message's route, hops and pipeline latency.
  *
  * Cost. A message is routed when it starts and forgotten when it arrives; the fluid
@@ -117,9 +107,9 @@ public:
     };
 
     /**
-     * \brief Borrow what one replay reads; all of it must outlive the replay.
+     * \brief Take the links' capacities; the packetization must outlive the replay.
      * \param nRanks ranks of the fabric
-     * \param links per link id: both directions' seconds per byte (keys 2 id, 2 id + 1)
+     * \param capacity per directed link key (2 id: A -> B, 2 id + 1: B -> A), bytes/s
      * \param packetization P and O
      * \param route a message's route, its sender's links first
      * \param hops a message's hops, validating it
@@ -127,7 +117,7 @@ public:
      * \param parameters gamma, software overhead, NIC FIFO
      */
     TimelineReplay(uint32_t nRanks,
-                   const std::vector<LinkTiming>& links,
+                   std::vector<double> capacity,
                    const Packetization& packetization,
                    RouteFunction route,
                    HopsFunction hops,
@@ -233,7 +223,7 @@ private:
     TimelinePrediction Report();
 
     uint32_t m_nRanks{0};
-    const std::vector<LinkTiming>& m_links;
+    std::vector<double> m_capacity;
     Packetization m_packetization;
     RouteFunction m_route;
     HopsFunction m_hops;
