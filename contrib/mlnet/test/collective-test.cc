@@ -130,6 +130,47 @@ TEST_F(CollectiveTest, RingAllReduceTwoRingsAndSlicesSumExactly)
     EXPECT_EQ(c->GetSchedule()[0].messages.size(), 8u * 4);
 }
 
+/// A ring all-reduce that counts the steps it generates and fails if its whole
+/// program is ever assembled.
+class CountingRing : public RingAllReduce
+{
+public:
+    mutable uint64_t built{0};
+
+protected:
+    Program BuildProgram() const override
+    {
+        ADD_FAILURE() << "the whole program was assembled";
+        return RingAllReduce::BuildProgram();
+    }
+
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override
+    {
+        ++built;
+        RingAllReduce::BuildStep(member, chain, step, out);
+    }
+};
+
+TEST_F(CollectiveTest, GeneratedProgramsAreBuiltOneStepAtATime)
+{
+    // 8 members, 2 rings x 2 slices: 4 chains of 2 (N - 1) = 14 steps per member. Setup
+    // checks every step once, the run loads each once (OnPacket is not hooked here): no
+    // whole program, and the sums are exact.
+    const uint32_t n = 8;
+    auto t = MakeTransport(n);
+    auto c = CreateObject<CountingRing>();
+    c->SetRings({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 3, 6, 1, 4, 7, 2, 5}});
+    c->SetAttribute("Slices", UintegerValue(2));
+    CheckAllReduce(c, t, n, 1003);
+    EXPECT_EQ(c->built, 2ull * n * 4 * 2 * (n - 1));
+    // The schedule is written from the generated steps too (its own count: each message
+    // also reads its receiver's step).
+    const uint64_t before = c->built;
+    const auto schedule = c->GetSchedule();
+    EXPECT_EQ(schedule.size(), 2u * (n - 1));
+    EXPECT_EQ(c->built - before, 2ull * n * 4 * 2 * (n - 1));
+}
+
 TEST_F(CollectiveTest, RingAllReduceSumsExactlyWhenMembersRunOutOfStep)
 {
     // Rank 2 sends 10x slower, so its neighbours receive later steps early and

@@ -28,24 +28,21 @@ PairwiseAllToAll::GetAlgorithmName() const
     return "pairwise";
 }
 
-StepwiseCollective::Program
-PairwiseAllToAll::BuildProgram() const
+std::vector<uint32_t>
+PairwiseAllToAll::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    Program p(n, MemberProgram(1));
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t s = 1; s < n; ++s)
-        {
-            Step step;
-            uint32_t to = (i + s) % n;
-            uint32_t from = (i + n - s) % n;
-            step.sends.push_back({to, SendBlock(to)});
-            step.recvs.push_back({from, ReceiveBlock(from), false});
-            p[i][0].push_back(step);
-        }
-    }
-    return p;
+    return {static_cast<uint32_t>(m_ranks.size()) - 1};
+}
+
+void
+PairwiseAllToAll::BuildStep(uint32_t member, uint32_t /* chain */, uint32_t step, Step& out) const
+{
+    // Step s (from 0) sends to the member s + 1 ahead, receives from the one s + 1 behind.
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    const uint32_t to = (member + step + 1) % n;
+    const uint32_t from = (member + n - step - 1) % n;
+    out.sends.assign(1, {to, SendBlock(to)});
+    out.recvs.assign(1, {from, ReceiveBlock(from), false});
 }
 
 } // namespace ns3

@@ -37,6 +37,19 @@ void
 RingAllReduce::SetRings(const std::vector<std::vector<uint32_t>>& orders)
 {
     m_rings = orders;
+    // Each member's place in each ring (members outside 0..size-1 are refused at Setup).
+    m_position.assign(orders.size(), {});
+    for (size_t r = 0; r < orders.size(); ++r)
+    {
+        m_position[r].assign(orders[r].size(), 0);
+        for (uint32_t pos = 0; pos < orders[r].size(); ++pos)
+        {
+            if (orders[r][pos] < orders[r].size())
+            {
+                m_position[r][orders[r][pos]] = pos;
+            }
+        }
+    }
 }
 
 std::vector<std::vector<uint32_t>>
@@ -88,46 +101,34 @@ RingAllReduce::ValidateConfig() const
     }
 }
 
-StepwiseCollective::Program
-RingAllReduce::BuildProgram() const
+std::vector<uint32_t>
+RingAllReduce::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto rings = GetRings();
-    uint32_t nRings = static_cast<uint32_t>(rings.size());
-    uint32_t slices = m_slices;
-    Program p(n, MemberProgram(nRings * slices));
-    auto ringShare = Split({0, GetUnits()}, nRings);
-    for (uint32_t r = 0; r < nRings; ++r)
-    {
-        // seg[chunk][slice]
-        std::vector<std::vector<Segment>> seg;
-        for (const auto& chunk : Split(ringShare[r], n))
-        {
-            seg.push_back(Split(chunk, slices));
-        }
-        const auto& order = rings[r];
-        for (uint32_t pos = 0; pos < n; ++pos)
-        {
-            uint32_t me = order[pos];
-            uint32_t right = order[(pos + 1) % n];
-            uint32_t left = order[(pos + n - 1) % n];
-            for (uint32_t l = 0; l < slices; ++l)
-            {
-                // Chains are slice-major so that step 0 leaves all rings' first
-                // slices before any second slice.
-                auto& chain = p[me][l * nRings + r];
-                chain.resize(2 * (n - 1));
-                for (uint32_t t = 0; t < 2 * (n - 1); ++t)
-                {
-                    uint32_t sendChunk = (pos + 2 * n - t - 1) % n;
-                    uint32_t recvChunk = (pos + 2 * n - t - 2) % n;
-                    chain[t].sends.push_back({right, seg[sendChunk][l]});
-                    chain[t].recvs.push_back({left, seg[recvChunk][l], t < n - 1});
-                }
-            }
-        }
-    }
-    return p;
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    const size_t rings = m_rings.empty() ? 1 : m_rings.size();
+    return std::vector<uint32_t>(rings * m_slices, 2 * (n - 1));
+}
+
+void
+RingAllReduce::BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const
+{
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    const uint32_t nRings = m_rings.empty() ? 1 : static_cast<uint32_t>(m_rings.size());
+    // Chains are slice-major, so step 0 sends every ring's first slice before any
+    // second slice.
+    const uint32_t r = chain % nRings;
+    const uint32_t slice = chain / nRings;
+    auto at = [&](uint32_t pos) { return m_rings.empty() ? pos : m_rings[r][pos]; };
+    const uint32_t pos = m_rings.empty() ? member : m_position[r][member];
+    const Segment ringShare = SplitPart({0, GetUnits()}, nRings, r);
+    auto slicedChunk = [&](uint32_t chunk) {
+        return SplitPart(SplitPart(ringShare, n, chunk), m_slices, slice);
+    };
+    // Reduce-scatter for N - 1 steps (received chunks are added), then all-gather.
+    const uint32_t sendChunk = (pos + 2 * n - step - 1) % n;
+    const uint32_t recvChunk = (pos + 2 * n - step - 2) % n;
+    out.sends.assign(1, {at((pos + 1) % n), slicedChunk(sendChunk)});
+    out.recvs.assign(1, {at((pos + n - 1) % n), slicedChunk(recvChunk), step < n - 1});
 }
 
 } // namespace ns3

@@ -51,11 +51,14 @@ public:
 
 protected:
     void ValidateConfig() const override;
-    Program BuildProgram() const override;
+    /// Generated step by step: 2 (N - 1) steps per chain (ring x slice).
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
 
 private:
-    std::vector<std::vector<uint32_t>> m_rings; //!< ring orders (empty: member order)
-    uint32_t m_slices{1};                       //!< attribute Slices
+    std::vector<std::vector<uint32_t>> m_rings;    //!< ring orders (empty: member order)
+    std::vector<std::vector<uint32_t>> m_position; //!< [ring][member]: its place in the ring
+    uint32_t m_slices{1};                          //!< attribute Slices
 };
 
 } // namespace ns3

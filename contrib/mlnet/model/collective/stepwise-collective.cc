@@ -35,12 +35,15 @@ StepwiseCollective::~StepwiseCollective() = default;
 void
 StepwiseCollective::DoDispose()
 {
-    if (!m_tagger.IsNull() && m_transport && !m_program.empty())
+    if (!m_tagger.IsNull() && m_transport && !m_current.empty())
     {
         m_transport->SetPacketHook(GetChannel(), MessageTransport::PacketHook());
     }
     m_tagger = PacketTagger();
-    m_program.clear();
+    m_whole.clear();
+    m_wholeBuilt = false;
+    m_length.clear();
+    m_current.clear();
     m_arrived.clear();
     Collective::DoDispose();
 }
@@ -51,8 +54,10 @@ StepwiseCollective::Setup(Ptr<MessageTransport> transport,
                           uint64_t bytes)
 {
     Collective::Setup(transport, ranks, bytes);
+    m_whole.clear();
+    m_wholeBuilt = false;
     ValidateConfig();
-    CheckedProgram(); // throws when a message would be empty
+    CheckProgram(); // throws when a message would be empty
 }
 
 void
@@ -89,17 +94,77 @@ StepwiseCollective::Split(Segment range, uint32_t parts)
     return out;
 }
 
-StepwiseCollective::Program
-StepwiseCollective::CheckedProgram() const
+StepwiseCollective::Segment
+StepwiseCollective::SplitPart(Segment range, uint32_t parts, uint32_t i)
 {
-    Program p = BuildProgram();
-    NS_ASSERT_MSG(p.size() == m_ranks.size(), "one program per member");
-    for (const auto& member : p)
+    NS_ASSERT(parts > 0 && i < parts);
+    const uint64_t base = range.length / parts;
+    const uint64_t extra = range.length % parts;
+    return {range.offset + i * base + std::min<uint64_t>(i, extra), base + (i < extra ? 1 : 0)};
+}
+
+const StepwiseCollective::Program&
+StepwiseCollective::WholeProgram() const
+{
+    if (!m_wholeBuilt)
     {
-        for (const auto& chain : member)
+        m_whole = BuildProgram();
+        m_wholeBuilt = true;
+        NS_ASSERT_MSG(m_whole.size() == m_ranks.size(), "one program per member");
+    }
+    return m_whole;
+}
+
+StepwiseCollective::Program
+StepwiseCollective::BuildProgram() const
+{
+    Program p(m_ranks.size());
+    for (uint32_t m = 0; m < p.size(); ++m)
+    {
+        const std::vector<uint32_t> lengths = ChainLengths(m);
+        p[m].resize(lengths.size());
+        for (uint32_t c = 0; c < lengths.size(); ++c)
         {
-            for (const auto& step : chain)
+            p[m][c].resize(lengths[c]);
+            for (uint32_t g = 0; g < lengths[c]; ++g)
             {
+                BuildStep(m, c, g, p[m][c][g]);
+            }
+        }
+    }
+    return p;
+}
+
+std::vector<uint32_t>
+StepwiseCollective::ChainLengths(uint32_t member) const
+{
+    std::vector<uint32_t> lengths;
+    for (const auto& chain : WholeProgram().at(member))
+    {
+        lengths.push_back(static_cast<uint32_t>(chain.size()));
+    }
+    return lengths;
+}
+
+void
+StepwiseCollective::BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const
+{
+    out = WholeProgram().at(member).at(chain).at(step);
+}
+
+void
+StepwiseCollective::CheckProgram() const
+{
+    // Step by step: a generated program is never held whole.
+    Step step;
+    for (uint32_t m = 0; m < m_ranks.size(); ++m)
+    {
+        const std::vector<uint32_t> lengths = ChainLengths(m);
+        for (uint32_t c = 0; c < lengths.size(); ++c)
+        {
+            for (uint32_t g = 0; g < lengths[c]; ++g)
+            {
+                BuildStep(m, c, g, step);
                 for (const auto& s : step.sends)
                 {
                     if (s.seg.length == 0)
@@ -116,44 +181,48 @@ StepwiseCollective::CheckedProgram() const
             }
         }
     }
-    return p;
 }
 
 std::vector<CollectiveStep>
 StepwiseCollective::GetSchedule() const
 {
     NS_ASSERT_MSG(m_transport, "GetSchedule is valid after Setup");
-    Program p = BuildProgram();
-    size_t steps = 0;
-    for (const auto& member : p)
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    std::vector<std::vector<uint32_t>> lengths(n);
+    uint32_t steps = 0;
+    for (uint32_t m = 0; m < n; ++m)
     {
-        for (const auto& chain : member)
+        lengths[m] = ChainLengths(m);
+        for (uint32_t len : lengths[m])
         {
-            steps = std::max(steps, chain.size());
+            steps = std::max(steps, len);
         }
     }
     std::vector<CollectiveStep> schedule;
     uint32_t unit = GetUnit();
-    for (size_t g = 0; g < steps; ++g)
+    Step step;
+    Step peer;
+    for (uint32_t g = 0; g < steps; ++g)
     {
         CollectiveStep cs;
-        for (uint32_t m = 0; m < p.size(); ++m)
+        for (uint32_t m = 0; m < n; ++m)
         {
             uint64_t reduced = 0;
-            for (uint32_t c = 0; c < p[m].size(); ++c)
+            for (uint32_t c = 0; c < lengths[m].size(); ++c)
             {
-                const auto& chain = p[m][c];
-                if (g >= chain.size())
+                if (g >= lengths[m][c])
                 {
                     continue;
                 }
-                for (const auto& s : chain[g].sends)
+                BuildStep(m, c, g, step);
+                for (const auto& s : step.sends)
                 {
                     // The receiver awaits it in its step g of chain c (same tag).
                     bool reduce = false;
-                    if (c < p[s.to].size() && g < p[s.to][c].size())
+                    if (c < lengths[s.to].size() && g < lengths[s.to][c])
                     {
-                        for (const auto& r : p[s.to][c][g].recvs)
+                        BuildStep(s.to, c, g, peer);
+                        for (const auto& r : peer.recvs)
                         {
                             if (r.from == m)
                             {
@@ -167,11 +236,11 @@ StepwiseCollective::GetSchedule() const
                     msg.dst = m_ranks[s.to];
                     msg.bytes = s.seg.length * unit;
                     msg.chain = c;
-                    msg.step = static_cast<uint32_t>(g);
+                    msg.step = g;
                     msg.reduce = reduce;
                     cs.messages.push_back(msg);
                 }
-                for (const auto& r : chain[g].recvs)
+                for (const auto& r : step.recvs)
                 {
                     reduced += r.reduce ? r.seg.length * unit : 0;
                 }
@@ -224,8 +293,8 @@ StepwiseCollective::OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> pa
     info.unit = GetUnit();
     info.byteOffset = offset;
     info.length = packet->GetSize();
-    const Step& step = m_program[info.fromMember][info.chain][info.step];
-    for (const auto& s : step.sends)
+    BuildStep(info.fromMember, info.chain, info.step, m_scratch);
+    for (const auto& s : m_scratch.sends)
     {
         if (s.to == info.toMember)
         {
@@ -272,13 +341,14 @@ StepwiseCollective::DoStart()
             m_out[m] = MakeWorkBuffer(m);
         }
     }
-    m_program = CheckedProgram();
+    m_length.resize(n);
     m_stride = 1;
-    for (const auto& member : m_program)
+    for (uint32_t m = 0; m < n; ++m)
     {
-        for (const auto& chain : member)
+        m_length[m] = ChainLengths(m);
+        for (uint32_t len : m_length[m])
         {
-            m_stride = std::max<uint32_t>(m_stride, static_cast<uint32_t>(chain.size()));
+            m_stride = std::max(m_stride, len);
         }
     }
     m_memberOfRank.clear();
@@ -291,14 +361,16 @@ StepwiseCollective::DoStart()
         m_transport->SetPacketHook(GetChannel(), MakeCallback(&StepwiseCollective::OnPacket, this));
     }
     m_cursor.assign(n, {});
+    m_current.assign(n, {});
     m_computing.assign(n, {});
     m_chainsLeft.assign(n, 0);
     m_computeFree.assign(n, Time(0));
     m_arrived.assign(n, {});
     for (uint32_t m = 0; m < n; ++m)
     {
-        uint32_t chains = static_cast<uint32_t>(m_program[m].size());
+        uint32_t chains = static_cast<uint32_t>(m_length[m].size());
         m_cursor[m].assign(chains, 0);
+        m_current[m].resize(chains);
         m_computing[m].assign(chains, false);
         m_chainsLeft[m] = chains;
     }
@@ -306,10 +378,11 @@ StepwiseCollective::DoStart()
     // every chain leaves in chain order.
     for (uint32_t m = 0; m < n; ++m)
     {
-        for (uint32_t c = 0; c < m_program[m].size(); ++c)
+        for (uint32_t c = 0; c < m_length[m].size(); ++c)
         {
-            if (!m_program[m][c].empty())
+            if (m_length[m][c] > 0)
             {
+                LoadStep(m, c);
                 EnterStep(m, c);
             }
         }
@@ -322,9 +395,9 @@ StepwiseCollective::DoStart()
             MemberDone(m);
             continue;
         }
-        for (uint32_t c = 0; c < m_program[m].size(); ++c)
+        for (uint32_t c = 0; c < m_length[m].size(); ++c)
         {
-            if (m_program[m][c].empty())
+            if (m_length[m][c] == 0)
             {
                 ChainFinished(m);
             }
@@ -343,9 +416,15 @@ StepwiseCollective::ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* 
 }
 
 void
+StepwiseCollective::LoadStep(uint32_t m, uint32_t c)
+{
+    BuildStep(m, c, m_cursor[m][c], m_current[m][c]);
+}
+
+void
 StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
 {
-    const Step& step = m_program[m][c][m_cursor[m][c]];
+    const Step& step = m_current[m][c];
     uint32_t tag = c * m_stride + m_cursor[m][c];
     uint32_t unit = GetUnit();
     for (const auto& s : step.sends)
@@ -389,14 +468,13 @@ StepwiseCollective::HandleMessage(const Message& msg)
 void
 StepwiseCollective::Advance(uint32_t m, uint32_t c)
 {
-    const auto& chain = m_program[m][c];
     auto& arrived = m_arrived[m];
     uint32_t unit = GetUnit();
     while (true)
     {
         uint32_t g = m_cursor[m][c];
         uint32_t tag = c * m_stride + g;
-        const Step& step = chain[g];
+        const Step& step = m_current[m][c];
         for (const auto& r : step.recvs)
         {
             if (arrived.find(Key(tag, r.from)) == arrived.end())
@@ -444,11 +522,12 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
             Simulator::Schedule(m_computeFree[m] - now, &StepwiseCollective::Resume, this, m, c);
             return;
         }
-        if (m_cursor[m][c] == chain.size())
+        if (m_cursor[m][c] == m_length[m][c])
         {
             ChainFinished(m);
             return;
         }
+        LoadStep(m, c);
         EnterStep(m, c);
     }
 }
@@ -457,11 +536,12 @@ void
 StepwiseCollective::Resume(uint32_t m, uint32_t c)
 {
     m_computing[m][c] = false;
-    if (m_cursor[m][c] == m_program[m][c].size())
+    if (m_cursor[m][c] == m_length[m][c])
     {
         ChainFinished(m);
         return;
     }
+    LoadStep(m, c);
     EnterStep(m, c);
     Advance(m, c);
 }

@@ -44,7 +44,9 @@ namespace ns3
 /**
  * \brief Base of collectives written as per-member step programs (see file comment).
  *
- * Subclasses implement BuildProgram() and the name getters; they may refine the
+ * Subclasses write their program either whole (BuildProgram) or one step at a time
+ * (ChainLengths and BuildStep, so no whole program is ever held: a run keeps each
+ * member's current step of each chain only), and the name getters; they may refine the
  * real-payload buffers through GetInputLength(), MakeWorkBuffer() and
  * FinishMember(), and validate their configuration in ValidateConfig().
  */
@@ -149,8 +151,27 @@ protected:
 
     /// \brief Throw std::invalid_argument when the configuration is impossible.
     virtual void ValidateConfig() const;
-    /// \return the algorithm's program for the current configuration
-    virtual Program BuildProgram() const = 0;
+    /**
+     * \return the algorithm's whole program for the current configuration; by default
+     * assembled from ChainLengths() and BuildStep(). Override this or those two.
+     */
+    virtual Program BuildProgram() const;
+    /**
+     * \brief Steps of each chain of a member's program (its size is the chains).
+     * By default from BuildProgram(), built once and kept: override it with BuildStep()
+     * so the program is generated step by step.
+     */
+    virtual std::vector<uint32_t> ChainLengths(uint32_t member) const;
+    /**
+     * \brief Write step `step` of chain `chain` of a member's program into `out`
+     * (cleared first). By default from the kept BuildProgram().
+     */
+    virtual void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const;
+    /**
+     * \brief Part i of a range split as evenly as possible into parts (Split()[i],
+     * without building the others).
+     */
+    static Segment SplitPart(Segment range, uint32_t parts, uint32_t i);
     /// \return the number of floats member m's input must hold (real payloads)
     virtual uint64_t GetInputLength(uint32_t member) const;
     /// \return the initial buffer of member m (default: its input)
@@ -167,7 +188,10 @@ protected:
     virtual void ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* src) const;
 
 private:
-    Program CheckedProgram() const;
+    void CheckProgram() const;
+    /// Load the step at the cursor of member m's chain c into m_current.
+    void LoadStep(uint32_t m, uint32_t c);
+    const Program& WholeProgram() const;
     void EnterStep(uint32_t m, uint32_t c);
     void Advance(uint32_t m, uint32_t c);
     void Resume(uint32_t m, uint32_t c);
@@ -177,7 +201,11 @@ private:
 
     PacketTagger m_tagger; //!< optional packet labeller
 
-    Program m_program;                           //!< program being run
+    mutable Program m_whole;                     //!< BuildProgram(), for the default BuildStep
+    mutable bool m_wholeBuilt{false};            //!< m_whole is the current program
+    std::vector<std::vector<uint32_t>> m_length; //!< [member][chain] steps
+    std::vector<std::vector<Step>> m_current;    //!< [member][chain] the step at the cursor
+    Step m_scratch;                              //!< OnPacket's step
     uint32_t m_stride{1};                        //!< tag = chain * stride + step
     std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
     std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
