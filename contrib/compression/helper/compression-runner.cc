@@ -184,10 +184,11 @@ CompressionRunner::Run(const CompressionConfig& c)
         {"final_accuracy", records.back().accuracy},
     };
     // The packet-level exchange against its twin (the communication time both model).
-    RunHealth::Measure(cluster).Annotate(row,
-                                         codec->GetName(),
-                                         row["comm_s"].get<double>(),
-                                         row["analytical_comm_s"].get<double>());
+    RunHealth::Measure(cluster, c.level == RunLevel::FLOW)
+        .Annotate(row,
+                  codec->GetName(),
+                  row["comm_s"].get<double>(),
+                  row["analytical_comm_s"].get<double>());
     trainer->Dispose();
     return row;
 }

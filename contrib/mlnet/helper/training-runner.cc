@@ -171,7 +171,7 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
                                  std::to_string(iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
-    result.health = RunHealth::Measure(cluster);
+    result.health = RunHealth::Measure(cluster, level == RunLevel::FLOW);
     return result;
 }
 

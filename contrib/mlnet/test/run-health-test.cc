@@ -60,6 +60,20 @@ TEST(RunHealth, WarnsOnlyBeyondAQuarter)
               9u);
 }
 
+TEST(RunHealth, FlowLevelRunsSayFlowLevelAndNameTheTwinsDifference)
+{
+    // A flow-level run has no frames: it is not called packet-level, and its cause is
+    // not a missing symptom but what the run shares that the per-task twin does not.
+    RunHealth h = Healthy();
+    h.flowLevel = true;
+    h.linkImbalance = 3.0; // a flow run's link bytes name no collision either
+    EXPECT_EQ(h.Warning("rail-only (rail-switch 3 failed)", 1.3, 1.0),
+              "rail-only (rail-switch 3 failed): flow-level 1.30 s is +30% off its twin 1.00 s: "
+              "the flow level shares links among the tasks in flight together; the twin times "
+              "each task alone");
+    EXPECT_EQ(h.Warning("x", 1.2, 1.0), "");
+}
+
 TEST(RunHealth, NamesTheFirstMeasuredCause)
 {
     RunHealth h = Healthy();

@@ -302,7 +302,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                  std::to_string(o.iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
-    result.health = RunHealth::Measure(cluster);
+    result.health = RunHealth::Measure(cluster, o.level == RunLevel::FLOW);
     for (const ClusterLink& l : cluster->GetLinks())
     {
         result.linkBytes.push_back(l.bytesAtoB);

@@ -390,7 +390,7 @@ Train(const Job& job,
                                                        &analytical);
     r.analyticalIterationS = analytical;
     r.bytesByLinkClass = cluster->GetBytesByLinkClass();
-    r.health = RunHealth::Measure(cluster);
+    r.health = RunHealth::Measure(cluster, c.level == RunLevel::FLOW);
     if (r.iterationS.size() != c.iterations)
     {
         throw std::runtime_error("training on " + r.fabric + " stopped after " +

@@ -512,7 +512,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         }
         c.traces.Attach(cluster);
         Train(cluster, profile, rings, atStart, dcf, r);
-        r.health = RunHealth::Measure(cluster);
+        r.health = RunHealth::Measure(cluster, c.level == RunLevel::FLOW);
         report.CloseSimulation();
         Simulator::Destroy();
         results.push_back(r);

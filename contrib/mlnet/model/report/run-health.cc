@@ -18,7 +18,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("MlnetRunHealth");
 
 RunHealth
-RunHealth::Measure(Ptr<Cluster> cluster)
+RunHealth::Measure(Ptr<Cluster> cluster, bool flowLevel)
 {
     NS_ASSERT(cluster);
     Ptr<TrafficAccounting> accounting = cluster->GetObject<TrafficAccounting>();
@@ -30,6 +30,7 @@ RunHealth::Measure(Ptr<Cluster> cluster)
     RunHealth h;
     h.counts = accounting->GetClosedCounts();
     h.linkImbalance = LinkImbalance(cluster, &h.imbalanceClass);
+    h.flowLevel = flowLevel;
     return h;
 }
 
@@ -134,7 +135,12 @@ RunHealth::Cause() const
                " bytes)";
     };
     auto timeouts = [&c]() { return std::to_string(c.timeouts) + " timeouts"; };
-    if (c.framesDropped.count > 0)
+    if (flowLevel)
+    {
+        os << "the flow level shares links among the tasks in flight together; the twin "
+              "times each task alone";
+    }
+    else if (c.framesDropped.count > 0)
     {
         os << c.framesDropped.count << " frames dropped (" << c.DropList() << ")";
         if (c.framesResent > 0)
@@ -186,8 +192,9 @@ RunHealth::Warning(const std::string& run, double packetS, double twinS) const
     }
     char percent[32];
     std::snprintf(percent, sizeof(percent), "%+.0f%%", 100 * gap);
-    return run + ": packet-level " + RunReport::FormatSeconds(packetS) + " is " + percent +
-           " off its twin " + RunReport::FormatSeconds(twinS) + ": " + Cause();
+    return run + (flowLevel ? ": flow-level " : ": packet-level ") +
+           RunReport::FormatSeconds(packetS) + " is " + percent + " off its twin " +
+           RunReport::FormatSeconds(twinS) + ": " + Cause();
 }
 
 void

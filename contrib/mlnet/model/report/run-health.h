@@ -24,6 +24,11 @@
  * prints the warnings ("warning: <run>: packet-level <t> is <+x%> off its twin <t>:
  * <cause>").
  *
+ * At the flow level (Measure's flowLevel) there are no frames: the row says
+ * "flow-level <t>", and the cause of a gap is the one thing the fluid run has that the
+ * twin beside it lacks: the communication tasks in flight at once share links in the
+ * run, where the twin times each task alone and composes them on the iteration graph.
+ *
  * Left out: a causal analysis (the cause named is the first of the measured symptoms,
  * not a proof); per-flow or per-priority detail; imbalance across link classes.
  */
@@ -53,13 +58,16 @@ struct RunHealth
     TrafficCounts counts;       //!< the run's closed accounting
     double linkImbalance{0};    //!< busiest link bytes / mean of its class (largest class)
     std::string imbalanceClass; //!< the link class of linkImbalance ("" if none)
+    bool flowLevel{false};      //!< a flow-level run: no frames, no counts to name a cause
 
     /**
      * \brief The health of the run just closed on `cluster`: its accounting's closed
      * counts (TrafficAccounting::GetClosedCounts) and its link balance. Throws
      * std::logic_error when the cluster has no closed accounting.
+     * \param cluster the fabric after its run
+     * \param flowLevel the run was at the flow level (FluidMessageTransport)
      */
-    static RunHealth Measure(Ptr<Cluster> cluster);
+    static RunHealth Measure(Ptr<Cluster> cluster, bool flowLevel = false);
     /**
      * \brief The link class with the largest busiest-to-mean ratio of wire bytes (both
      * directions of a link together), over classes of >= 2 links that carried bytes,
@@ -82,7 +90,8 @@ struct RunHealth
     /// \return the likely cause of a gap, from the measured counts (never empty)
     std::string Cause() const;
     /**
-     * \return "<run>: packet-level <t> is <+x%> off its twin <t>: <cause>" when
+     * \return "<run>: packet-level <t> is <+x%> off its twin <t>: <cause>" (flow-level
+     * at the flow level) when
      * |TwinGap| > WARN_GAP, else ""
      */
     std::string Warning(const std::string& run, double packetS, double twinS) const;
