@@ -47,47 +47,45 @@ HalvingDoublingAllReduce::ValidateConfig() const
     }
 }
 
-StepwiseCollective::Program
-HalvingDoublingAllReduce::BuildProgram() const
+std::vector<uint32_t>
+HalvingDoublingAllReduce::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto blocks = Split({0, GetUnits()}, n);
-    // Blocks [first, first + count) as one contiguous segment.
-    auto range = [&blocks](uint32_t first, uint32_t count) {
-        Segment s{blocks[first].offset, 0};
-        for (uint32_t b = first; b < first + count; ++b)
-        {
-            s.length += blocks[b].length;
-        }
-        return s;
-    };
-    Program p(n, MemberProgram(1));
-    for (uint32_t i = 0; i < n; ++i)
+    uint32_t log2n = 0;
+    while ((2u << log2n) <= m_ranks.size())
     {
-        auto& chain = p[i][0];
-        // Reduce-scatter by recursive halving, farthest partner first.
-        for (uint32_t mask = n / 2; mask >= 1; mask /= 2)
-        {
-            uint32_t partner = i ^ mask;
-            uint32_t lo = i & ~(2 * mask - 1);
-            uint32_t keep = (i & mask) ? lo + mask : lo;
-            uint32_t give = (i & mask) ? lo : lo + mask;
-            Step step;
-            step.sends.push_back({partner, range(give, mask)});
-            step.recvs.push_back({partner, range(keep, mask), true});
-            chain.push_back(step);
-        }
-        // All-gather by recursive doubling, nearest partner first.
-        for (uint32_t mask = 1; mask < n; mask *= 2)
-        {
-            uint32_t partner = i ^ mask;
-            Step step;
-            step.sends.push_back({partner, range(i & ~(mask - 1), mask)});
-            step.recvs.push_back({partner, range(partner & ~(mask - 1), mask), false});
-            chain.push_back(step);
-        }
+        ++log2n;
     }
-    return p;
+    return {2 * log2n};
+}
+
+void
+HalvingDoublingAllReduce::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step& out) const
+{
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    const uint32_t half = ChainLengths(i)[0] / 2;
+    // Blocks [first, first + count) of the N equal blocks, as one contiguous segment.
+    auto range = [&](uint32_t first, uint32_t count) {
+        const Segment a = SplitPart({0, GetUnits()}, n, first);
+        const Segment b = SplitPart({0, GetUnits()}, n, first + count - 1);
+        return Segment{a.offset, b.offset + b.length - a.offset};
+    };
+    if (t < half)
+    {
+        // Reduce-scatter by recursive halving, farthest partner first.
+        const uint32_t mask = (n / 2) >> t;
+        const uint32_t partner = i ^ mask;
+        const uint32_t lo = i & ~(2 * mask - 1);
+        const uint32_t keep = (i & mask) ? lo + mask : lo;
+        const uint32_t give = (i & mask) ? lo : lo + mask;
+        out.sends.assign(1, {partner, range(give, mask)});
+        out.recvs.assign(1, {partner, range(keep, mask), true});
+        return;
+    }
+    // All-gather by recursive doubling, nearest partner first.
+    const uint32_t mask = 1u << (t - half);
+    const uint32_t partner = i ^ mask;
+    out.sends.assign(1, {partner, range(i & ~(mask - 1), mask)});
+    out.recvs.assign(1, {partner, range(partner & ~(mask - 1), mask), false});
 }
 
 } // namespace ns3

@@ -42,7 +42,9 @@ public:
 
 protected:
     void ValidateConfig() const override;
-    Program BuildProgram() const override;
+    /// Generated step by step: 2 log2 N steps, one chain.
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
 };
 
 } // namespace ns3

@@ -49,23 +49,19 @@ RingAllGather::MakeWorkBuffer(uint32_t member) const
     return work;
 }
 
-StepwiseCollective::Program
-RingAllGather::BuildProgram() const
+std::vector<uint32_t>
+RingAllGather::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto chunks = Split({0, GetUnits()}, n);
-    Program p(n, MemberProgram(1));
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t t = 0; t + 1 < n; ++t)
-        {
-            Step step;
-            step.sends.push_back({(i + 1) % n, chunks[(i + n - t) % n]});
-            step.recvs.push_back({(i + n - 1) % n, chunks[(i + 2 * n - t - 1) % n], false});
-            p[i][0].push_back(step);
-        }
-    }
-    return p;
+    return {static_cast<uint32_t>(m_ranks.size()) - 1};
+}
+
+void
+RingAllGather::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step& out) const
+{
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    auto chunk = [&](uint32_t k) { return SplitPart({0, GetUnits()}, n, k); };
+    out.sends.assign(1, {(i + 1) % n, chunk((i + n - t) % n)});
+    out.recvs.assign(1, {(i + n - 1) % n, chunk((i + 2 * n - t - 1) % n), false});
 }
 
 } // namespace ns3

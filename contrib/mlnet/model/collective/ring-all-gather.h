@@ -40,7 +40,9 @@ public:
     std::string GetAlgorithmName() const override;
 
 protected:
-    Program BuildProgram() const override;
+    /// Generated step by step: N - 1 steps, one chain.
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
     uint64_t GetInputLength(uint32_t member) const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
 };

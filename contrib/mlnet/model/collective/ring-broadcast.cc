@@ -63,66 +63,71 @@ RingBroadcast::MakeWorkBuffer(uint32_t member) const
     return Eigen::VectorXf::Zero(static_cast<Eigen::Index>(GetUnits()));
 }
 
-StepwiseCollective::Program
-RingBroadcast::BuildProgram() const
+std::vector<uint32_t>
+RingBroadcast::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto chunks = Split({0, GetUnits()}, n); // chunk r: relative rank r
-    auto range = [&chunks](uint32_t first, uint32_t count) {
-        Segment s{chunks[first].offset, 0};
-        for (uint32_t c = first; c < first + count; ++c)
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    uint32_t scatter = 1; // one direct scatter step unless N is a power of two
+    if ((n & (n - 1)) == 0)
+    {
+        scatter = 0;
+        for (uint32_t mask = n / 2; mask >= 1; mask /= 2)
         {
-            s.length += chunks[c].length;
+            ++scatter;
         }
-        return s;
+    }
+    return {scatter + n - 1};
+}
+
+void
+RingBroadcast::BuildStep(uint32_t m, uint32_t /* chain */, uint32_t t, Step& out) const
+{
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    auto chunk = [&](uint32_t k) { return SplitPart({0, GetUnits()}, n, k); }; // relative rank k
+    auto range = [&](uint32_t first, uint32_t count) {
+        const Segment a = chunk(first);
+        const Segment b = chunk(first + count - 1);
+        return Segment{a.offset, b.offset + b.length - a.offset};
     };
     auto member = [this, n](uint32_t rel) { return (rel + m_root) % n; };
-    Program p(n, MemberProgram(1));
-    bool powerOfTwo = (n & (n - 1)) == 0;
-    for (uint32_t r = 0; r < n; ++r)
+    const uint32_t r = (m + n - m_root % n) % n; // m's rank relative to the root
+    const uint32_t scatter = ChainLengths(m)[0] - (n - 1);
+    out.sends.clear();
+    out.recvs.clear();
+    if (t < scatter && (n & (n - 1)) == 0)
     {
-        auto& chain = p[member(r)][0];
-        if (powerOfTwo)
+        // Scatter by recursive halving from the root: step t halves blocks of 2 mask.
+        const uint32_t mask = (n / 2) >> t;
+        if (r % (2 * mask) == 0)
         {
-            for (uint32_t mask = n / 2; mask >= 1; mask /= 2)
+            out.sends.push_back({member(r + mask), range(r + mask, mask)});
+        }
+        else if (r % (2 * mask) == mask)
+        {
+            out.recvs.push_back({member(r - mask), range(r, mask), false});
+        }
+        return;
+    }
+    if (t < scatter)
+    {
+        // N not a power of two: the root sends every other member its chunk at once.
+        if (r == 0)
+        {
+            for (uint32_t dst = 1; dst < n; ++dst)
             {
-                Step step;
-                if (r % (2 * mask) == 0)
-                {
-                    step.sends.push_back({member(r + mask), range(r + mask, mask)});
-                }
-                else if (r % (2 * mask) == mask)
-                {
-                    step.recvs.push_back({member(r - mask), range(r, mask), false});
-                }
-                chain.push_back(step);
+                out.sends.push_back({member(dst), chunk(dst)});
             }
         }
         else
         {
-            Step step;
-            if (r == 0)
-            {
-                for (uint32_t dst = 1; dst < n; ++dst)
-                {
-                    step.sends.push_back({member(dst), chunks[dst]});
-                }
-            }
-            else
-            {
-                step.recvs.push_back({member(0), chunks[r], false});
-            }
-            chain.push_back(step);
+            out.recvs.push_back({member(0), chunk(r), false});
         }
-        for (uint32_t t = 0; t + 1 < n; ++t)
-        {
-            Step step;
-            step.sends.push_back({member(r + 1), chunks[(r + n - t) % n]});
-            step.recvs.push_back({member(r + n - 1), chunks[(r + 2 * n - t - 1) % n], false});
-            chain.push_back(step);
-        }
+        return;
     }
-    return p;
+    // Then a ring all-gather of the chunks.
+    const uint32_t g = t - scatter;
+    out.sends.push_back({member(r + 1), chunk((r + n - g) % n)});
+    out.recvs.push_back({member(r + n - 1), chunk((r + 2 * n - g - 1) % n), false});
 }
 
 } // namespace ns3

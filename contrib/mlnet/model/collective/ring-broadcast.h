@@ -47,7 +47,9 @@ public:
 
 protected:
     void ValidateConfig() const override;
-    Program BuildProgram() const override;
+    /// Generated step by step: the scatter (log2 N steps, or one), then N - 1 ring steps.
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
 
 private:
