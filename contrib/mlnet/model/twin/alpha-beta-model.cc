@@ -19,6 +19,7 @@
 #include "ns3/enum.h"
 #include "ns3/fluid-message-transport.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/route-planner.h"
 #include "ns3/trace-names.h"
@@ -336,34 +337,59 @@ AlphaBetaModel::MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) co
     // Longest route of the routing DAG towards dst, counting d + F1*8/R per hop; the
     // slowest link's frame is part of the bandwidth term, so it is taken off once.
     const uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
-    std::unordered_map<uint32_t, double> memo;
+    // The memo is one slot per node, kept across calls and stamped with the call that
+    // filled it (no allocation per message).
+    const size_t nodes = NodeList::GetNNodes();
+    if (m_longest.size() < nodes)
+    {
+        m_longest.resize(nodes);
+        m_visited.resize(nodes, 0);
+    }
+    if (++m_latencyCall == 0)
+    {
+        std::fill(m_visited.begin(), m_visited.end(), 0);
+        m_latencyCall = 1;
+    }
     double slowest = 0;
-    const auto& links = m_cluster->GetLinks();
-    std::function<double(uint32_t)> longest = [&](uint32_t node) -> double {
-        if (node == dstNode)
-        {
-            return 0.0;
-        }
-        auto it = memo.find(node);
-        if (it != memo.end())
-        {
-            return it->second;
-        }
-        double best = 0;
-        for (uint32_t id : m_planner->NextLinks(node, dstRank))
-        {
-            const ClusterLink& l = links[id];
-            bool aToB = l.nodeA == node;
-            double spb = aToB ? m_links[id].secondsPerByteAtoB : m_links[id].secondsPerByteBtoA;
-            slowest = std::max(slowest, spb);
-            double t = m_links[id].delay + f1 * spb + longest(aToB ? l.nodeB : l.nodeA);
-            best = std::max(best, t);
-        }
-        memo[node] = best;
-        return best;
-    };
-    double total = longest(m_cluster->GetRankNode(srcRank)->GetId());
+    const double total = LongestToDestination(m_cluster->GetRankNode(srcRank)->GetId(),
+                                              dstNode,
+                                              dstRank,
+                                              f1,
+                                              slowest);
     return total - f1 * slowest;
+}
+
+double
+AlphaBetaModel::LongestToDestination(uint32_t node,
+                                     uint32_t dstNode,
+                                     uint32_t dstRank,
+                                     double f1,
+                                     double& slowest) const
+{
+    if (node == dstNode)
+    {
+        return 0.0;
+    }
+    if (m_visited[node] == m_latencyCall)
+    {
+        return m_longest[node];
+    }
+    const auto& links = m_cluster->GetLinks();
+    double best = 0;
+    for (uint32_t id : m_planner->NextLinks(node, dstRank))
+    {
+        const ClusterLink& l = links[id];
+        const bool aToB = l.nodeA == node;
+        const double spb = aToB ? m_links[id].secondsPerByteAtoB : m_links[id].secondsPerByteBtoA;
+        slowest = std::max(slowest, spb);
+        const double t =
+            m_links[id].delay + f1 * spb +
+            LongestToDestination(aToB ? l.nodeB : l.nodeA, dstNode, dstRank, f1, slowest);
+        best = std::max(best, t);
+    }
+    m_visited[node] = m_latencyCall;
+    m_longest[node] = best;
+    return best;
 }
 
 double

@@ -300,6 +300,12 @@ private:
                                            bool keepMessages) const;
     /// Latency of a message of first frame f1 from src to dst (max over its routes).
     double MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const;
+    /// MessageLatency's recursion: the longest d + F1 x spb route from node to dstNode.
+    double LongestToDestination(uint32_t node,
+                                uint32_t dstNode,
+                                uint32_t dstRank,
+                                double f1,
+                                double& slowest) const;
     /// MessageLatency, computed once per (src, dst, F1) of a prediction.
     double CachedLatency(LatencyCache& cache,
                          uint32_t srcRank,
@@ -327,7 +333,10 @@ private:
     /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
     mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;
     mutable std::vector<LinkTiming> m_links;
-    mutable uint64_t m_linkStateSeen{0}; //!< Cluster::GetLinkStateVersion of the routes
+    mutable std::vector<double> m_longest;   //!< MessageLatency's memo, per node
+    mutable std::vector<uint32_t> m_visited; //!< per node: the call that filled m_longest
+    mutable uint32_t m_latencyCall{0};       //!< MessageLatency calls (memo stamps)
+    mutable uint64_t m_linkStateSeen{0};     //!< Cluster::GetLinkStateVersion of the routes
 
     /// A step was timed: step index, its prediction.
     mutable TracedCallback<uint32_t, const StepPrediction&> m_stepTrace;
