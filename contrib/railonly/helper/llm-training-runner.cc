@@ -228,8 +228,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     result.tasks = graph.GetNTasks();
 
     // Closed form, with the hops of a rail (rank 0 to its peer in domain 1) as routed.
-    RoutePlanner planner(cluster);
-    planner.Compute();
+    const std::shared_ptr<const RoutePlanner> planner = RoutePlanner::Shared(cluster);
     Ptr<LlmIterationModel> model = CreateObject<LlmIterationModel>();
     model->SetAttribute("HbRate", DataRateValue(o.hbRate));
     model->SetAttribute("NicRate", DataRateValue(o.nicRate));
@@ -237,7 +236,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     model->SetAttribute("NicDelay", TimeValue(o.nicDelay));
     if (o.domains > 1)
     {
-        model->SetAttribute("NicHops", UintegerValue(planner.Hops(0, o.domainSize)));
+        model->SetAttribute("NicHops", UintegerValue(planner->Hops(0, o.domainSize)));
     }
     model->SetPacketization(transport->GetMaxPayload(), transport->GetPerPacketOverhead());
     result.analytical = model->Estimate(workload);

@@ -55,6 +55,34 @@ RankOf(const std::vector<uint32_t>& c, const std::vector<uint32_t>& dims)
 }
 } // namespace
 
+std::shared_ptr<const RoutePlanner>
+RoutePlanner::Shared(Ptr<Cluster> cluster)
+{
+    struct Entry
+    {
+        uint64_t linkState{0};
+        size_t links{0};
+        std::weak_ptr<const RoutePlanner> planner;
+    };
+
+    static std::map<const Cluster*, Entry> shared;
+    for (auto it = shared.begin(); it != shared.end();)
+    {
+        it = it->second.planner.expired() ? shared.erase(it) : std::next(it);
+    }
+    Entry& e = shared[PeekPointer(cluster)];
+    std::shared_ptr<const RoutePlanner> planner = e.planner.lock();
+    if (!planner || e.linkState != cluster->GetLinkStateVersion() ||
+        e.links != cluster->GetLinks().size())
+    {
+        auto fresh = std::make_shared<RoutePlanner>(cluster);
+        fresh->Compute();
+        planner = fresh;
+        e = {cluster->GetLinkStateVersion(), cluster->GetLinks().size(), planner};
+    }
+    return planner;
+}
+
 RoutePlanner::RoutePlanner(Ptr<Cluster> cluster)
     : m_cluster(cluster)
 {

@@ -30,6 +30,7 @@
 #include "ns3/cluster.h"
 #include "ns3/flow-key.h"
 
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,6 +49,15 @@ public:
 
     /// \brief (Re)compute the tables from the current links (failed links excluded).
     void Compute();
+    /**
+     * \brief The computed tables of a cluster's current links, shared by every reader
+     * (the twin, the flow level, runners) instead of one O(ranks x nodes) computation
+     * each: computed on the first call and again after a link failed or was added
+     * (Cluster::GetLinkStateVersion, the link count); freed when no reader holds them.
+     * The tables hold the cluster, so a live entry is never another cluster's.
+     * \param cluster a built fabric (its links and route preferences complete)
+     */
+    static std::shared_ptr<const RoutePlanner> Shared(Ptr<Cluster> cluster);
     /// \brief Compute and install the tables into every node's FlowHashRouting (or, on a
     /// fast-data-path fabric, its FastForwarding).
     void Install();

@@ -162,8 +162,7 @@ AlphaBetaModel::Refresh()
 {
     NS_LOG_FUNCTION(this);
     CheckBound();
-    m_planner = std::make_unique<RoutePlanner>(m_cluster);
-    m_planner->Compute();
+    m_planner = RoutePlanner::Shared(m_cluster);
     m_routes = nullptr; // over the new routes, built when first asked for
     m_latencySlots.clear();
     const auto& links = m_cluster->GetLinks();

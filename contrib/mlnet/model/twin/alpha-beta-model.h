@@ -328,8 +328,8 @@ private:
     Ptr<const MessageTransport> m_flowKeys; //!< the transport whose flow keys route messages
 
     Ptr<Cluster> m_cluster;
-    mutable std::unique_ptr<RoutePlanner> m_planner;
-    mutable TimelineReplay::RouteFunction m_routes; //!< MessagePath's (a bounded cache)
+    mutable std::shared_ptr<const RoutePlanner> m_planner; //!< RoutePlanner::Shared
+    mutable TimelineReplay::RouteFunction m_routes;        //!< MessagePath's (a bounded cache)
     /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
     mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;
     mutable std::vector<LinkTiming> m_links;

@@ -66,7 +66,8 @@ struct TimelinePrediction
 {
     Time total;                          //!< time the last rank finished (from 0)
     std::vector<MessageTiming> messages; //!< per message, in schedule order
-    std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains
+    std::vector<Time> rankFinish;        //!< per rank of the cluster: it finished its chains (with
+                                         //!< the messages only: O(ranks) per prediction else)
     uint64_t rateUpdates{0};             //!< fluid events (rate recomputations)
     uint64_t flowsRecomputed{0};         //!< flows whose rate was recomputed, summed
 };
@@ -142,7 +143,8 @@ public:
     /**
      * \brief Replay a schedule (once per object).
      * \param schedule the schedule; borrowed for the run
-     * \param keepMessages fill TimelinePrediction::messages (else it stays empty)
+     * \param keepMessages fill TimelinePrediction::messages and rankFinish (else they
+     *        stay empty)
      * \return every message's timing, every rank's finish and the total. Throws
      * std::invalid_argument (from the hops function) for a bad or unroutable message.
      */
