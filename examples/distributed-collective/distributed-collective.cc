@@ -49,7 +49,8 @@ main(int argc, char* argv[])
     fabric.AddToCommandLine(cmd);
     run.AddToCommandLine(cmd);
     cmd.AddValue("domains",
-                 "railonly: HB domains, at least 1 (domains x domainSize at most 1024)",
+                 "railonly: HB domains, at least 1 (domains x domainSize at most " +
+                     std::to_string(FabricOptions::MAX_RANKS) + ")",
                  domains,
                  1,
                  FabricOptions::MAX_RANKS);

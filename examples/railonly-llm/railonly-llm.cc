@@ -40,7 +40,7 @@ main(int argc, char* argv[])
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("domains",
-                 "HB domains D (D x K at most 1024)",
+                 "HB domains D (D x K at most " + std::to_string(FabricOptions::MAX_RANKS) + ")",
                  o.domains,
                  1,
                  FabricOptions::MAX_RANKS);

@@ -32,9 +32,11 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                   names);
     // The bracket CommandLine prints is the real default; say what 0 means.
     cmd.AddValue("ranks",
-                 ranks == 0 ? "number of ranks (0 = 8, or the product of --torusDims for "
-                              "torus/mesh; at most 1024)"
-                            : "number of ranks (torus/mesh: must match --torusDims; at most 1024)",
+                 (ranks == 0 ? std::string("number of ranks (0 = 8, or the product of "
+                                           "--torusDims for torus/mesh; at most ")
+                             : std::string("number of ranks (torus/mesh: must match "
+                                           "--torusDims; at most ")) +
+                     std::to_string(MAX_RANKS) + ")",
                  ranks,
                  0,
                  MAX_RANKS);
