@@ -47,27 +47,31 @@ HalvingDoublingAllReduce::ValidateConfig() const
     }
 }
 
-std::vector<uint32_t>
-HalvingDoublingAllReduce::ChainLengths(uint32_t /* member */) const
+uint32_t
+HalvingDoublingAllReduce::Rounds() const
 {
     uint32_t log2n = 0;
     while ((2u << log2n) <= m_ranks.size())
     {
         ++log2n;
     }
-    return {2 * log2n};
+    return log2n;
+}
+
+std::vector<uint32_t>
+HalvingDoublingAllReduce::ChainLengths(uint32_t /* member */) const
+{
+    return {2 * Rounds()};
 }
 
 void
 HalvingDoublingAllReduce::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step& out) const
 {
     const uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    const uint32_t half = ChainLengths(i)[0] / 2;
+    const uint32_t half = Rounds();
     // Blocks [first, first + count) of the N equal blocks, as one contiguous segment.
     auto range = [&](uint32_t first, uint32_t count) {
-        const Segment a = SplitPart({0, GetUnits()}, n, first);
-        const Segment b = SplitPart({0, GetUnits()}, n, first + count - 1);
-        return Segment{a.offset, b.offset + b.length - a.offset};
+        return SplitRange({0, GetUnits()}, n, first, count);
     };
     if (t < half)
     {

@@ -45,6 +45,10 @@ protected:
     /// Generated step by step: 2 log2 N steps, one chain.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+
+private:
+    /// \return log2 N: the rounds of each half (reduce-scatter, all-gather)
+    uint32_t Rounds() const;
 };
 
 } // namespace ns3

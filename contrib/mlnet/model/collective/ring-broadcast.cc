@@ -84,10 +84,9 @@ RingBroadcast::BuildStep(uint32_t m, uint32_t /* chain */, uint32_t t, Step& out
 {
     const uint32_t n = static_cast<uint32_t>(m_ranks.size());
     auto chunk = [&](uint32_t k) { return SplitPart({0, GetUnits()}, n, k); }; // relative rank k
+    // Blocks [first, first + count) of the N equal blocks, as one contiguous segment.
     auto range = [&](uint32_t first, uint32_t count) {
-        const Segment a = chunk(first);
-        const Segment b = chunk(first + count - 1);
-        return Segment{a.offset, b.offset + b.length - a.offset};
+        return SplitRange({0, GetUnits()}, n, first, count);
     };
     auto member = [this, n](uint32_t rel) { return (rel + m_root) % n; };
     const uint32_t r = (m + n - m_root % n) % n; // m's rank relative to the root

@@ -115,23 +115,45 @@ StepwiseCollective::WholeProgram() const
     return m_whole;
 }
 
+StepwiseCollective::Segment
+StepwiseCollective::SplitRange(Segment range, uint32_t parts, uint32_t first, uint32_t count)
+{
+    NS_ASSERT(count > 0 && first + count <= parts);
+    const Segment a = SplitPart(range, parts, first);
+    const Segment b = SplitPart(range, parts, first + count - 1);
+    return {a.offset, b.offset + b.length - a.offset};
+}
+
+void
+StepwiseCollective::ForEachStep(const StepVisitor& visit) const
+{
+    Step step;
+    for (uint32_t m = 0; m < m_ranks.size(); ++m)
+    {
+        const std::vector<uint32_t> lengths = ChainLengths(m);
+        for (uint32_t c = 0; c < lengths.size(); ++c)
+        {
+            for (uint32_t g = 0; g < lengths[c]; ++g)
+            {
+                BuildStep(m, c, g, step);
+                visit(m, c, g, step);
+            }
+        }
+    }
+}
+
 StepwiseCollective::Program
 StepwiseCollective::BuildProgram() const
 {
     Program p(m_ranks.size());
     for (uint32_t m = 0; m < p.size(); ++m)
     {
-        const std::vector<uint32_t> lengths = ChainLengths(m);
-        p[m].resize(lengths.size());
-        for (uint32_t c = 0; c < lengths.size(); ++c)
-        {
-            p[m][c].resize(lengths[c]);
-            for (uint32_t g = 0; g < lengths[c]; ++g)
-            {
-                BuildStep(m, c, g, p[m][c][g]);
-            }
-        }
+        p[m].resize(ChainLengths(m).size()); // chains without steps included
     }
+    ForEachStep([&p](uint32_t m, uint32_t c, uint32_t g, const Step& step) {
+        p[m][c].push_back(step); // steps of a chain come in order
+        NS_ASSERT(p[m][c].size() == g + 1);
+    });
     return p;
 }
 
@@ -156,31 +178,20 @@ void
 StepwiseCollective::CheckProgram() const
 {
     // Step by step: a generated program is never held whole.
-    Step step;
-    for (uint32_t m = 0; m < m_ranks.size(); ++m)
-    {
-        const std::vector<uint32_t> lengths = ChainLengths(m);
-        for (uint32_t c = 0; c < lengths.size(); ++c)
+    ForEachStep([this](uint32_t, uint32_t, uint32_t, const Step& step) {
+        for (const auto& s : step.sends)
         {
-            for (uint32_t g = 0; g < lengths[c]; ++g)
+            if (s.seg.length == 0)
             {
-                BuildStep(m, c, g, step);
-                for (const auto& s : step.sends)
-                {
-                    if (s.seg.length == 0)
-                    {
-                        throw std::invalid_argument(
-                            GetCollectiveName() + "/" + GetAlgorithmName() + " cannot split " +
-                            std::to_string(m_bytes) + " bytes over " +
-                            std::to_string(m_ranks.size()) +
-                            " ranks: some message would carry 0 bytes; give more bytes (at least " +
-                            std::to_string(GetUnit()) +
-                            " bytes per chunk, slice and ring) or fewer slices/rings");
-                    }
-                }
+                throw std::invalid_argument(
+                    GetCollectiveName() + "/" + GetAlgorithmName() + " cannot split " +
+                    std::to_string(m_bytes) + " bytes over " + std::to_string(m_ranks.size()) +
+                    " ranks: some message would carry 0 bytes; give more bytes (at least " +
+                    std::to_string(GetUnit()) +
+                    " bytes per chunk, slice and ring) or fewer slices/rings");
             }
         }
-    }
+    });
 }
 
 std::vector<CollectiveStep>
@@ -189,69 +200,69 @@ StepwiseCollective::GetSchedule() const
     NS_ASSERT_MSG(m_transport, "GetSchedule is valid after Setup");
     const uint32_t n = static_cast<uint32_t>(m_ranks.size());
     std::vector<std::vector<uint32_t>> lengths(n);
-    uint32_t steps = 0;
     for (uint32_t m = 0; m < n; ++m)
     {
         lengths[m] = ChainLengths(m);
-        for (uint32_t len : lengths[m])
-        {
-            steps = std::max(steps, len);
-        }
     }
+    // Member by member, so schedule step g lists its messages by member, then chain.
     std::vector<CollectiveStep> schedule;
-    uint32_t unit = GetUnit();
-    Step step;
-    Step peer;
-    for (uint32_t g = 0; g < steps; ++g)
-    {
-        CollectiveStep cs;
-        for (uint32_t m = 0; m < n; ++m)
+    std::vector<uint64_t> reduced; // [g] bytes the current member reduces in step g
+    uint32_t current = 0;
+    auto closeMember = [&]() {
+        for (size_t g = 0; g < reduced.size(); ++g)
         {
-            uint64_t reduced = 0;
-            for (uint32_t c = 0; c < lengths[m].size(); ++c)
+            schedule[g].reduceBytes = std::max(schedule[g].reduceBytes, reduced[g]);
+        }
+        reduced.assign(reduced.size(), 0);
+    };
+    const uint32_t unit = GetUnit();
+    Step peer;
+    ForEachStep([&](uint32_t m, uint32_t c, uint32_t g, const Step& step) {
+        if (m != current)
+        {
+            closeMember();
+            current = m;
+        }
+        if (g >= schedule.size())
+        {
+            schedule.resize(g + 1);
+            reduced.resize(g + 1, 0);
+        }
+        for (const auto& s : step.sends)
+        {
+            // The receiver awaits it in its step g of chain c (same tag).
+            bool reduce = false;
+            if (c < lengths[s.to].size() && g < lengths[s.to][c])
             {
-                if (g >= lengths[m][c])
+                BuildStep(s.to, c, g, peer);
+                for (const auto& r : peer.recvs)
                 {
-                    continue;
-                }
-                BuildStep(m, c, g, step);
-                for (const auto& s : step.sends)
-                {
-                    // The receiver awaits it in its step g of chain c (same tag).
-                    bool reduce = false;
-                    if (c < lengths[s.to].size() && g < lengths[s.to][c])
+                    if (r.from == m)
                     {
-                        BuildStep(s.to, c, g, peer);
-                        for (const auto& r : peer.recvs)
-                        {
-                            if (r.from == m)
-                            {
-                                reduce = r.reduce;
-                                break;
-                            }
-                        }
+                        reduce = r.reduce;
+                        break;
                     }
-                    ScheduledMessage msg;
-                    msg.src = m_ranks[m];
-                    msg.dst = m_ranks[s.to];
-                    msg.bytes = s.seg.length * unit;
-                    msg.chain = c;
-                    msg.step = g;
-                    msg.reduce = reduce;
-                    cs.messages.push_back(msg);
-                }
-                for (const auto& r : step.recvs)
-                {
-                    reduced += r.reduce ? r.seg.length * unit : 0;
                 }
             }
-            cs.reduceBytes = std::max(cs.reduceBytes, reduced);
+            ScheduledMessage msg;
+            msg.src = m_ranks[m];
+            msg.dst = m_ranks[s.to];
+            msg.bytes = s.seg.length * unit;
+            msg.chain = c;
+            msg.step = g;
+            msg.reduce = reduce;
+            schedule[g].messages.push_back(msg);
         }
-        if (!cs.messages.empty())
+        for (const auto& r : step.recvs)
         {
-            schedule.push_back(std::move(cs));
+            reduced[g] += r.reduce ? r.seg.length * unit : 0;
         }
-    }
+    });
+    closeMember();
+    schedule.erase(std::remove_if(schedule.begin(),
+                                  schedule.end(),
+                                  [](const CollectiveStep& cs) { return cs.messages.empty(); }),
+                   schedule.end());
     return schedule;
 }
 

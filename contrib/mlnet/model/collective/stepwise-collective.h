@@ -35,6 +35,7 @@
 
 #include "ns3/collective.h"
 
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -172,6 +173,18 @@ protected:
      * without building the others).
      */
     static Segment SplitPart(Segment range, uint32_t parts, uint32_t i);
+    /**
+     * \brief Parts [first, first + count) of a range split as evenly as possible into
+     * parts, joined into one segment (they are contiguous).
+     */
+    static Segment SplitRange(Segment range, uint32_t parts, uint32_t first, uint32_t count);
+    /// Visits one step of one chain of one member: member, chain, step, the step.
+    using StepVisitor = std::function<void(uint32_t, uint32_t, uint32_t, const Step&)>;
+    /**
+     * \brief Generate every step of the program, one at a time (BuildStep into one
+     * scratch step), member by member, chain by chain, in step order.
+     */
+    void ForEachStep(const StepVisitor& visit) const;
     /// \return the number of floats member m's input must hold (real payloads)
     virtual uint64_t GetInputLength(uint32_t member) const;
     /// \return the initial buffer of member m (default: its input)
