@@ -246,6 +246,80 @@ TEST_F(CompactRoutingTest, PlannerNextHopsEqualBreadthFirstSearch)
     check("one link failed");
 }
 
+TEST_F(CompactRoutingTest, PlannerStoresOneRowPlusExceptionsOnALeafSpine)
+{
+    // Radix 16, 128 ranks: 16 ToRs of 8 hosts, 8 spines, 152 nodes. The row towards
+    // rank 0 represents every rank. Towards a rank under ToR 0 it differs at 3 nodes
+    // (the two hosts, ToR 0's down-link); under another ToR at 12 (the two hosts, the
+    // two ToRs, the 8 spines' down-links): 7 x 3 + 120 x 12 = 1461 exceptions of 8
+    // bytes, where one row per rank would take 128 x 152 x 4 bytes.
+    Ptr<Cluster> c = FatTree(128, 16, "fast").Build();
+    const uint32_t nv = NodeIdLimit(c);
+    ASSERT_EQ(nv, 152u);
+    RoutePlanner planner(c);
+    planner.Compute();
+    for (uint32_t r = 0; r < c->GetNRanks(); ++r)
+    {
+        std::vector<std::vector<uint32_t>> reference = ReferenceNextLinks(c, r, nv);
+        for (uint32_t v = 0; v < nv; ++v)
+        {
+            ASSERT_EQ(planner.NextLinks(v, r), reference[v]) << "node " << v << " rank " << r;
+        }
+    }
+    EXPECT_EQ(planner.GetNRepresentatives(), 1u);
+    const size_t rows = nv * 4;
+    const size_t exceptions = (7 * 3 + 120 * 12) * 8;
+    const size_t index = 128 * 4 + 129 * sizeof(size_t);
+    EXPECT_EQ(planner.GetTableBytes(), rows + exceptions + index);
+    EXPECT_LT(planner.GetTableBytes() * 4, size_t{128} * nv * 4);
+}
+
+TEST_F(CompactRoutingTest, PlannerRoutesByDimensionOrderWhereRowsShareLittle)
+{
+    // Dimension-order routes on a 4x4 torus: rows towards two ranks agree at few nodes,
+    // so there are several representatives, and every route must still be exact: each
+    // hop moves one coordinate by one (mod 4), dimension 0 before dimension 1, and a
+    // route takes the torus distance (per dimension the shorter way, 2 when half-way).
+    Ptr<Cluster> c = Torus("4x4", "fast").Build();
+    RoutePlanner planner(c);
+    planner.Compute();
+    EXPECT_GT(planner.GetNRepresentatives(), 1u);
+    EXPECT_LE(planner.GetNRepresentatives(), 16u);
+    const auto& links = c->GetLinks();
+    auto coords = [](uint32_t rank) { return std::make_pair(rank % 4, rank / 4); };
+    auto ring = [](uint32_t a, uint32_t b) { return std::min((a + 4 - b) % 4, (b + 4 - a) % 4); };
+    for (uint32_t src = 0; src < 16; ++src)
+    {
+        for (uint32_t dst = 0; dst < 16; ++dst)
+        {
+            auto [sx, sy] = coords(src);
+            auto [tx, ty] = coords(dst);
+            uint32_t rank = src;
+            uint32_t hops = 0;
+            bool inSecond = false;
+            while (rank != dst)
+            {
+                const uint32_t node = c->GetRankNode(rank)->GetId();
+                const auto& next = planner.NextLinks(node, dst);
+                ASSERT_EQ(next.size(), 1u) << src << "->" << dst;
+                const ClusterLink& l = links[next[0]];
+                const uint32_t to = c->GetRankOfNode(l.nodeA == node ? l.nodeB : l.nodeA);
+                auto [x, y] = coords(rank);
+                auto [nx, ny] = coords(to);
+                const bool moveX = ny == y && ring(nx, x) == 1;
+                const bool moveY = nx == x && ring(ny, y) == 1;
+                ASSERT_TRUE(moveX || moveY) << src << "->" << dst << " at " << rank;
+                ASSERT_FALSE(moveX && inSecond) << src << "->" << dst << ": x after y";
+                inSecond = inSecond || moveY;
+                rank = to;
+                ASSERT_LE(++hops, 4u) << src << "->" << dst;
+            }
+            EXPECT_EQ(hops, ring(sx, tx) + ring(sy, ty)) << src << "->" << dst;
+            EXPECT_EQ(planner.Hops(src, dst), hops);
+        }
+    }
+}
+
 TEST_F(CompactRoutingTest, FastTablesEqualTheOldTablesOnFatTreeAndTorus)
 {
     // The fat-tree has ECMP choices (ToR up-links) for the hash to pick among; the torus

@@ -68,6 +68,7 @@ Cluster::DoDispose()
     m_rankNodes = NodeContainer();
     m_switchNodes = NodeContainer();
     m_routePreference = nullptr;
+    m_routeTables.reset();
     Object::DoDispose();
 }
 
@@ -78,6 +79,7 @@ Cluster::AddRankNode(Ptr<Node> node)
     m_rankNodes.Add(node);
     m_rankAddress.emplace_back();
     m_rankOfNode[node->GetId()] = rank;
+    m_routeTables.reset();
     return rank;
 }
 
@@ -85,6 +87,7 @@ void
 Cluster::AddSwitchNode(Ptr<Node> node)
 {
     m_switchNodes.Add(node);
+    m_routeTables.reset();
 }
 
 uint32_t
@@ -267,6 +270,7 @@ void
 Cluster::SetFabricSpec(const FabricSpec& spec)
 {
     m_spec = spec;
+    m_routeTables.reset();
     // The fabric is built: the cluster (and what is aggregated to it) gets its Config path.
     TraceNames::Register(this, "Cluster");
 }
@@ -281,6 +285,20 @@ void
 Cluster::SetRoutePreference(Ptr<RoutePreference> preference)
 {
     m_routePreference = preference;
+    m_routeTables.reset();
+}
+
+void
+Cluster::SetRouteTables(std::shared_ptr<const RouteTables> tables)
+{
+    m_routeTables = std::move(tables);
+    m_routeTablesVersion = m_linkStateVersion;
+}
+
+std::shared_ptr<const RouteTables>
+Cluster::GetRouteTables() const
+{
+    return m_routeTablesVersion == m_linkStateVersion ? m_routeTables : nullptr;
 }
 
 Ptr<RoutePreference>

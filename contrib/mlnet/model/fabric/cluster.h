@@ -34,6 +34,7 @@ namespace ns3
 {
 
 class RoutePreference;
+struct RouteTables;
 
 /**
  * \brief Compact description of a fabric, as built; input of the analytical model.
@@ -182,6 +183,16 @@ public:
     Ptr<RoutePreference> GetRoutePreference() const;
 
     /**
+     * \brief Keep the route tables RoutePlanner computed for the current links, so the
+     * fabric's install, the twin and the flow level compute them once (RoutePlanner::
+     * Refresh). Adding a node or link, failing, detaching or reattaching a link, and
+     * setting the spec or the route preference drop them.
+     */
+    void SetRouteTables(std::shared_ptr<const RouteTables> tables);
+    /// \return the kept route tables, or null when none were kept for the current state
+    std::shared_ptr<const RouteTables> GetRouteTables() const;
+
+    /**
      * \brief Fail a link: both directions drop every frame from now on.
      * Routing must be recomputed afterwards (RoutePlanner::Install does).
      */
@@ -271,6 +282,8 @@ private:
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_linksOfNode;
     FabricSpec m_spec;
     Ptr<RoutePreference> m_routePreference;
+    std::shared_ptr<const RouteTables> m_routeTables; //!< kept by RoutePlanner (or null)
+    uint64_t m_routeTablesVersion{0};                 //!< m_linkStateVersion they were kept at
 
     /// Fires when a link is failed: link id.
     uint64_t m_linkStateVersion{0}; //!< bumped by every change of the link set or state

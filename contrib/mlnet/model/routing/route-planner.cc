@@ -58,33 +58,26 @@ RankOf(const std::vector<uint32_t>& c, const std::vector<uint32_t>& dims)
 std::shared_ptr<const RoutePlanner>
 RoutePlanner::Shared(Ptr<Cluster> cluster)
 {
-    struct Entry
-    {
-        uint64_t linkState{0};
-        size_t links{0};
-        std::weak_ptr<const RoutePlanner> planner;
-    };
-
-    static std::map<const Cluster*, Entry> shared;
-    for (auto it = shared.begin(); it != shared.end();)
-    {
-        it = it->second.planner.expired() ? shared.erase(it) : std::next(it);
-    }
-    Entry& e = shared[PeekPointer(cluster)];
-    std::shared_ptr<const RoutePlanner> planner = e.planner.lock();
-    if (!planner || e.linkState != cluster->GetLinkStateVersion() ||
-        e.links != cluster->GetLinks().size())
-    {
-        auto fresh = std::make_shared<RoutePlanner>(cluster);
-        fresh->Compute();
-        planner = fresh;
-        e = {cluster->GetLinkStateVersion(), cluster->GetLinks().size(), planner};
-    }
+    auto planner = std::make_shared<RoutePlanner>(cluster);
+    planner->Refresh();
     return planner;
 }
 
+void
+RoutePlanner::Refresh()
+{
+    std::shared_ptr<const RouteTables> kept = m_cluster->GetRouteTables();
+    if (kept)
+    {
+        m_tables = std::move(kept);
+        return;
+    }
+    Compute();
+}
+
 RoutePlanner::RoutePlanner(Ptr<Cluster> cluster)
-    : m_cluster(cluster)
+    : m_cluster(cluster),
+      m_tables(std::make_shared<const RouteTables>())
 {
     NS_ASSERT(cluster);
 }
@@ -92,14 +85,16 @@ RoutePlanner::RoutePlanner(Ptr<Cluster> cluster)
 void
 RoutePlanner::Compute()
 {
+    m_work = std::make_shared<RouteTables>();
+    RouteTables& w = *m_work;
     const auto& links = m_cluster->GetLinks();
-    m_maxNodeId = 0;
+    w.maxNodeId = 0;
     NodeContainer all = m_cluster->GetAllNodes();
     for (uint32_t i = 0; i < all.GetN(); ++i)
     {
-        m_maxNodeId = std::max(m_maxNodeId, all.Get(i)->GetId());
+        w.maxNodeId = std::max(w.maxNodeId, all.Get(i)->GetId());
     }
-    uint32_t nv = m_maxNodeId + 1;
+    uint32_t nv = w.maxNodeId + 1;
     Graph g(nv);
     for (const auto& l : links)
     {
@@ -110,13 +105,29 @@ RoutePlanner::Compute()
     }
 
     uint32_t nRanks = m_cluster->GetNRanks();
-    m_nRanks = nRanks;
-    m_nv = nv;
-    m_sets.assign(1, std::vector<uint32_t>()); // index 0: the empty set
+    w.nRanks = nRanks;
+    w.nv = nv;
+    w.sets.assign(1, std::vector<uint32_t>()); // index 0: the empty set
     m_index.clear();
     m_singleton.assign(links.size(), 0);
-    m_setOf.assign(static_cast<size_t>(nRanks) * nv, 0);
-    // One destination at a time: its distances and next hops are scratch, reused.
+    w.rows.clear();
+    m_recent.clear();
+    w.exceptions.clear();
+    w.rowOf.assign(nRanks, 0);
+    w.firstException.assign(static_cast<size_t>(nRanks) + 1, 0);
+    const FabricSpec& spec = m_cluster->GetFabricSpec();
+    const bool dimensionOrder = spec.routing == "dor";
+    m_linkBetween.clear();
+    for (const auto& l : links)
+    {
+        if (dimensionOrder)
+        {
+            m_linkBetween[(uint64_t{l.nodeA} << 32) | l.nodeB] = l.id;
+            m_linkBetween[(uint64_t{l.nodeB} << 32) | l.nodeA] = l.id;
+        }
+    }
+    // One destination at a time: its distances, next hops and row are scratch, reused.
+    std::vector<uint32_t> row(nv);
     std::vector<uint32_t> d(nv);
     std::vector<uint32_t> dist(nv);
     std::vector<boost::default_color_type> color(nv);
@@ -151,36 +162,111 @@ RoutePlanner::Compute()
                 next[l.nodeB].push_back(l.id);
             }
         }
-        uint32_t* row = &m_setOf[static_cast<size_t>(r) * nv];
         for (uint32_t v = 0; v < nv; ++v)
         {
-            if (!next[v].empty())
-            {
-                row[v] = Intern(next[v]);
-                next[v].clear();
-            }
+            row[v] = next[v].empty() ? 0 : Intern(next[v]);
+            next[v].clear();
         }
+        if (dimensionOrder)
+        {
+            DimensionOrderRow(r, row);
+        }
+        PreferRow(r, row);
+        StoreRow(r, row);
     }
-
-    const FabricSpec& spec = m_cluster->GetFabricSpec();
-    if (spec.routing == "dor")
-    {
-        ComputeDimensionOrder();
-    }
-    ApplyPreference();
+    w.exceptions.shrink_to_fit();
     m_index.clear();
     m_singleton.clear();
     m_singleton.shrink_to_fit();
+    m_recent.clear();
+    m_linkBetween.clear();
     ReadSeeds();
+    m_tables = std::move(m_work);
+    m_cluster->SetRouteTables(m_tables);
+}
+
+void
+RoutePlanner::StoreRow(uint32_t dstRank, const std::vector<uint32_t>& row)
+{
+    RouteTables& w = *m_work;
+    constexpr uint32_t kSamples = 64;
+    constexpr size_t kCandidates = 32;
+    const uint32_t stride = std::max<uint32_t>(1, w.nv / kSamples);
+    // The representative that differs least on the sampled nodes (the most recently
+    // used one on ties).
+    size_t best = m_recent.size();
+    uint32_t bestMisses = kUnreachable;
+    for (size_t i = 0; i < m_recent.size() && bestMisses > 0; ++i)
+    {
+        const std::vector<uint32_t>& rep = w.rows[m_recent[i]];
+        uint32_t misses = 0;
+        for (uint32_t v = 0; v < w.nv && misses < bestMisses; v += stride)
+        {
+            misses += rep[v] != row[v] ? 1 : 0;
+        }
+        if (misses < bestMisses)
+        {
+            best = i;
+            bestMisses = misses;
+        }
+    }
+    // Its exceptions, unless they exceed a quarter of the row.
+    const size_t first = w.exceptions.size();
+    const size_t limit = w.nv / 4;
+    bool fits = best < m_recent.size();
+    for (uint32_t v = 0; fits && v < w.nv; ++v)
+    {
+        if (w.rows[m_recent[best]][v] != row[v])
+        {
+            fits = w.exceptions.size() - first < limit;
+            w.exceptions.push_back({v, row[v]});
+        }
+    }
+    uint32_t chosen;
+    if (fits)
+    {
+        chosen = m_recent[best];
+        m_recent.erase(m_recent.begin() + static_cast<std::ptrdiff_t>(best));
+    }
+    else
+    {
+        w.exceptions.resize(first);
+        chosen = static_cast<uint32_t>(w.rows.size());
+        w.rows.push_back(row);
+        if (m_recent.size() == kCandidates)
+        {
+            m_recent.pop_back();
+        }
+    }
+    m_recent.insert(m_recent.begin(), chosen);
+    w.rowOf[dstRank] = chosen;
+    w.firstException[static_cast<size_t>(dstRank) + 1] = w.exceptions.size();
+}
+
+size_t
+RoutePlanner::GetTableBytes() const
+{
+    const RouteTables& t = *m_tables;
+    return t.rows.size() * t.nv * sizeof(uint32_t) +
+           t.exceptions.size() * sizeof(RouteTables::Exception) +
+           t.rowOf.size() * sizeof(uint32_t) + t.firstException.size() * sizeof(size_t);
+}
+
+uint32_t
+RoutePlanner::GetNRepresentatives() const
+{
+    const RouteTables& t = *m_tables;
+    return static_cast<uint32_t>(t.rows.size());
 }
 
 void
 RoutePlanner::ReadSeeds()
 {
-    m_seeds.assign(m_nv, 0);
-    for (uint32_t v = 0; v < m_nv; ++v)
+    RouteTables& w = *m_work;
+    w.seeds.assign(w.nv, 0);
+    for (uint32_t v = 0; v < w.nv; ++v)
     {
-        m_seeds[v] = FlowHashRouting::DefaultSeed(v);
+        w.seeds[v] = FlowHashRouting::DefaultSeed(v);
     }
     NodeContainer all = m_cluster->GetAllNodes();
     for (uint32_t i = 0; i < all.GetN(); ++i)
@@ -194,12 +280,12 @@ RoutePlanner::ReadSeeds()
         if (routing)
         {
             routing->GetAttribute("Seed", seed);
-            m_seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
+            w.seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
         }
         else if (fast)
         {
             fast->GetAttribute("Seed", seed);
-            m_seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
+            w.seeds[node->GetId()] = static_cast<uint32_t>(seed.Get());
         }
     }
 }
@@ -207,12 +293,14 @@ RoutePlanner::ReadSeeds()
 uint32_t
 RoutePlanner::NodeSeed(uint32_t nodeId) const
 {
-    return nodeId < m_seeds.size() ? m_seeds[nodeId] : FlowHashRouting::DefaultSeed(nodeId);
+    const RouteTables& t = *m_tables;
+    return nodeId < t.seeds.size() ? t.seeds[nodeId] : FlowHashRouting::DefaultSeed(nodeId);
 }
 
 uint32_t
 RoutePlanner::Intern(const std::vector<uint32_t>& links)
 {
+    RouteTables& w = *m_work;
     if (links.empty())
     {
         return 0;
@@ -223,10 +311,10 @@ RoutePlanner::Intern(const std::vector<uint32_t>& links)
         return m_singleton[links[0]];
     }
     std::string key(reinterpret_cast<const char*>(links.data()), links.size() * sizeof(uint32_t));
-    auto [it, inserted] = m_index.emplace(std::move(key), static_cast<uint32_t>(m_sets.size()));
+    auto [it, inserted] = m_index.emplace(std::move(key), static_cast<uint32_t>(w.sets.size()));
     if (inserted)
     {
-        m_sets.push_back(links);
+        w.sets.push_back(links);
         if (links.size() == 1 && links[0] < m_singleton.size())
         {
             m_singleton[links[0]] = it->second;
@@ -238,117 +326,119 @@ RoutePlanner::Intern(const std::vector<uint32_t>& links)
 uint32_t
 RoutePlanner::GetNSets() const
 {
-    return static_cast<uint32_t>(m_sets.size());
+    const RouteTables& t = *m_tables;
+    return static_cast<uint32_t>(t.sets.size());
+}
+
+uint32_t
+RouteTables::SetIndex(uint32_t nodeId, uint32_t dstRank) const
+{
+    if (dstRank >= nRanks || nodeId >= nv)
+    {
+        return 0;
+    }
+    const auto first = exceptions.begin() + static_cast<std::ptrdiff_t>(firstException[dstRank]);
+    const auto last = exceptions.begin() + static_cast<std::ptrdiff_t>(firstException[dstRank + 1]);
+    const auto it = std::lower_bound(first, last, nodeId, [](const Exception& e, uint32_t node) {
+        return e.node < node;
+    });
+    return (it != last && it->node == nodeId) ? it->set : rows[rowOf[dstRank]][nodeId];
 }
 
 uint32_t
 RoutePlanner::SetIndex(uint32_t nodeId, uint32_t dstRank) const
 {
-    if (dstRank >= m_nRanks || nodeId >= m_nv)
-    {
-        return 0;
-    }
-    return m_setOf[static_cast<size_t>(dstRank) * m_nv + nodeId];
+    return m_tables->SetIndex(nodeId, dstRank);
 }
 
 void
-RoutePlanner::ApplyPreference()
+RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row)
 {
+    RouteTables& w = *m_work;
     Ptr<RoutePreference> preference = m_cluster->GetRoutePreference();
     if (!preference)
     {
         return;
     }
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t v = 0; v < w.nv; ++v)
     {
-        for (uint32_t v = 0; v < m_nv; ++v)
+        uint32_t& index = row[v];
+        if (w.sets[index].size() < 2)
         {
-            uint32_t& index = m_setOf[static_cast<size_t>(r) * m_nv + v];
-            if (m_sets[index].size() < 2)
+            continue;
+        }
+        // A copy: interning may grow w.sets.
+        const std::vector<uint32_t> next = w.sets[index];
+        std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
+        std::vector<uint32_t> kept;
+        for (uint32_t id : next)
+        {
+            if (std::find(pick.begin(), pick.end(), id) != pick.end())
             {
-                continue;
+                kept.push_back(id);
             }
-            // A copy: interning may grow m_sets.
-            const std::vector<uint32_t> next = m_sets[index];
-            std::vector<uint32_t> pick = preference->Select(*m_cluster, v, r, next);
-            std::vector<uint32_t> kept;
-            for (uint32_t id : next)
-            {
-                if (std::find(pick.begin(), pick.end(), id) != pick.end())
-                {
-                    kept.push_back(id);
-                }
-            }
-            if (!kept.empty())
-            {
-                index = Intern(kept);
-            }
+        }
+        if (!kept.empty())
+        {
+            index = Intern(kept);
         }
     }
 }
 
 void
-RoutePlanner::ComputeDimensionOrder()
+RoutePlanner::DimensionOrderRow(uint32_t dst, std::vector<uint32_t>& row)
 {
+    RouteTables& w = *m_work;
     const auto& links = m_cluster->GetLinks();
     const FabricSpec& spec = m_cluster->GetFabricSpec();
-    uint32_t nRanks = m_cluster->GetNRanks();
+    const uint32_t nRanks = m_cluster->GetNRanks();
     // Dimension-order routing on a torus or mesh whose ranks are its nodes.
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> linkBetween;
-    for (const auto& l : links)
-    {
-        linkBetween[{l.nodeA, l.nodeB}] = l.id;
-        linkBetween[{l.nodeB, l.nodeA}] = l.id;
-    }
     const auto& dims = spec.dims;
+    const std::vector<uint32_t> t = Coords(dst, dims);
     for (uint32_t src = 0; src < nRanks; ++src)
     {
-        uint32_t srcNode = m_cluster->GetRankNode(src)->GetId();
-        for (uint32_t dst = 0; dst < nRanks; ++dst)
+        if (src == dst)
         {
-            if (src == dst)
+            continue;
+        }
+        const uint32_t srcNode = m_cluster->GetRankNode(src)->GetId();
+        std::vector<uint32_t> c = Coords(src, dims);
+        const std::vector<uint32_t> srcCoords = c;
+        bool clean = true;
+        uint32_t firstLink = kUnreachable;
+        uint32_t node = srcNode;
+        for (size_t dim = 0; dim < dims.size() && clean; ++dim)
+        {
+            const uint32_t k = dims[dim];
+            while (c[dim] != t[dim])
             {
-                continue;
-            }
-            std::vector<uint32_t> c = Coords(src, dims);
-            const std::vector<uint32_t> srcCoords = c;
-            std::vector<uint32_t> t = Coords(dst, dims);
-            bool clean = true;
-            uint32_t firstLink = kUnreachable;
-            uint32_t node = srcNode;
-            for (size_t dim = 0; dim < dims.size() && clean; ++dim)
-            {
-                uint32_t k = dims[dim];
-                while (c[dim] != t[dim])
+                const uint32_t fwd = (t[dim] + k - c[dim]) % k; // hops going +
+                // Half-way round (k even): the source's parity in this dimension picks
+                // the direction, so both directions carry half of the ties and
+                // all-to-all loads every channel alike (k/8 per unit injection).
+                const bool tie = spec.wrap && 2 * fwd == k;
+                const bool plus = !spec.wrap ? t[dim] > c[dim]
+                                  : tie      ? (srcCoords[dim] % 2 == 0)
+                                             : fwd < k - fwd;
+                c[dim] = plus ? (c[dim] + 1) % k : (c[dim] + k - 1) % k;
+                const uint32_t nextNode = m_cluster->GetRankNode(RankOf(c, dims))->GetId();
+                auto it = m_linkBetween.find((uint64_t{node} << 32) | nextNode);
+                if (it == m_linkBetween.end() || links[it->second].failed)
                 {
-                    uint32_t fwd = (t[dim] + k - c[dim]) % k; // hops going +
-                    // Half-way round (k even): the source's parity in this dimension picks
-                    // the direction, so both directions carry half of the ties and
-                    // all-to-all loads every channel alike (k/8 per unit injection).
-                    bool tie = spec.wrap && 2 * fwd == k;
-                    bool plus = !spec.wrap ? t[dim] > c[dim]
-                                : tie      ? (srcCoords[dim] % 2 == 0)
-                                           : fwd < k - fwd;
-                    c[dim] = plus ? (c[dim] + 1) % k : (c[dim] + k - 1) % k;
-                    uint32_t nextNode = m_cluster->GetRankNode(RankOf(c, dims))->GetId();
-                    auto it = linkBetween.find({node, nextNode});
-                    if (it == linkBetween.end() || links[it->second].failed)
-                    {
-                        clean = false;
-                        break;
-                    }
-                    if (firstLink == kUnreachable)
-                    {
-                        firstLink = it->second;
-                    }
-                    node = nextNode;
+                    clean = false;
+                    break;
                 }
+                if (firstLink == kUnreachable)
+                {
+                    firstLink = it->second;
+                }
+                node = nextNode;
             }
-            if (clean)
-            {
-                // Otherwise keep the shortest-path next hops computed above.
-                m_setOf[static_cast<size_t>(dst) * m_nv + srcNode] = Intern({firstLink});
-            }
+        }
+        if (clean)
+        {
+            // Otherwise keep the shortest-path next hops computed above.
+            row[srcNode] = Intern({firstLink});
         }
     }
 }
@@ -356,7 +446,8 @@ RoutePlanner::ComputeDimensionOrder()
 void
 RoutePlanner::Install()
 {
-    Compute();
+    Refresh();
+    const RouteTables& t = *m_tables;
     auto ranks = std::make_shared<FlowHashRouting::AddressMap>();
     NodeContainer all = m_cluster->GetAllNodes();
     // Every address of a rank node routes to that rank.
@@ -374,7 +465,7 @@ RoutePlanner::Install()
     const auto& links = m_cluster->GetLinks();
     const uint32_t nRanks = m_cluster->GetNRanks();
     // A node's table keeps only the sets it uses: planner set -> the node's own index.
-    std::vector<uint32_t> localOf(m_sets.size(), kUnreachable);
+    std::vector<uint32_t> localOf(t.sets.size(), kUnreachable);
     std::vector<uint32_t> used;
     std::vector<uint32_t> setOfRank(nRanks);
     for (uint32_t n = 0; n < all.GetN(); ++n)
@@ -400,7 +491,7 @@ RoutePlanner::Install()
             std::vector<std::vector<Ptr<NetDevice>>> devices(used.size());
             for (size_t i = 0; i < used.size(); ++i)
             {
-                for (uint32_t link : m_sets[used[i]])
+                for (uint32_t link : t.sets[used[i]])
                 {
                     const ClusterLink& l = links[link];
                     devices[i].push_back(l.nodeA == id ? Ptr<NetDevice>(l.devA)
@@ -416,7 +507,7 @@ RoutePlanner::Install()
             std::vector<std::vector<uint32_t>> interfaces(used.size());
             for (size_t i = 0; i < used.size(); ++i)
             {
-                for (uint32_t link : m_sets[used[i]])
+                for (uint32_t link : t.sets[used[i]])
                 {
                     const ClusterLink& l = links[link];
                     interfaces[i].push_back(l.nodeA == id ? l.ifA : l.ifB);
@@ -435,16 +526,14 @@ RoutePlanner::Install()
 const std::vector<uint32_t>&
 RoutePlanner::NextLinks(uint32_t nodeId, uint32_t dstRank) const
 {
-    if (dstRank >= m_nRanks || nodeId >= m_nv)
-    {
-        return kNoLinks;
-    }
-    return m_sets[m_setOf[static_cast<size_t>(dstRank) * m_nv + nodeId]];
+    const RouteTables& t = *m_tables;
+    return t.sets[t.SetIndex(nodeId, dstRank)];
 }
 
 uint32_t
 RoutePlanner::Hops(uint32_t srcRank, uint32_t dstRank) const
 {
+    const RouteTables& t = *m_tables;
     const auto& links = m_cluster->GetLinks();
     uint32_t node = m_cluster->GetRankNode(srcRank)->GetId();
     uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
@@ -452,7 +541,7 @@ RoutePlanner::Hops(uint32_t srcRank, uint32_t dstRank) const
     while (node != dstNode)
     {
         const auto& next = NextLinks(node, dstRank);
-        if (next.empty() || hops > m_maxNodeId)
+        if (next.empty() || hops > t.maxNodeId)
         {
             return kUnreachable;
         }
@@ -530,6 +619,7 @@ RoutePlanner::LinkShares(uint32_t srcRank, uint32_t dstRank) const
 std::vector<uint32_t>
 RoutePlanner::FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const
 {
+    const RouteTables& t = *m_tables;
     const auto& links = m_cluster->GetLinks();
     const uint32_t srcNode = m_cluster->GetRankNode(srcRank)->GetId();
     const uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
@@ -537,7 +627,7 @@ RoutePlanner::FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) c
     for (uint32_t node = srcNode; node != dstNode;)
     {
         const auto& next = NextLinks(node, dstRank);
-        if (next.empty() || path.size() > m_maxNodeId)
+        if (next.empty() || path.size() > t.maxNodeId)
         {
             throw std::invalid_argument("rank " + std::to_string(dstRank) +
                                         " is unreachable from rank " + std::to_string(srcRank) +

@@ -18,11 +18,21 @@
  * the set is narrowed to the links the preference keeps (see route-preference.h).
  *
  * Memory. A fabric has few distinct next-hop sets (a host's one NIC, a ToR's up-links,
- * one down-link per neighbour), so each set is stored once and the table holds, per
- * destination rank and node, a 4-byte index into them: ranks x nodes x 4 bytes and no
- * allocation per entry (it used to be a vector per entry, about 50 bytes each, and a
- * second ranks x nodes table of distances). The distances of one breadth-first search
- * live only while that destination is computed.
+ * one down-link per neighbour), so each set is stored once, and a route is a 4-byte
+ * index into them. The tables towards two destinations differ at few nodes (two ranks
+ * under different ToRs of a leaf-spine differ at their hosts, their ToRs and the
+ * spines; two GPUs of one rail differ inside their two HB domains and at the rail
+ * switch), so the indices towards a destination are stored as a representative row
+ * (one index per node, shared by many destinations) and the destination's exceptions
+ * to it (node, set), sorted by node. A destination takes the representative whose
+ * row, on 64 sampled nodes, differs least from its own (among the 32 used last), and
+ * becomes a representative itself when the whole rows differ at more than a quarter
+ * of the nodes. So a fat-tree or rail-only fabric holds a handful of rows and some
+ * exceptions per rank, not ranks x nodes indices (4.6 GB at 32k ranks); a torus,
+ * whose destinations differ everywhere, still holds a row per rank. A lookup is a
+ * binary search among the destination's exceptions, then the representative row.
+ * The distances of one breadth-first search live only while that destination is
+ * computed.
  */
 #ifndef MLNET_ROUTE_PLANNER_H
 #define MLNET_ROUTE_PLANNER_H
@@ -39,6 +49,36 @@ namespace ns3
 {
 
 /**
+ * \brief The next-hop tables RoutePlanner computes for a cluster's links: immutable once
+ * computed, shared by every planner that reads them and kept by the Cluster
+ * (Cluster::SetRouteTables) until its links, nodes, spec or preference change.
+ */
+struct RouteTables
+{
+    /// One node's exception to its destination's representative row.
+    struct Exception
+    {
+        uint32_t node; //!< node id
+        uint32_t set;  //!< index into sets
+    };
+
+    uint32_t maxNodeId{0}; //!< largest node id
+    uint32_t nRanks{0};    //!< destinations 0..nRanks-1
+    uint32_t nv{0};        //!< node ids 0..nv-1
+    /// the distinct next-hop sets of link ids; sets[0] is the empty set
+    std::vector<std::vector<uint32_t>> sets{std::vector<uint32_t>()};
+    /// representative rows: rows[i][nodeId] = index into sets
+    std::vector<std::vector<uint32_t>> rows;
+    std::vector<uint32_t> rowOf;        //!< rank -> its representative row
+    std::vector<size_t> firstException; //!< rank -> its first exception (ranks + 1 entries)
+    std::vector<Exception> exceptions;  //!< every rank's exceptions, by rank then node
+    std::vector<uint32_t> seeds;        //!< node id -> its flow-hash seed
+
+    /// \return the index of the set towards `dstRank` at `nodeId` (0: none)
+    uint32_t SetIndex(uint32_t nodeId, uint32_t dstRank) const;
+};
+
+/**
  * \brief Next-hop tables of a Cluster, for routing and for the analytical twin.
  */
 class RoutePlanner
@@ -47,18 +87,24 @@ public:
     /// \param cluster the cluster whose links define the graph
     explicit RoutePlanner(Ptr<Cluster> cluster);
 
-    /// \brief (Re)compute the tables from the current links (failed links excluded).
+    /**
+     * \brief (Re)compute the tables from the current links (failed links excluded), and
+     * leave them with the cluster (Cluster::SetRouteTables) for later readers.
+     */
     void Compute();
     /**
-     * \brief The computed tables of a cluster's current links, shared by every reader
-     * (the twin, the flow level, runners) instead of one O(ranks x nodes) computation
-     * each: computed on the first call and again after a link failed or was added
-     * (Cluster::GetLinkStateVersion, the link count); freed when no reader holds them.
-     * The tables hold the cluster, so a live entry is never another cluster's.
+     * \brief Read the cluster's tables when they are current (Cluster::GetRouteTables),
+     * else Compute: one computation per link state, shared by the fabric's Install, the
+     * twin, the flow level and runners.
+     */
+    void Refresh();
+    /**
+     * \brief A planner over the cluster's current tables (Refresh), for readers that
+     * keep it (the twin, the flow transport's model).
      * \param cluster a built fabric (its links and route preferences complete)
      */
     static std::shared_ptr<const RoutePlanner> Shared(Ptr<Cluster> cluster);
-    /// \brief Compute and install the tables into every node's FlowHashRouting (or, on a
+    /// \brief Refresh, and install the tables into every node's FlowHashRouting (or, on a
     /// fast-data-path fabric, its FastForwarding).
     void Install();
 
@@ -100,28 +146,32 @@ public:
     /// \return the index of the set NextLinks(nodeId, dstRank) returns (0: the empty set)
     uint32_t SetIndex(uint32_t nodeId, uint32_t dstRank) const;
 
+    /// \return bytes the rank -> set indices take (representative rows and exceptions)
+    size_t GetTableBytes() const;
+    /// \return the number of representative rows (see the file comment)
+    uint32_t GetNRepresentatives() const;
+
 private:
     /// \return the index of the set of these links, stored once (0: the empty set)
     uint32_t Intern(const std::vector<uint32_t>& links);
-    /// Replace routes of a torus/mesh by dimension order where they are clean.
-    void ComputeDimensionOrder();
-    /// Narrow multi-link sets with the cluster's RoutePreference, if any.
-    void ApplyPreference();
+    /// Route towards `dstRank` by dimension order where it is clean (torus, mesh).
+    void DimensionOrderRow(uint32_t dstRank, std::vector<uint32_t>& row);
+    /// Narrow the multi-link sets of the row towards `dstRank` with the RoutePreference.
+    void PreferRow(uint32_t dstRank, std::vector<uint32_t>& row);
+    /// Store the row of set indices towards `dstRank` (the next rank in order).
+    void StoreRow(uint32_t dstRank, const std::vector<uint32_t>& row);
     /// Read every node's flow-hash seed (NodeSeed).
     void ReadSeeds();
 
     Ptr<Cluster> m_cluster;
-    uint32_t m_maxNodeId{0};
-    uint32_t m_nRanks{0};
-    uint32_t m_nv{0}; //!< node ids 0..m_nv-1
-    /// the distinct next-hop sets of link ids; m_sets[0] is the empty set
-    std::vector<std::vector<uint32_t>> m_sets;
-    /// m_setOf[dstRank * m_nv + nodeId] = index into m_sets
-    std::vector<uint32_t> m_setOf;
+    std::shared_ptr<const RouteTables> m_tables; //!< the tables read (empty before Compute)
+    std::shared_ptr<RouteTables> m_work;         //!< the tables Compute writes
     /// set contents (raw bytes of the link ids) -> index, while Compute runs
     std::unordered_map<std::string, uint32_t> m_index;
     std::vector<uint32_t> m_singleton; //!< link id -> index of the set {link}, while Compute runs
-    std::vector<uint32_t> m_seeds;     //!< node id -> its flow-hash seed
+    std::vector<uint32_t> m_recent;    //!< representative rows, most recently used first
+    /// (node, node) -> the link between them, while Compute runs (dimension order)
+    std::unordered_map<uint64_t, uint32_t> m_linkBetween;
 };
 
 } // namespace ns3
