@@ -12,6 +12,8 @@
 #include "ns3/collective-runner.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
+#include "ns3/fast-forwarding.h"
+#include "ns3/flow-hash-routing.h"
 #include "ns3/fluid-message-transport.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/transport-choice.h"
@@ -167,4 +169,40 @@ TEST_F(FluidMessageTransportTest, StandsInForTheNamedTransport)
     // Used wrongly: one clear error.
     EXPECT_THROW(fluid->SetPacketTransport(udp), std::invalid_argument);
     EXPECT_THROW(t->Send(0, 0, 0, 0, 10), std::invalid_argument);
+}
+
+TEST_F(FluidMessageTransportTest, NoNodeMakesAForwardingTableAtFlowLevel)
+{
+    // Node tables are made on a node's first lookup (DeferredRankTable); a flow-level run
+    // forwards no frame, so it makes none, while a packet run makes those it forwards with.
+    auto tablesMade = [](Ptr<Cluster> c) {
+        uint32_t made = 0;
+        NodeContainer all = c->GetAllNodes();
+        for (uint32_t i = 0; i < all.GetN(); ++i)
+        {
+            Ptr<Node> node = all.Get(i);
+            Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
+            Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+            Ptr<FlowHashRouting> routing =
+                ipv4 ? DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol()) : nullptr;
+            EXPECT_TRUE(fast || routing);
+            made += (fast && fast->IsTableMade()) || (routing && routing->IsTableMade()) ? 1 : 0;
+        }
+        return made;
+    };
+    CollectiveRunOptions r = Coll("alltoall", "pairwise", "64KiB");
+    r.level = RunLevel::FLOW;
+    Ptr<Cluster> flow = Build("fattree", 8);
+    const uint32_t nodes = flow->GetAllNodes().GetN();
+    EXPECT_EQ(tablesMade(flow), 0u);
+    CollectiveRunResult f = CollectiveRunner::Run(flow, r);
+    EXPECT_GT(f.simulatedS, 0);
+    EXPECT_EQ(tablesMade(flow), 0u);
+    Simulator::Destroy();
+
+    r.level = RunLevel::PACKET;
+    Ptr<Cluster> packet = Build("fattree", 8);
+    CollectiveRunResult p = CollectiveRunner::Run(packet, r);
+    EXPECT_EQ(tablesMade(packet), nodes); // every rank sends, every switch forwards
+    EXPECT_NEAR(f.simulatedS, p.simulatedS, 0.05 * p.simulatedS);
 }

@@ -144,19 +144,31 @@ FastForwarding::GetLocalRank() const
 void
 FastForwarding::SetTable(const std::vector<std::vector<Ptr<NetDevice>>>& next)
 {
-    m_next = RankTable<Ptr<NetDevice>>(next);
+    m_next.Set(RankTable<Ptr<NetDevice>>(next));
 }
 
 void
 FastForwarding::SetTable(RankTable<Ptr<NetDevice>> table)
 {
-    m_next = std::move(table);
+    m_next.Set(std::move(table));
+}
+
+void
+FastForwarding::DeferTable(DeferredRankTable<Ptr<NetDevice>>::Maker make)
+{
+    m_next.Defer(std::move(make));
+}
+
+bool
+FastForwarding::IsTableMade() const
+{
+    return m_next.IsMade();
 }
 
 const RankTable<Ptr<NetDevice>>&
 FastForwarding::GetTable() const
 {
-    return m_next;
+    return m_next.Table();
 }
 
 const std::vector<Ptr<NetDevice>>&

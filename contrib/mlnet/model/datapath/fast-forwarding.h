@@ -111,6 +111,13 @@ public:
     void SetTable(const std::vector<std::vector<Ptr<NetDevice>>>& next);
     /// \brief Replace the table with one in compact form (RoutePlanner::Install builds it).
     void SetTable(RankTable<Ptr<NetDevice>> table);
+    /**
+     * \brief Replace the table with one made on the first lookup (RoutePlanner::Install:
+     * a node that forwards nothing, as at flow level, never makes its table).
+     */
+    void DeferTable(DeferredRankTable<Ptr<NetDevice>>::Maker make);
+    /// \return whether the table is made (false until the first lookup after DeferTable)
+    bool IsTableMade() const;
     /// \return the table (its sets and runs: what the node's forwarding state costs)
     const RankTable<Ptr<NetDevice>>& GetTable() const;
     /// \return candidate output devices towards a rank (empty: none)
@@ -205,7 +212,7 @@ private:
     bool m_ordered{false};            //!< attribute OrderSimultaneousArrivals
     std::vector<std::pair<uint32_t, Ptr<Packet>>> m_arrivals; //!< this instant's frames
     uint32_t m_rank;
-    RankTable<Ptr<NetDevice>> m_next; //!< destination rank -> candidate devices
+    DeferredRankTable<Ptr<NetDevice>> m_next; //!< destination rank -> candidate devices
     DeliverCallback m_deliver;
     std::vector<std::pair<uint16_t, DeliverCallback>> m_portDeliver; //!< by destination port
     Address m_dest; //!< point-to-point devices ignore the destination address

@@ -63,8 +63,23 @@ void
 FlowHashRouting::SetTable(std::shared_ptr<const AddressMap> ranks, RankTable<uint32_t> table)
 {
     m_ranks = std::move(ranks);
-    m_next = std::move(table);
+    m_next.Set(std::move(table));
     m_routeOfInterface.clear(); // gateways may have changed
+}
+
+void
+FlowHashRouting::DeferTable(std::shared_ptr<const AddressMap> ranks,
+                            DeferredRankTable<uint32_t>::Maker make)
+{
+    m_ranks = std::move(ranks);
+    m_next.Defer(std::move(make));
+    m_routeOfInterface.clear(); // gateways may have changed
+}
+
+bool
+FlowHashRouting::IsTableMade() const
+{
+    return m_next.IsMade();
 }
 
 std::vector<uint32_t>
@@ -283,7 +298,7 @@ FlowHashRouting::PrintRoutingTable(Ptr<OutputStreamWrapper> stream, Time::Unit u
 {
     std::ostream& os = *stream->GetStream();
     os << "Node " << m_ipv4->GetObject<Node>()->GetId() << " flow-hash table (rank: interfaces)\n";
-    for (uint32_t r = 0; r < m_next.GetNRanks(); ++r)
+    for (uint32_t r = 0; r < m_next.Table().GetNRanks(); ++r)
     {
         os << "  " << r << ":";
         for (uint32_t i : m_next.Get(r))

@@ -63,6 +63,14 @@ public:
      * RoutePlanner::Install gives: each distinct interface set once).
      */
     void SetTable(std::shared_ptr<const AddressMap> ranks, RankTable<uint32_t> table);
+    /**
+     * \brief Replace the forwarding table with one made on the first lookup
+     * (RoutePlanner::Install: a node that forwards nothing never makes its table).
+     */
+    void DeferTable(std::shared_ptr<const AddressMap> ranks,
+                    DeferredRankTable<uint32_t>::Maker make);
+    /// \return whether the table is made (false until the first lookup after DeferTable)
+    bool IsTableMade() const;
     /// \return the output interfaces towards a rank (empty if none)
     std::vector<uint32_t> GetInterfaces(uint32_t rank) const;
     /**
@@ -142,7 +150,7 @@ private:
     Ptr<Ipv4> m_ipv4;
     uint32_t m_seed{0};
     std::shared_ptr<const AddressMap> m_ranks;
-    RankTable<uint32_t> m_next; //!< destination rank -> output interfaces
+    DeferredRankTable<uint32_t> m_next; //!< destination rank -> output interfaces
     mutable std::vector<Ptr<Ipv4Route>> m_routeOfInterface; //!< one reusable route per interface
     TracedCallback<Ptr<const Packet>, const Ipv4Header&> m_noRouteTrace;
 };

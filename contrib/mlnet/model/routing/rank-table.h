@@ -17,12 +17,18 @@
  * Get returns the same set, element for element and in the same order, as the dense
  * table the RankTable was made from, so a flow hash indexing it picks the same entry.
  * Left out: updates in place (RoutePlanner rebuilds the table after a failure).
+ *
+ * DeferredRankTable holds a node's table as the function that makes it, run on the
+ * first lookup: RoutePlanner::Install gives every node one, so a node that never
+ * forwards a frame (every node of a flow-level run, which moves no packet) never
+ * spends the O(ranks) its table costs (2 GB over the nodes of a 32k-GPU fabric).
  */
 #ifndef MLNET_RANK_TABLE_H
 #define MLNET_RANK_TABLE_H
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -172,6 +178,67 @@ private:
     std::vector<uint32_t> m_runStart; //!< first rank of each run, increasing (runs form)
     std::vector<uint32_t> m_runSet;   //!< set index of each run (runs form)
     std::vector<uint16_t> m_dense;    //!< set index per rank (dense form)
+};
+
+/**
+ * \brief A RankTable made on its first lookup (see the file comment).
+ * \tparam T a next hop (Ptr<NetDevice>, an interface index)
+ */
+template <typename T>
+class DeferredRankTable
+{
+public:
+    /// Makes the table.
+    using Maker = std::function<RankTable<T>()>;
+
+    /// \brief Hold a made table.
+    void Set(RankTable<T> table)
+    {
+        m_table = std::move(table);
+        m_make = nullptr;
+    }
+
+    /// \brief Drop the table; `make` makes the next one on the first lookup.
+    void Defer(Maker make)
+    {
+        m_table.Clear();
+        m_make = std::move(make);
+    }
+
+    /// \return the table, made now if it was deferred
+    const RankTable<T>& Table() const
+    {
+        if (m_make)
+        {
+            Maker make = std::move(m_make);
+            m_make = nullptr;
+            m_table = make();
+        }
+        return m_table;
+    }
+
+    /// \return the set towards `rank` (RankTable::Get)
+    const typename RankTable<T>::Set& Get(uint32_t rank) const
+    {
+        return Table().Get(rank);
+    }
+
+    /// \return whether the table is made (false while deferred)
+    bool IsMade() const
+    {
+        return !m_make;
+    }
+
+    /// \brief Drop the table and its maker.
+    void Clear()
+    {
+        m_table.Clear();
+        m_make = nullptr;
+    }
+
+private:
+    mutable RankTable<T> m_table; //!< the table, once made
+    mutable Maker m_make;         //!< makes it on the first lookup (null once made)
 };
 
 } // namespace ns3

@@ -14,6 +14,7 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -52,6 +53,44 @@ RankOf(const std::vector<uint32_t>& c, const std::vector<uint32_t>& dims)
         r = r * dims[d] + c[d];
     }
     return r;
+}
+
+/**
+ * The function that makes one node's forwarding table from the planner's tables: its
+ * sets in first-use order by rank, each link as the node's next hop (interface or
+ * device). It holds the tables and the node's own links only, not the cluster.
+ */
+template <typename T>
+std::function<RankTable<T>()>
+NodeTableMaker(std::shared_ptr<const RouteTables> tables,
+               uint32_t nodeId,
+               std::vector<std::pair<uint32_t, T>> hopOfLink)
+{
+    return [tables = std::move(tables), nodeId, hopOfLink = std::move(hopOfLink)]() {
+        std::unordered_map<uint32_t, uint32_t> localOf; // planner set -> the node's own
+        std::vector<std::vector<T>> sets;
+        std::vector<uint32_t> setOfRank(tables->nRanks);
+        for (uint32_t r = 0; r < tables->nRanks; ++r)
+        {
+            const uint32_t set = tables->SetIndex(nodeId, r);
+            auto [it, inserted] = localOf.emplace(set, static_cast<uint32_t>(sets.size()));
+            if (inserted)
+            {
+                sets.emplace_back();
+                for (uint32_t link : tables->sets[set])
+                {
+                    auto hop = std::find_if(hopOfLink.begin(),
+                                            hopOfLink.end(),
+                                            [link](const auto& h) { return h.first == link; });
+                    NS_ASSERT_MSG(hop != hopOfLink.end(),
+                                  "link " << link << " does not leave node " << nodeId);
+                    sets.back().push_back(hop->second);
+                }
+            }
+            setOfRank[r] = it->second;
+        }
+        return RankTable<T>(std::move(sets), setOfRank);
+    };
 }
 } // namespace
 
@@ -128,6 +167,7 @@ RoutePlanner::Compute()
     }
     // One destination at a time: its distances, next hops and row are scratch, reused.
     std::vector<uint32_t> row(nv);
+    std::vector<uint32_t> lastSet(nv, 0); // per node, the set it interned last
     std::vector<uint32_t> d(nv);
     std::vector<uint32_t> dist(nv);
     std::vector<boost::default_color_type> color(nv);
@@ -164,7 +204,19 @@ RoutePlanner::Compute()
         }
         for (uint32_t v = 0; v < nv; ++v)
         {
-            row[v] = next[v].empty() ? 0 : Intern(next[v]);
+            // A node mostly repeats the set it had towards the previous destination.
+            if (next[v].empty())
+            {
+                row[v] = 0;
+            }
+            else if (next[v] == w.sets[lastSet[v]])
+            {
+                row[v] = lastSet[v];
+            }
+            else
+            {
+                row[v] = lastSet[v] = Intern(next[v]);
+            }
             next[v].clear();
         }
         if (dimensionOrder)
@@ -367,20 +419,20 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row)
         {
             continue;
         }
-        // A copy: interning may grow w.sets.
-        const std::vector<uint32_t> next = w.sets[index];
-        std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
-        std::vector<uint32_t> kept;
+        const std::vector<uint32_t>& next = w.sets[index];
+        const std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
+        m_kept.clear();
         for (uint32_t id : next)
         {
             if (std::find(pick.begin(), pick.end(), id) != pick.end())
             {
-                kept.push_back(id);
+                m_kept.push_back(id);
             }
         }
-        if (!kept.empty())
+        // (Interning may grow w.sets: `next` is not read after it.)
+        if (!m_kept.empty() && m_kept.size() < next.size())
         {
-            index = Intern(kept);
+            index = Intern(m_kept);
         }
     }
 }
@@ -447,7 +499,6 @@ void
 RoutePlanner::Install()
 {
     Refresh();
-    const RouteTables& t = *m_tables;
     auto ranks = std::make_shared<FlowHashRouting::AddressMap>();
     NodeContainer all = m_cluster->GetAllNodes();
     // Every address of a rank node routes to that rank.
@@ -463,63 +514,37 @@ RoutePlanner::Install()
         }
     }
     const auto& links = m_cluster->GetLinks();
-    const uint32_t nRanks = m_cluster->GetNRanks();
-    // A node's table keeps only the sets it uses: planner set -> the node's own index.
-    std::vector<uint32_t> localOf(t.sets.size(), kUnreachable);
-    std::vector<uint32_t> used;
-    std::vector<uint32_t> setOfRank(nRanks);
     for (uint32_t n = 0; n < all.GetN(); ++n)
     {
         Ptr<Node> node = all.Get(n);
         const uint32_t id = node->GetId();
-        for (uint32_t r = 0; r < nRanks; ++r)
-        {
-            uint32_t set = SetIndex(id, r);
-            if (localOf[set] == kUnreachable)
-            {
-                localOf[set] = static_cast<uint32_t>(used.size());
-                used.push_back(set);
-            }
-            setOfRank[r] = localOf[set];
-        }
         Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
         if (!ipv4)
         {
             // Fast data path: the same next-hop sets, in the same order, as devices.
             Ptr<FastForwarding> fast = node->GetObject<FastForwarding>();
             NS_ASSERT_MSG(fast, "node " << id << " has neither IPv4 nor FastForwarding");
-            std::vector<std::vector<Ptr<NetDevice>>> devices(used.size());
-            for (size_t i = 0; i < used.size(); ++i)
+            std::vector<std::pair<uint32_t, Ptr<NetDevice>>> hops;
+            for (uint32_t link : m_cluster->GetLinksOfNode(id))
             {
-                for (uint32_t link : t.sets[used[i]])
-                {
-                    const ClusterLink& l = links[link];
-                    devices[i].push_back(l.nodeA == id ? Ptr<NetDevice>(l.devA)
-                                                       : Ptr<NetDevice>(l.devB));
-                }
+                const ClusterLink& l = links[link];
+                hops.emplace_back(link,
+                                  l.nodeA == id ? Ptr<NetDevice>(l.devA) : Ptr<NetDevice>(l.devB));
             }
-            fast->SetTable(RankTable<Ptr<NetDevice>>(std::move(devices), setOfRank));
+            fast->DeferTable(NodeTableMaker(m_tables, id, std::move(hops)));
         }
         else
         {
             Ptr<FlowHashRouting> routing = DynamicCast<FlowHashRouting>(ipv4->GetRoutingProtocol());
             NS_ASSERT_MSG(routing, "node " << id << " does not run FlowHashRouting");
-            std::vector<std::vector<uint32_t>> interfaces(used.size());
-            for (size_t i = 0; i < used.size(); ++i)
+            std::vector<std::pair<uint32_t, uint32_t>> hops;
+            for (uint32_t link : m_cluster->GetLinksOfNode(id))
             {
-                for (uint32_t link : t.sets[used[i]])
-                {
-                    const ClusterLink& l = links[link];
-                    interfaces[i].push_back(l.nodeA == id ? l.ifA : l.ifB);
-                }
+                const ClusterLink& l = links[link];
+                hops.emplace_back(link, l.nodeA == id ? l.ifA : l.ifB);
             }
-            routing->SetTable(ranks, RankTable<uint32_t>(std::move(interfaces), setOfRank));
+            routing->DeferTable(ranks, NodeTableMaker(m_tables, id, std::move(hops)));
         }
-        for (uint32_t set : used)
-        {
-            localOf[set] = kUnreachable;
-        }
-        used.clear();
     }
 }
 

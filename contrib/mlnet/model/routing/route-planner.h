@@ -104,8 +104,11 @@ public:
      * \param cluster a built fabric (its links and route preferences complete)
      */
     static std::shared_ptr<const RoutePlanner> Shared(Ptr<Cluster> cluster);
-    /// \brief Refresh, and install the tables into every node's FlowHashRouting (or, on a
-    /// fast-data-path fabric, its FastForwarding).
+    /**
+     * \brief Refresh, and give every node's FlowHashRouting (or, on a fast-data-path
+     * fabric, its FastForwarding) its table, made from these tables on the node's first
+     * lookup (DeferredRankTable: a flow-level run, which forwards no frame, makes none).
+     */
     void Install();
 
     /**
@@ -170,6 +173,7 @@ private:
     std::unordered_map<std::string, uint32_t> m_index;
     std::vector<uint32_t> m_singleton; //!< link id -> index of the set {link}, while Compute runs
     std::vector<uint32_t> m_recent;    //!< representative rows, most recently used first
+    std::vector<uint32_t> m_kept;      //!< PreferRow's narrowed set, reused
     /// (node, node) -> the link between them, while Compute runs (dimension order)
     std::unordered_map<uint64_t, uint32_t> m_linkBetween;
 };
