@@ -103,9 +103,23 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
         {
             c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
             FlowKey key;
-            auto routeShares = flowKey && src != dst && flowKey(src, dst, key)
-                                   ? planner.FlowShares(src, dst, key)
-                                   : planner.LinkShares(src, dst);
+            c.shares.clear();
+            if (flowKey && src != dst && flowKey(src, dst, key))
+            {
+                // One path: its first link is the only one leaving the sender (its NIC),
+                // then the others by directed link key (FlowShares' order).
+                std::vector<uint32_t> path = planner.FlowPath(src, dst, key);
+                std::sort(path.begin() + 1, path.end());
+                for (uint32_t k : path)
+                {
+                    c.shares.emplace_back(k, 1.0);
+                }
+                c.nic = 1;
+                c.pair = pair;
+                shares.assign(c.shares.begin(), c.shares.end());
+                return c.nic;
+            }
+            auto routeShares = planner.LinkShares(src, dst);
             // The links leaving the sender (its NIC) first, then the others.
             const uint32_t srcNode = cluster->GetRankNode(src)->GetId();
             const auto& links = cluster->GetLinks();
@@ -113,7 +127,6 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
                 const ClusterLink& l = links[ks.first / 2];
                 return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
             };
-            c.shares.clear();
             std::copy_if(routeShares.begin(),
                          routeShares.end(),
                          std::back_inserter(c.shares),
