@@ -86,6 +86,10 @@ main(int argc, char* argv[])
                   "auto | hierarchical | flat",
                   o.moeAllToAll,
                   {"auto", "hierarchical", "flat"});
+    cmd.AddValue("replicateRails",
+                 "simulate the traffic of one rail and stand it for all (rail-only, --tp = "
+                 "--domainSize, no failure)",
+                 o.replicateRails);
     cmd.AddValue("failRailSwitch",
                  "fail the switches of this rail (-1: none)",
                  o.failRailSwitch,

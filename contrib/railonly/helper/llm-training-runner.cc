@@ -9,6 +9,7 @@
 #include "ns3/fabric-registry.h"
 #include "ns3/log.h"
 #include "ns3/progress-scheduler.h"
+#include "ns3/rail-only-helper.h"
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
@@ -64,6 +65,12 @@ LlmRunResult::Row() const
                           {"spine_bytes", bytes["spine"]},
                           {"failed_links", failedLinks},
                           {"tasks", tasks},
+                          {"rail_replicas", railReplicas},
+                          {"rail_replication",
+                           railReplicas == 1   ? "off"
+                           : railReplicasExact ? "exact: one switch per rail"
+                                               : "two-tier rails: rail 0's flow-hash choices "
+                                                 "stand for every rail's"},
                           {"analytical", analytical.ToJson()}};
     if (moeAllToAllS > 0)
     {
@@ -122,6 +129,19 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
         *out = std::dynamic_pointer_cast<RailFabricHelper>(helper);
     }
     return cluster;
+}
+
+void
+LlmTrainingRunner::CheckReplicable(const LlmRunOptions& o, const std::string& fabric)
+{
+    if (o.replicateRails && fabric != "rail-only")
+    {
+        throw std::invalid_argument(
+            "--replicateRails needs --fabric=rail-only: " + fabric +
+            (fabric == "fat-tree" ? " has no rails" : " joins its rails at spines") +
+            ", so one rail's traffic does not stand for the others; "
+            "drop --replicateRails");
+    }
 }
 
 uint32_t
@@ -202,7 +222,12 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                     "'; use auto, hierarchical or flat");
     }
     workload->SetAttribute("HierarchicalAllToAll", BooleanValue(hierarchical));
+    CheckReplicable(o, fabric);
+    workload->SetAttribute("ReplicateRails", BooleanValue(o.replicateRails));
     workload->Setup(o.model, cluster->GetNRanks(), o.domainSize);
+    result.railReplicas = workload->GetRailReplicas();
+    // Rails of one switch choose no path; in two-tier rails each rail hashes its own.
+    result.railReplicasExact = RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
 
     if (failed)
     {
@@ -301,6 +326,11 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                  std::to_string(o.iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    if (result.railReplicas > 1)
+    {
+        // The other rails carried what the simulated one did (same traffic, shifted rail).
+        result.bytesByLinkClass["rail"] *= result.railReplicas;
+    }
     result.health = RunHealth::Measure(cluster, o.level == RunLevel::FLOW);
     for (const ClusterLink& l : cluster->GetLinks())
     {
@@ -351,6 +381,25 @@ LlmRunOptions::Validate() const
         throw std::invalid_argument("--failNic=" + std::to_string(failNic) +
                                     " is not a GPU; GPUs are 0.." + std::to_string(gpus - 1));
     }
+    if (replicateRails && model.tp != domainSize)
+    {
+        throw std::invalid_argument("--replicateRails needs " + tpFlag +
+                                    " equal to --domainSize=" + std::to_string(domainSize) +
+                                    " (then every pipeline and data-parallel group lies on one "
+                                    "rail); give --tp=" +
+                                    std::to_string(domainSize) + " or drop --replicateRails");
+    }
+    if (replicateRails && (failRailSwitch >= 0 || failNic >= 0))
+    {
+        throw std::invalid_argument("--replicateRails with --failRailSwitch or --failNic: a "
+                                    "failure makes one rail differ from the others; drop one");
+    }
+    if (replicateRails && model.IsMoe() && moeAllToAll == "flat")
+    {
+        throw std::invalid_argument("--replicateRails with --moeAllToAll=flat: the flat "
+                                    "all-to-all crosses rails; use hierarchical or drop "
+                                    "--replicateRails");
+    }
 }
 
 void
@@ -363,6 +412,7 @@ LlmTrainingRunner::RunAll(const LlmRunOptions& o,
     for (const auto& f : fabrics)
     {
         ParseFabrics(f);
+        CheckReplicable(o, f);
     }
     o.Validate();
     std::vector<LlmRunResult> results;

@@ -46,10 +46,11 @@ struct LlmRunOptions
     std::string policy; //!< cross-rail policy: source | destination | network ("" = helper default)
     std::string moeAllToAll{
         "auto"}; //!< auto (two-phase on rail-only, flat elsewhere) | hierarchical | flat
-    int32_t failRailSwitch{-1};        //!< rail whose switches fail (-1: none)
-    int32_t failNic{-1};               //!< GPU whose NIC fails (-1: none)
-    TraceOptions traces;               //!< --pcap, --pcapClass, --flowmon
-    uint32_t iterations{1};            //!< iterations to simulate
+    int32_t failRailSwitch{-1}; //!< rail whose switches fail (-1: none)
+    int32_t failNic{-1};        //!< GPU whose NIC fails (-1: none)
+    TraceOptions traces;        //!< --pcap, --pcapClass, --flowmon
+    bool replicateRails{false}; //!< one rail's traffic stands for all (LlmWorkload::ReplicateRails)
+    uint32_t iterations{1};     //!< iterations to simulate
     std::string transport{"roce"};     //!< roce | udp | tcp | dctcp (TransportChoice)
     RunLevel level{RunLevel::PACKET};  //!< packet, or flow (FluidMessageTransport)
     std::string dataPath{"auto"};      //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
@@ -59,8 +60,10 @@ struct LlmRunOptions
     /**
      * \brief Throw std::invalid_argument naming the flags unless the parallel degrees fit
      * the fabric (--tp divides --domainSize; --tp x --pp x --dp = --domains x --domainSize),
-     * --failRailSwitch / --failNic name a rail / a GPU that exists, and --dataPath is
-     * auto, ipv4 or fast, fast only with the udp transport and without --flowmon.
+     * --failRailSwitch / --failNic name a rail / a GPU that exists, --dataPath is
+     * auto, ipv4 or fast, fast only with the udp transport and without --flowmon, and
+     * --replicateRails comes with --tp = --domainSize, no failure and no flat MoE
+     * all-to-all (the rails must carry the same traffic).
      */
     void Validate() const;
     /**
@@ -86,9 +89,12 @@ struct LlmRunResult
     double moeAllToAllS{0};                           //!< one MoE all-to-all alone (s), 0 if dense
     uint32_t failedLinks{0};                          //!< links failed
     uint32_t tasks{0};                                //!< tasks of the iteration graph
-    std::string dataPath;                             //!< ipv4 | fast: the path it ran on
-    std::vector<uint64_t> linkBytes; //!< wire bytes per link (id order), A->B then B->A
-    RunHealth health;                //!< the packet run's health (RunHealth::Measure)
+    uint32_t railReplicas{1};     //!< rails one simulated rail stands for (1: every rail simulated)
+    bool railReplicasExact{true}; //!< one switch per rail: the replica is the full run
+    std::string dataPath;         //!< ipv4 | fast: the path it ran on
+    std::vector<uint64_t>
+        linkBytes;    //!< wire bytes per link (id order), A->B then B->A, as simulated
+    RunHealth health; //!< the packet run's health (RunHealth::Measure)
 
     /// \return mean packet-level iteration time (s)
     double IterationS() const;
@@ -112,6 +118,11 @@ public:
     static Ptr<Cluster> BuildFabric(const LlmRunOptions& options,
                                     const std::string& fabric,
                                     std::shared_ptr<RailFabricHelper>* helper = nullptr);
+    /**
+     * \brief Throw std::invalid_argument naming --replicateRails when it is asked for on a
+     * fabric whose rails are not separate networks (only rail-only's are).
+     */
+    static void CheckReplicable(const LlmRunOptions& options, const std::string& fabric);
     /**
      * \brief Fail the switches of one rail (every link touching them).
      * \return the number of links failed (throws when the fabric has no such rail)

@@ -155,6 +155,13 @@ LlmWorkload::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&LlmWorkload::m_hierarchicalA2a),
                           MakeBooleanChecker())
+            .AddAttribute("ReplicateRails",
+                          "build the rail tasks (pipeline sends, DP all-reduces, per-rail MoE "
+                          "all-to-alls) of TP index 0 only, standing for all t rails; needs "
+                          "t = domain size and, with MoE, the hierarchical all-to-all (bool)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&LlmWorkload::m_replicateRails),
+                          MakeBooleanChecker())
             .AddTraceSource("GraphBuilt",
                             "an iteration graph was built: number of tasks",
                             MakeTraceSourceAccessor(&LlmWorkload::m_graphBuiltTrace),
@@ -213,6 +220,31 @@ bool
 LlmWorkload::IsHierarchicalAllToAll() const
 {
     return m_hierarchicalA2a;
+}
+
+uint32_t
+LlmWorkload::GetRailReplicas() const
+{
+    if (!m_replicateRails)
+    {
+        return 1;
+    }
+    const uint32_t k = m_mapper->GetDomainSize();
+    if (m_config.tp != k)
+    {
+        throw std::invalid_argument(
+            "rail replication needs TP=" + std::to_string(m_config.tp) +
+            " equal to the HB-domain size " + std::to_string(k) +
+            " (then every pipeline and data-parallel group lies on one rail); give --tp=" +
+            std::to_string(k) + " or simulate every rail");
+    }
+    if (m_config.IsMoe() && !m_hierarchicalA2a)
+    {
+        throw std::invalid_argument("rail replication with a flat MoE all-to-all: its traffic "
+                                    "crosses rails; use the hierarchical all-to-all or simulate "
+                                    "every rail");
+    }
+    return m_config.tp;
 }
 
 Time
@@ -343,9 +375,11 @@ LlmWorkload::AddAllToAll(IterationGraph& graph,
                                               uint64_t(domains) * m,
                                               deps));
     }
-    // Phase 2: per rail, GPU a:j sends domain b's c blocks to b:j.
+    // Phase 2: per rail, GPU a:j sends domain b's c blocks to b:j (one rail standing
+    // for all when they are replicated).
     std::vector<IterationGraph::TaskId> ends;
-    for (uint32_t i = 0; i < c; ++i)
+    const uint32_t rails = GetRailReplicas() > 1 ? 1 : c;
+    for (uint32_t i = 0; i < rails; ++i)
     {
         std::vector<uint32_t> rail;
         for (const auto& [domain, members] : byDomain)
@@ -369,6 +403,7 @@ LlmWorkload::BuildGraph() const
     {
         throw std::invalid_argument("LlmWorkload::BuildGraph before Setup: give the model first");
     }
+    GetRailReplicas(); // throws when the rails cannot be replicated
     IterationGraph g;
     const std::vector<std::vector<Ids>> last = AddPipeline(g);
     AddDpAllReduces(g, last);
@@ -423,8 +458,10 @@ LlmWorkload::AddPipelineHop(IterationGraph& g,
                             const Ids& deps) const
 {
     const uint32_t t = m_config.tp;
+    // One send per TP rank, each over its own rail (TP index 0's alone when replicated).
+    const uint32_t rails = t / GetRailReplicas();
     Ids sends;
-    for (uint32_t i = 0; i < t; ++i)
+    for (uint32_t i = 0; i < rails; ++i)
     {
         sends.push_back(g.AddSend(name,
                                   m_mapper->GetRank(i, dp, from),
@@ -664,7 +701,7 @@ LlmWorkload::AddDpAllReduces(IterationGraph& g, const std::vector<std::vector<Id
             deps.insert(deps.end(), last[s][dp].begin(), last[s][dp].end());
         }
         const uint64_t bytes = GetDpBytes(s);
-        for (uint32_t i = 0; i < t; ++i)
+        for (uint32_t i = 0; i < t / GetRailReplicas(); ++i)
         {
             std::vector<uint32_t> grp;
             for (uint32_t dp = 0; dp < d; ++dp)

@@ -32,6 +32,14 @@
  *    NCCL's grouped send/recv; shuffle inside each HB domain: Dg*m bytes to each
  *    domain peer; then an all-to-all per rail: c*m bytes to each rail peer; Dg domains,
  *    c group members per domain, m bytes per GPU pair), else one flat all-to-all.
+ * Rail replication (ReplicateRails): when a TP group fills its HB domain (t = K), every
+ * pipeline send, every DP all-reduce and every per-rail MoE all-to-all of TP index i
+ * runs on rail i alone, and the K rails carry the same traffic shifted by one local
+ * index. The graph then holds the rail tasks of TP index 0 only (the TP all-gather of a
+ * pipeline hop waits for that one send, the iteration ends with those DP all-reduces)
+ * and keeps every HB-domain task; on a fabric whose rails are separate networks with
+ * the same routes this is the full iteration's timeline, K times fewer rail messages
+ * (proved equal on a small case by the tests; contrib/railonly/doc/railonly.md).
  * Schedule: Megatron's 1F1B per stage (p-s-1 warm-up forwards, then forward and
  * backward in turn, then the remaining backwards); every op of a stage replica waits
  * for its previous op (one stream: TP all-reduces and MoE all-to-alls block it, as
@@ -149,6 +157,13 @@ public:
     double GetSustainedFlops() const;
     /// \return the HierarchicalAllToAll attribute
     bool IsHierarchicalAllToAll() const;
+    /**
+     * \brief Rails whose traffic one built rail stands for: t with ReplicateRails, else 1.
+     * Throws std::invalid_argument when ReplicateRails is set but the rails do not carry
+     * the same traffic (t differs from the domain size, or a flat MoE all-to-all
+     * crosses rails).
+     */
+    uint32_t GetRailReplicas() const;
 
 protected:
     void DoDispose() override;
@@ -225,6 +240,7 @@ private:
     double m_peakFlops{989e12};
     double m_efficiency{0.5};
     bool m_hierarchicalA2a{true};
+    bool m_replicateRails{false};
     bool m_setup{false};
 
     TracedCallback<uint32_t> m_graphBuiltTrace; //!< tasks of a built graph
