@@ -103,6 +103,17 @@ RailRoutePreference::ParsePolicy(const std::string& name)
                                 "'; use source, destination or network");
 }
 
+uint64_t
+RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const
+{
+    const uint32_t rank = cluster.GetRankOfNode(nodeId);
+    if (rank == UINT32_MAX)
+    {
+        return RoutePreference::Context(cluster, nodeId, dstRank);
+    }
+    return rank / m_domainSize == dstRank / m_domainSize ? 1 : 0;
+}
+
 std::vector<uint32_t>
 RailRoutePreference::Select(const Cluster& cluster,
                             uint32_t nodeId,

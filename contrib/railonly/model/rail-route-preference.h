@@ -75,6 +75,11 @@ public:
                                  uint32_t nodeId,
                                  uint32_t dstRank,
                                  const std::vector<uint32_t>& candidates) const override;
+    /**
+     * \brief At a GPU the answer depends only on whether the destination is in its own
+     * HB domain (0 or 1); at a switch on the destination itself (the default).
+     */
+    uint64_t Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const override;
 
 private:
     Policy m_policy{FORWARD_AT_SOURCE};

@@ -167,11 +167,17 @@ RoutePlanner::Compute()
     }
     // One destination at a time: its distances, next hops and row are scratch, reused.
     std::vector<uint32_t> row(nv);
-    std::vector<uint32_t> lastSet(nv, 0); // per node, the set it interned last
+    // Per node, the last two sets it had (a GPU of a rail-only fabric alternates between
+    // two: towards its own rail and towards the others).
+    std::vector<uint32_t> lastSet(nv, 0);
+    std::vector<uint32_t> lastSet2(nv, 0);
     std::vector<uint32_t> d(nv);
     std::vector<uint32_t> dist(nv);
     std::vector<boost::default_color_type> color(nv);
     std::vector<std::vector<uint32_t>> next(nv);
+    PreferMemo memo{std::vector<uint32_t>(nv, 0),
+                    std::vector<uint64_t>(nv, 0),
+                    std::vector<uint32_t>(nv, 0)};
     for (uint32_t r = 0; r < nRanks; ++r)
     {
         uint32_t dstNode = m_cluster->GetRankNode(r)->GetId();
@@ -204,7 +210,7 @@ RoutePlanner::Compute()
         }
         for (uint32_t v = 0; v < nv; ++v)
         {
-            // A node mostly repeats the set it had towards the previous destination.
+            // A node mostly repeats one of the two sets it had last.
             if (next[v].empty())
             {
                 row[v] = 0;
@@ -213,8 +219,14 @@ RoutePlanner::Compute()
             {
                 row[v] = lastSet[v];
             }
+            else if (next[v] == w.sets[lastSet2[v]])
+            {
+                std::swap(lastSet[v], lastSet2[v]);
+                row[v] = lastSet[v];
+            }
             else
             {
+                lastSet2[v] = lastSet[v];
                 row[v] = lastSet[v] = Intern(next[v]);
             }
             next[v].clear();
@@ -223,7 +235,7 @@ RoutePlanner::Compute()
         {
             DimensionOrderRow(r, row);
         }
-        PreferRow(r, row);
+        PreferRow(r, row, memo);
         StoreRow(r, row);
     }
     w.exceptions.shrink_to_fit();
@@ -404,7 +416,7 @@ RoutePlanner::SetIndex(uint32_t nodeId, uint32_t dstRank) const
 }
 
 void
-RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row)
+RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo& memo)
 {
     RouteTables& w = *m_work;
     Ptr<RoutePreference> preference = m_cluster->GetRoutePreference();
@@ -419,6 +431,14 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row)
         {
             continue;
         }
+        const uint64_t context = preference->Context(*m_cluster, v, dstRank);
+        if (memo.in[v] == index && memo.context[v] == context)
+        {
+            index = memo.out[v];
+            continue;
+        }
+        memo.in[v] = index;
+        memo.context[v] = context;
         const std::vector<uint32_t>& next = w.sets[index];
         const std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
         m_kept.clear();
@@ -434,6 +454,7 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row)
         {
             index = Intern(m_kept);
         }
+        memo.out[v] = index;
     }
 }
 

@@ -159,8 +159,18 @@ private:
     uint32_t Intern(const std::vector<uint32_t>& links);
     /// Route towards `dstRank` by dimension order where it is clean (torus, mesh).
     void DimensionOrderRow(uint32_t dstRank, std::vector<uint32_t>& row);
-    /// Narrow the multi-link sets of the row towards `dstRank` with the RoutePreference.
-    void PreferRow(uint32_t dstRank, std::vector<uint32_t>& row);
+
+    /// Per node, the last set PreferRow narrowed, in which context, and the result.
+    struct PreferMemo
+    {
+        std::vector<uint32_t> in;      //!< set index before (0: none yet)
+        std::vector<uint64_t> context; //!< RoutePreference::Context of that call
+        std::vector<uint32_t> out;     //!< set index after
+    };
+
+    /// Narrow the multi-link sets of the row towards `dstRank` with the RoutePreference,
+    /// reusing a node's last answer where its set and context repeat.
+    void PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo& memo);
     /// Store the row of set indices towards `dstRank` (the next rank in order).
     void StoreRow(uint32_t dstRank, const std::vector<uint32_t>& row);
     /// Read every node's flow-hash seed (NodeSeed).

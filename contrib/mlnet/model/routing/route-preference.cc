@@ -19,4 +19,12 @@ RoutePreference::GetTypeId()
 RoutePreference::RoutePreference() = default;
 RoutePreference::~RoutePreference() = default;
 
+uint64_t
+RoutePreference::Context(const Cluster& /* cluster */,
+                         uint32_t /* nodeId */,
+                         uint32_t dstRank) const
+{
+    return (uint64_t{1} << 32) | dstRank;
+}
+
 } // namespace ns3

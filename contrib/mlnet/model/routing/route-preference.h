@@ -58,6 +58,18 @@ public:
                                          uint32_t nodeId,
                                          uint32_t dstRank,
                                          const std::vector<uint32_t>& candidates) const = 0;
+    /**
+     * \brief What Select's answer at a node depends on besides the candidates. For one
+     * node, two destinations of the same context and the same candidates must get the
+     * same answer; RoutePlanner then reuses the node's last answer instead of asking
+     * again (Select runs once per node and destination otherwise: 10^9 calls at 32k
+     * ranks). The default, the destination rank plus 2^32, shares nothing.
+     * \param cluster the cluster being routed
+     * \param nodeId ns-3 id of the node
+     * \param dstRank destination rank
+     * \return the context value
+     */
+    virtual uint64_t Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const;
 };
 
 } // namespace ns3
