@@ -292,6 +292,93 @@ TEST_F(RailFabricTest, NoRouteCrossesRailsThroughASwitch)
     EXPECT_GT(violations, 0u);
 }
 
+namespace
+{
+
+/// The rail preference, asked at every node and destination (the default Context).
+class AskEveryTime : public RoutePreference
+{
+public:
+    explicit AskEveryTime(Ptr<RoutePreference> inner)
+        : m_inner(inner)
+    {
+    }
+
+    std::vector<uint32_t> Select(const Cluster& cluster,
+                                 uint32_t nodeId,
+                                 uint32_t dstRank,
+                                 const std::vector<uint32_t>& candidates) const override
+    {
+        ++m_calls;
+        return m_inner->Select(cluster, nodeId, dstRank, candidates);
+    }
+
+    mutable uint64_t m_calls{0}; //!< Select calls
+
+private:
+    Ptr<RoutePreference> m_inner;
+};
+
+} // namespace
+
+TEST_F(RailFabricTest, ReusedPreferenceAnswersGiveTheTablesOfAskingEveryTime)
+{
+    // The planner reuses a node's last answer where its set and context (at a GPU:
+    // destination in its HB domain or not) repeat; the tables must be those of asking
+    // at every node and destination. Rail-only with one- and two-tier rails,
+    // rail-optimized and the NVLink fat-tree, both policies. (On these fabrics a GPU's
+    // two-link set arises in one context only; a memo keyed on the context alone fails
+    // here, one keyed on the set alone would not.)
+    struct Case
+    {
+        const char* fabric;
+        uint32_t ranks;
+        uint32_t domainSize;
+        uint32_t radix;
+    };
+
+    for (const char* policy : {"source", "destination"})
+    {
+        for (const Case& k : {Case{"rail-only", 32, 4, 64},
+                              Case{"rail-only", 12, 2, 4},
+                              Case{"rail-optimized", 16, 4, 8},
+                              Case{"nvlink-fattree", 32, 4, 8}})
+        {
+            FabricRequest request;
+            request.fabric = k.fabric;
+            request.ranks = k.ranks;
+            request.domainSize = k.domainSize;
+            request.radix = k.radix;
+            request.crossRailPolicy = policy;
+            Ptr<Cluster> c = FabricRegistry::Build(request);
+            const std::string what = std::string(k.fabric) + " " + policy;
+            RoutePlanner reused(c);
+            reused.Compute();
+            Ptr<RoutePreference> rail = c->GetRoutePreference();
+            ASSERT_TRUE(rail) << what;
+            Ptr<AskEveryTime> every = Create<AskEveryTime>(rail);
+            c->SetRoutePreference(every);
+            RoutePlanner asked(c);
+            asked.Compute();
+            EXPECT_GT(every->m_calls, 0u) << what;
+            uint32_t compared = 0;
+            NodeContainer nodes = c->GetAllNodes();
+            for (uint32_t r = 0; r < c->GetNRanks(); ++r)
+            {
+                for (uint32_t i = 0; i < nodes.GetN(); ++i)
+                {
+                    const uint32_t v = nodes.Get(i)->GetId();
+                    ASSERT_EQ(reused.NextLinks(v, r), asked.NextLinks(v, r))
+                        << what << ": node " << v << " to rank " << r;
+                    compared += reused.NextLinks(v, r).empty() ? 0 : 1;
+                }
+            }
+            EXPECT_GT(compared, c->GetNRanks() * (c->GetNRanks() - 1)) << what;
+            Simulator::Destroy();
+        }
+    }
+}
+
 TEST_F(RailFabricTest, ForwardingPoliciesGiveTheDescribedHops)
 {
     // 4 domains x 4 GPUs. GPU (0,1) = rank 1 to GPU (1,2) = rank 6.
