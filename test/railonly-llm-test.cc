@@ -129,6 +129,22 @@ TEST(RailonlyLlmExample, BothDataPathsGiveTheSameRows)
     EXPECT_EQ(tcp["meta"]["data_path"], "ipv4");
 }
 
+TEST(RailonlyLlmExample, ReplicatedRailsGiveTheFullRunsIteration)
+{
+    // One switch per rail: the replica is exact, and the row says so.
+    nlohmann::json full = RunLlm("--fabric=rail-only --level=flow --transport=udp", "full.json");
+    nlohmann::json rep =
+        RunLlm("--fabric=rail-only --level=flow --transport=udp --replicateRails", "replica.json");
+    const nlohmann::json* f = Row(full, "rail-only");
+    const nlohmann::json* r = Row(rep, "rail-only");
+    ASSERT_TRUE(f && r);
+    EXPECT_EQ((*r)["iteration_s"], (*f)["iteration_s"]);
+    EXPECT_EQ((*r)["rail_replicas"], 4);
+    EXPECT_EQ((*r)["rail_replication"], "exact: one switch per rail");
+    EXPECT_EQ((*f)["rail_replication"], "off");
+    EXPECT_LT((*r)["health"]["messages_sent"], (*f)["health"]["messages_sent"]);
+}
+
 TEST(RailonlyLlmExample, BadInputGivesOneErrorLine)
 {
     for (const std::string& flags : std::vector<std::string>{
@@ -139,6 +155,9 @@ TEST(RailonlyLlmExample, BadInputGivesOneErrorLine)
              "--failRailSwitch=7",              // no such rail
              "--dataPath=fast --transport=tcp", // TCP needs the IPv4 stack
              "--dataPath=dpdk",                 // no such data path
+             "--replicateRails --fabric=all",   // rail-optimized joins its rails
+             "--replicateRails --failNic=3",    // one rail differs
+             "--replicateRails --tp=2 --dp=4",  // groups share rails
          })
     {
         ExampleRun run = RunExample("railonly-llm", kTiny + " " + flags);
