@@ -17,6 +17,7 @@
 #include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -332,6 +333,26 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         result.bytesByLinkClass["rail"] *= result.railReplicas;
     }
     result.health = RunHealth::Measure(cluster, o.level == RunLevel::FLOW);
+    if (result.railReplicas > 1)
+    {
+        // Rails 1..K-1 carried nothing: their links would dilute the mean K times.
+        std::vector<bool> simulated;
+        for (const ClusterLink& l : cluster->GetLinks())
+        {
+            // The rail of a rail link: its leaf's (a GPU end or a rail spine has none).
+            uint32_t rail = UINT32_MAX;
+            for (uint32_t node : {l.nodeA, l.nodeB})
+            {
+                if (cluster->GetRankOfNode(node) == UINT32_MAX)
+                {
+                    rail = std::min(rail, helper->GetRailOfSwitch(node));
+                }
+            }
+            simulated.push_back(l.linkClass != "rail" || rail == 0);
+        }
+        result.health.linkImbalance =
+            RunHealth::LinkImbalance(cluster, &result.health.imbalanceClass, &simulated);
+    }
     for (const ClusterLink& l : cluster->GetLinks())
     {
         result.linkBytes.push_back(l.bytesAtoB);

@@ -35,7 +35,9 @@ RunHealth::Measure(Ptr<Cluster> cluster, bool flowLevel)
 }
 
 double
-RunHealth::LinkImbalance(Ptr<Cluster> cluster, std::string* linkClass)
+RunHealth::LinkImbalance(Ptr<Cluster> cluster,
+                         std::string* linkClass,
+                         const std::vector<bool>* counted)
 {
     struct Class
     {
@@ -54,7 +56,7 @@ RunHealth::LinkImbalance(Ptr<Cluster> cluster, std::string* linkClass)
         // hash picks.
         bool rankA = cluster->GetRankOfNode(l.nodeA) != none;
         bool rankB = cluster->GetRankOfNode(l.nodeB) != none;
-        if (rankA != rankB)
+        if (rankA != rankB || (counted && !(*counted)[l.id]))
         {
             continue;
         }

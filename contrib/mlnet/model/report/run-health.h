@@ -40,6 +40,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -76,9 +77,14 @@ struct RunHealth
      * that rank's own traffic, which the workload decides.
      * \param cluster the fabric after its run
      * \param linkClass receives the class ("" when no class qualifies)
+     * \param counted per link id, whether to count it (null: every link); a run that
+     *        simulated part of the fabric for the rest (rail replication) counts the
+     *        part it simulated
      * \return the ratio (0 when no class qualifies)
      */
-    static double LinkImbalance(Ptr<Cluster> cluster, std::string* linkClass = nullptr);
+    static double LinkImbalance(Ptr<Cluster> cluster,
+                                std::string* linkClass = nullptr,
+                                const std::vector<bool>* counted = nullptr);
     /**
      * \return (packet - twin) / twin, signed: +0.5 = packet level 50 % slower than the
      * twin. Throws std::invalid_argument unless twin > 0.
