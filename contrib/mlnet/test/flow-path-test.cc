@@ -4,15 +4,16 @@
  * (AlphaBetaModel PathChoice PerFlowHash): on a 2-tier fat-tree with ECMP, the twin's
  * bytes on every directed link equal the packet run's link counters on both data
  * paths (data packets on the flow's path, one 59-byte ACK per message on the
- * reverse flow's); two flows the hash puts on one uplink take twice the single flow's
- * bandwidth time (first principles), an even split hides it; dual-homed senders (the
- * first hop hashed without ports); bad input; determinism.
+ * reverse flow's), and the flow level's counters the data frames alone; two flows the hash puts on
+ * one uplink take twice the single flow's bandwidth time (first principles), an even split hides
+ * it; dual-homed senders (the first hop hashed without ports); bad input; determinism.
  */
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-options.h"
 #include "ns3/flow-hash-routing.h"
+#include "ns3/fluid-message-transport.h"
 #include "ns3/route-planner.h"
 #include "ns3/tcp-message-transport.h"
 #include "ns3/udp-message-transport.h"
@@ -131,11 +132,15 @@ namespace
 /// Run a pairwise all-to-all of 20000 B per pair on `fabric` over both data paths;
 /// expect the twin's bytes (plus one ACK per message on the reverse flow's path) on
 /// every directed link, the same counters on both paths, and an even split that
-/// does not match them.
+/// does not match them. Then at the flow level (FluidMessageTransport standing in for
+/// UDP): expect the packet run's data frames on every directed link, bytes and frames,
+/// and no ACK.
 void
 ExpectTwinLinkBytesMatch(FabricOptions fabric)
 {
     std::vector<uint64_t> perPath[2];
+    std::vector<double> dataBytes;     // per directed link: the twin's, without ACKs
+    std::vector<uint64_t> dataPackets; // per directed link: the packet run's, less ACKs
     int i = 0;
     for (const std::string dataPath : {"ipv4", "fast"})
     {
@@ -152,6 +157,8 @@ ExpectTwinLinkBytesMatch(FabricOptions fabric)
         ASSERT_EQ(twin->GetPathChoice(), AlphaBetaModel::PER_FLOW_HASH);
         const auto schedule = a2a->GetSchedule();
         std::vector<double> expected = twin->PredictLinkBytes(schedule);
+        dataBytes = expected;
+        std::vector<uint64_t> acks(expected.size(), 0);
         RoutePlanner planner(c);
         planner.Compute();
         for (const CollectiveStep& step : schedule)
@@ -163,6 +170,7 @@ ExpectTwinLinkBytesMatch(FabricOptions fabric)
                 for (uint32_t k : planner.FlowPath(m.dst, m.src, back))
                 {
                     expected[k] += udp->GetPerPacketOverhead(); // the ACK
+                    ++acks[k];
                 }
             }
         }
@@ -172,6 +180,7 @@ ExpectTwinLinkBytesMatch(FabricOptions fabric)
         ASSERT_EQ(udp->GetRetransmissions(), 0u);
         ASSERT_EQ(udp->GetAcksSent(), n * (n - 1));
         std::vector<uint64_t> measured;
+        dataPackets.clear();
         for (const ClusterLink& l : c->GetLinks())
         {
             for (uint32_t dir = 0; dir < 2; ++dir)
@@ -180,6 +189,8 @@ ExpectTwinLinkBytesMatch(FabricOptions fabric)
                 EXPECT_EQ(static_cast<double>(got), expected[2 * l.id + dir])
                     << dataPath << " link " << l.id << " (" << l.linkClass << ") dir " << dir;
                 measured.push_back(got);
+                dataPackets.push_back((dir == 0 ? l.packetsAtoB : l.packetsBtoA) -
+                                      acks[2 * l.id + dir]);
             }
         }
         // The even split loads links the hashed flows leave idle, or loads them
@@ -196,6 +207,31 @@ ExpectTwinLinkBytesMatch(FabricOptions fabric)
         Simulator::Destroy();
     }
     EXPECT_EQ(perPath[0], perPath[1]) << "the data paths take different flow paths";
+
+    // The flow level counts each message's wire bytes and frames on its route when its
+    // last byte has left: the packet run's data frames, link by link.
+    Ptr<Cluster> c = fabric.Build();
+    Ptr<FluidMessageTransport> fluid = CreateObject<FluidMessageTransport>();
+    fluid->SetPacketTransport(CreateObject<UdpMessageTransport>());
+    fluid->Install(c);
+    Ptr<Collective> a2a = CollectiveFactory::Create("alltoall", "pairwise");
+    a2a->Setup(fluid, AllRanks(c), 20000);
+    a2a->Start();
+    Simulator::Run();
+    ASSERT_TRUE(a2a->IsDone());
+    ASSERT_EQ(dataPackets.size(), 2 * c->GetLinks().size());
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        for (uint32_t dir = 0; dir < 2; ++dir)
+        {
+            EXPECT_EQ(static_cast<double>(dir == 0 ? l.bytesAtoB : l.bytesBtoA),
+                      dataBytes[2 * l.id + dir])
+                << "flow level, link " << l.id << " (" << l.linkClass << ") dir " << dir;
+            EXPECT_EQ(dir == 0 ? l.packetsAtoB : l.packetsBtoA, dataPackets[2 * l.id + dir])
+                << "flow level, link " << l.id << " (" << l.linkClass << ") dir " << dir;
+        }
+    }
+    Simulator::Destroy();
 }
 
 } // namespace

@@ -2,8 +2,9 @@
 /*
  * Tests of FluidMessageTransport, the flow level: a lone message takes T_msg to the
  * picosecond, every collective at flow level ends when the twin's replay of its
- * schedule says (one fluid, two drivers), real payloads are reduced exactly, no frame
- * crosses a device, and the same run twice gives the same times.
+ * schedule says (one fluid, two drivers), real payloads are reduced exactly, the
+ * links count each message's wire bytes on its route (an even split's shares on every
+ * branch), and the same run twice gives the same times.
  */
 #include "collective-test-support.h"
 
@@ -16,9 +17,12 @@
 #include "ns3/flow-hash-routing.h"
 #include "ns3/fluid-message-transport.h"
 #include "ns3/ideal-switch-helper.h"
+#include "ns3/route-planner.h"
 #include "ns3/transport-choice.h"
 
+#include <cmath>
 #include <gtest/gtest.h>
+#include <numeric>
 
 using namespace ns3;
 using mlnettest::Coll;
@@ -73,8 +77,65 @@ TEST_F(FluidMessageTransportTest, LoneMessageTakesTMsg)
     EXPECT_EQ(t->GetMessagesDelivered(), 1u);
     EXPECT_EQ(t->GetBytesDelivered(), 2500u);
     EXPECT_EQ(t->GetActiveFlows(), 0u);
-    // No frame crossed a device.
-    EXPECT_EQ(c->GetTotalLinkBytes(), 0u);
+    // Its W and n counted on both links of its route, as its three frames would be.
+    ASSERT_EQ(c->GetLinks().size(), 2u);
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        // The direction leaving rank 0 or entering rank 1.
+        const bool aToB =
+            l.nodeA == c->GetRankNode(0)->GetId() || l.nodeB == c->GetRankNode(1)->GetId();
+        EXPECT_EQ(aToB ? l.bytesAtoB : l.bytesBtoA, 2650u) << "link " << l.id;
+        EXPECT_EQ(aToB ? l.packetsAtoB : l.packetsBtoA, 3u) << "link " << l.id;
+        EXPECT_EQ(aToB ? l.bytesBtoA + l.packetsBtoA : l.bytesAtoB + l.packetsAtoB, 0u)
+            << "link " << l.id;
+    }
+    EXPECT_EQ(c->GetTotalLinkBytes(), 2 * 2650u);
+}
+
+TEST_F(FluidMessageTransportTest, EvenSplitSharesAreCountedOnEveryBranch)
+{
+    // Without a packet transport ECMP is an even split: each branch counts its share of
+    // every message, so each directed link holds the twin's predicted bytes (rounded
+    // once) and the total is the sum of W over every message's hops.
+    Ptr<Cluster> c = Build("fattree", 8);
+    Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
+    t->Install(c);
+    Ptr<AlphaBetaModel> model = t->GetModel(); // no flow keys: every branch its share
+    // Ranks 0 and 2 sit under two ToRs (2 ranks per ToR, 2 spines): each message is
+    // split over two uplinks, and an odd W (3001 + 30 bytes of one frame) in halves.
+    Ptr<Collective> a2a = CollectiveFactory::Create("alltoall", "direct");
+    a2a->Setup(t, {0, 2}, 3001);
+    const std::vector<CollectiveStep> schedule = a2a->GetSchedule();
+    const std::vector<double> predicted = model->PredictLinkBytes(schedule);
+    RoutePlanner planner(c);
+    planner.Compute();
+    double expectedTotal = 0;
+    for (const CollectiveStep& step : schedule)
+    {
+        for (const ScheduledMessage& m : step.messages)
+        {
+            expectedTotal +=
+                static_cast<double>(model->GetWireBytes(m.bytes)) * planner.Hops(m.src, m.dst);
+        }
+    }
+    a2a->Start();
+    Simulator::Run();
+    ASSERT_TRUE(a2a->IsDone());
+    bool fraction = false;
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        for (uint32_t dir = 0; dir < 2; ++dir)
+        {
+            const double k = predicted[2 * l.id + dir];
+            fraction = fraction || k != std::round(k);
+            EXPECT_NEAR(static_cast<double>(dir == 0 ? l.bytesAtoB : l.bytesBtoA), k, 0.5 + 1e-6)
+                << "link " << l.id << " dir " << dir;
+        }
+    }
+    EXPECT_TRUE(fraction) << "the case should split messages into fractions";
+    EXPECT_NEAR(static_cast<double>(c->GetTotalLinkBytes()),
+                expectedTotal,
+                static_cast<double>(c->GetLinks().size()));
 }
 
 TEST_F(FluidMessageTransportTest, CollectivesEndWhenTheTwinSays)
@@ -112,7 +173,11 @@ TEST_F(FluidMessageTransportTest, CollectivesEndWhenTheTwinSays)
         // delivery to the picosecond resolution, at most 1 ps per step of a chain.
         EXPECT_NEAR(f.simulatedS, p.analyticalS, 20e-12)
             << k.fabric << " " << k.collective << "/" << k.algorithm;
-        EXPECT_EQ(f.linkBytes, 0u);
+        // The same data frames on the links; the packet run adds its ACKs (and no
+        // repair: nothing is lost in these cases).
+        EXPECT_GT(f.linkBytes, 0u);
+        EXPECT_LT(f.linkBytes, p.linkBytes);
+        EXPECT_EQ(f.bytesByLinkClass.size(), p.bytesByLinkClass.size());
     }
 }
 

@@ -419,4 +419,13 @@ Cluster::SetLinkCounters(uint32_t linkId,
     l.packetsBtoA = packetsBtoA;
 }
 
+void
+Cluster::AddLinkTraffic(uint32_t linkId, bool aToB, uint64_t bytes, uint64_t packets)
+{
+    NS_ASSERT_MSG(linkId < m_links.size(), "no link " << linkId);
+    ClusterLink& l = m_links[linkId];
+    (aToB ? l.bytesAtoB : l.bytesBtoA) += bytes;
+    (aToB ? l.packetsAtoB : l.packetsBtoA) += packets;
+}
+
 } // namespace ns3

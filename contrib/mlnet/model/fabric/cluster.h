@@ -236,6 +236,16 @@ public:
                          uint64_t packetsAtoB,
                          uint64_t packetsBtoA);
     /**
+     * \brief Add traffic that crossed a link without a frame on its devices: the flow
+     * level's fluid messages (FluidMessageTransport), counted as the frames the packet
+     * level would have sent.
+     * \param linkId the link
+     * \param aToB the direction (end A to end B, or B to A)
+     * \param bytes wire bytes
+     * \param packets frames
+     */
+    void AddLinkTraffic(uint32_t linkId, bool aToB, uint64_t bytes, uint64_t packets);
+    /**
      * \brief Say that the workload running on this cluster has finished.
      * Runners and drivers call it; it fires the WorkloadDone trace, which lets
      * monitors that keep scheduling events (FlowMonitor) end the run.

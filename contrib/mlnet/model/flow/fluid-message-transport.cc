@@ -22,6 +22,7 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-names.h"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -122,6 +123,8 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     m_fluid = FluidTransfers::Create(m_model->GetSharing(),
                                      m_model->GetLinkCapacities(),
                                      m_model->GetNicBacklogPackets());
+    m_countedBytes.assign(2 * cluster->GetLinks().size(), 0.0);
+    m_countedPackets.assign(m_countedBytes.size(), 0.0);
 }
 
 void
@@ -149,16 +152,19 @@ FluidMessageTransport::Send(uint32_t src,
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
     const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
-    const uint32_t slot = m_fluid->Start(Simulator::Now().GetSeconds(),
-                                         wire,
-                                         m_model->GetPacketCount(bytes),
-                                         m_shares,
-                                         senderLinks);
+    const uint64_t packets = m_model->GetPacketCount(bytes);
+    const uint32_t slot =
+        m_fluid->Start(Simulator::Now().GetSeconds(), wire, packets, m_shares, senderLinks);
     if (slot >= m_inFlight.size())
     {
         m_inFlight.resize(slot + 1);
     }
-    m_inFlight[slot] = {std::move(msg), latency + m_perMessageOverhead.GetSeconds()};
+    InFlight& x = m_inFlight[slot];
+    x.msg = std::move(msg);
+    x.delivery = latency + m_perMessageOverhead.GetSeconds();
+    x.wireBytes = wire;
+    x.packets = static_cast<double>(packets);
+    x.route.assign(m_shares.begin(), m_shares.end()); // keeps the slot's capacity
     if (m_update.IsExpired())
     {
         m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
@@ -216,11 +222,30 @@ FluidMessageTransport::Finish(double t)
     {
         InFlight& x = m_inFlight[slot];
         m_flowCompleted(x.msg, Seconds(end));
+        CountOnLinks(x);
         const Time delay = std::max(Time(0), Seconds(end + x.delivery) - Simulator::Now());
         Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
             msg.delivered = Simulator::Now();
             Deliver(msg);
         });
+    }
+}
+
+void
+FluidMessageTransport::CountOnLinks(const InFlight& x)
+{
+    for (const auto& [key, share] : x.route)
+    {
+        double& bytes = m_countedBytes[key];
+        double& packets = m_countedPackets[key];
+        const auto bytesBefore = std::llround(bytes);
+        const auto packetsBefore = std::llround(packets);
+        bytes += x.wireBytes * share;
+        packets += x.packets * share;
+        m_cluster->AddLinkTraffic(key / 2,
+                                  key % 2 == 0,
+                                  static_cast<uint64_t>(std::llround(bytes) - bytesBefore),
+                                  static_cast<uint64_t>(std::llround(packets) - packetsBefore));
     }
 }
 

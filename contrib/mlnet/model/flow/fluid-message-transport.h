@@ -18,11 +18,18 @@
  * latencies come from an AlphaBetaModel, so a collective's flow-level time equals the
  * twin's Predict of its schedule (the same fluid), which a test checks.
  *
+ * Link counters. When a message's last byte has left, its W(m) wire bytes and its
+ * frames are added to the Cluster's counters of every directed link of its route
+ * (Cluster::AddLinkTraffic; an even ECMP split adds each branch its share), so the
+ * run's link bytes, bytes by link class and link imbalance are those of the packet
+ * level's data frames. The packet transports' own control frames (UDP's and RDMA's
+ * acknowledgements, TCP's) are not sent and not counted.
+ *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
  * queues, losses and their repair, congestion-control dynamics, PFC pauses; no frame
- * crosses a device, so link counters and pcap stay empty. A link that fails during
- * the run reroutes the messages sent after it; messages already in flight keep their
- * route.
+ * crosses a device, so pcap and device queues stay empty, and a link's counter moves
+ * by a whole message at its transfer's end. A link that fails during the run reroutes
+ * the messages sent after it; messages already in flight keep their route.
  */
 #ifndef MLNET_FLUID_MESSAGE_TRANSPORT_H
 #define MLNET_FLUID_MESSAGE_TRANSPORT_H
@@ -98,8 +105,14 @@ private:
     struct InFlight
     {
         Message msg;
-        double delivery{0}; //!< L + PerMessageOverhead (s)
+        double delivery{0};             //!< L + PerMessageOverhead (s)
+        double wireBytes{0};            //!< W(m)
+        double packets{0};              //!< frames of the message
+        FluidNetwork::LinkShares route; //!< directed links and their shares
     };
+
+    /// Add an ended message's wire bytes and frames to its route's link counters.
+    void CountOnLinks(const InFlight& x);
 
     /// Recompute the rates the sends and completions since the last call changed,
     /// and schedule the next completion (once per instant, after every send of it).
@@ -116,6 +129,10 @@ private:
     std::unique_ptr<FluidTransfers> m_fluid;
     std::vector<InFlight> m_inFlight;  //!< by FluidTransfers handle
     FluidNetwork::LinkShares m_shares; //!< scratch
+    /// Per directed link (2 id + B->A), the bytes and frames counted so far as real
+    /// numbers (an even split's shares are fractions); the counters get their rounding.
+    std::vector<double> m_countedBytes;
+    std::vector<double> m_countedPackets;
     Time m_perMessageOverhead;
     EventId m_update;     //!< the pending Update of this instant
     EventId m_completion; //!< the next completion
