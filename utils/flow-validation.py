@@ -297,6 +297,9 @@ CASES = [
     cv("fail/fattree2/direct-a2a/16r/4MiB/tor-agg:8,9", "fattree-2tier",
        "--fabric=fattree --tiers=2 --ranks=16 --collective=alltoall --algorithm=direct "
        "--bytes=4MiB --fail=tor-agg:9,tor-agg:8"),
+    cv("fattree2/hier-ar/64r/g8/4MiB", "fattree-2tier",
+       "--fabric=fattree --tiers=2 --ranks=64 --collective=allreduce "
+       "--algorithm=hierarchical --groupSize=8 --bytes=4MiB"),
     cv("fail/fattree2/ring-ar/8r/4MiB/tor-agg:3@100us", "fattree-2tier",
        "--fabric=fattree --tiers=2 --ranks=8 --collective=allreduce --algorithm=ring "
        "--bytes=4MiB --fail=tor-agg:3@100us --convergence=50us",
@@ -320,6 +323,10 @@ CASES = [
     Case("rail-only/direct-a2a/4x8/64KiB", DC, "rail-only",
          "--fabric=railonly --domains=4 --domainSize=8 --collective=alltoall "
          "--algorithm=direct --bytes=64KiB"),
+    # two-level all-reduce: in the HB domains, then along each rail
+    Case("rail-only/hier-ar/4x8/16MiB", DC, "rail-only",
+         "--fabric=railonly --domains=4 --domainSize=8 --collective=allreduce "
+         "--algorithm=hierarchical --bytes=16MiB"),
     # --- GPT training iterations (railonly-llm; packet level only today): 4 HB domains
     # of 8 GPUs, TP 8 x PP 2 x DP 2, the example's default model; --moe adds expert
     # all-to-alls across rails (two-phase through the HB domain on rail-only)

@@ -16,6 +16,7 @@
 #include "ns3/traffic-accounting.h"
 #include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <chrono>
@@ -57,6 +58,12 @@ CollectiveRunOptions::AddToCommandLine(ScenarioCommandLine& cmd)
     const std::vector<std::string> algorithms = FactoryNames(false);
     cmd.AddChoice("collective", ValueParser::JoinChoices(collectives), collective, collectives);
     cmd.AddChoice("algorithm", ValueParser::JoinChoices(algorithms), algorithm, algorithms);
+    cmd.AddValue("groupSize",
+                 "hierarchical all-reduce: ranks per group, consecutive ranks (a server, an "
+                 "HB domain); 0: the fabric's HB domain size",
+                 groupSize,
+                 0,
+                 FabricOptions::MAX_RANKS);
     cmd.AddBytes("bytes",
                  "bytes of the vector each rank holds (all-to-all: bytes to each other rank), "
                  "e.g. 8MiB (at most 16GiB)",
@@ -167,6 +174,11 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
         throw std::invalid_argument("CollectiveRunner runs the packet or flow level; "
                                     "use --level=packet or --level=flow");
     }
+    if (options.groupSize > 0 && options.algorithm != "hierarchical")
+    {
+        throw std::invalid_argument("--groupSize sets the hierarchical all-reduce's groups; "
+                                    "use --algorithm=hierarchical or drop --groupSize");
+    }
     const bool packet = options.level == RunLevel::PACKET;
     // At flow level, the same collectives over fluid flows standing in for packets.
     Ptr<MessageTransport> transport = TransportChoice::Create(options.transport, options.level);
@@ -190,6 +202,10 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
     {
         Group& group = groups[g];
         group.collective = CollectiveFactory::Create(options.collective, options.algorithm);
+        if (options.groupSize > 0)
+        {
+            group.collective->SetAttribute("GroupSize", UintegerValue(options.groupSize));
+        }
         group.collective->Setup(transport, communicators[g], bytes);
         TraceNames::Register(group.collective, "Collective");
         if (options.real)

@@ -36,14 +36,15 @@ struct CollectiveRunOptions
 
     std::string collective{
         "allreduce"}; //!< allreduce | allgather | reducescatter | alltoall | broadcast | sendrecv
-    std::string algorithm{"ring"}; //!< ring | hd | torus | pairwise | direct
+    std::string algorithm{"ring"}; //!< ring | hd | torus | hierarchical | pairwise | direct
+    uint32_t groupSize{0};         //!< hierarchical: ranks per group (0: the fabric's HB domain)
     std::string bytes{
         "8MiB"}; //!< size (see Collective: per-rank vector, or per pair for all-to-all)
     std::string transport{"udp"};     //!< udp | tcp | dctcp | roce
     bool real{false};                 //!< carry real float values and check the result
     RunLevel level{RunLevel::PACKET}; //!< packet (twin beside) or flow (FluidMessageTransport)
 
-    /// \brief Register --collective, --algorithm, --bytes, --transport, --real.
+    /// \brief Register --collective, --algorithm, --groupSize, --bytes, --transport, --real.
     void AddToCommandLine(ScenarioCommandLine& cmd);
 };
 

@@ -437,7 +437,9 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
         {{"allreduce", "ring"}, 2 * (n - 1) * s}, // 2(N-1)/N S per member
         {{"allreduce", "hd"}, 2 * (n - 1) * s},
         {{"allreduce", "torus"}, 2 * (n - 1) * s}, // sum_d 2(k_d-1)/k_d S/prod_{e<d}k_e telescopes
-        {{"allgather", "ring"}, (n - 1) * s},      // (N-1)/N S per member
+        // 2(G-1)/G S + 2(M-1)/(GM) S = 2(GM-1)/(GM) S per member, as the flat ring
+        {{"allreduce", "hierarchical"}, 2 * (n - 1) * s},
+        {{"allgather", "ring"}, (n - 1) * s}, // (N-1)/N S per member
         {{"reducescatter", "ring"}, (n - 1) * s},
         {{"alltoall", "pairwise"}, n * (n - 1) * s}, // (N-1) messages of S per member
         {{"alltoall", "direct"}, n * (n - 1) * s},
@@ -449,6 +451,7 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
         {{"allreduce", "ring"}, 2 * (n - 1)},
         {{"allreduce", "hd"}, 2 * 3},
         {{"allreduce", "torus"}, 2 * ((4 - 1) + (2 - 1))},
+        {{"allreduce", "hierarchical"}, 2 * (4 - 1) + 2 * (2 - 1)}, // G = 4, M = 2
         {{"allgather", "ring"}, n - 1},
         {{"reducescatter", "ring"}, n - 1},
         {{"alltoall", "pairwise"}, n - 1},
@@ -464,6 +467,10 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
         if (alg == "torus")
         {
             DynamicCast<TorusAllReduce>(c)->SetDims({4, 2});
+        }
+        if (alg == "hierarchical")
+        {
+            c->SetAttribute("GroupSize", UintegerValue(4));
         }
         c->Setup(t, Members(0, n), s);
         auto schedule = c->GetSchedule();

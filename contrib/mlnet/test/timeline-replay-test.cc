@@ -816,6 +816,10 @@ TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomRealFabrics)
     for (const auto& [collective, algorithm] : CollectiveFactory::List())
     {
         Ptr<Collective> c = CollectiveFactory::Create(collective, algorithm);
+        if (algorithm == "hierarchical")
+        {
+            c->SetAttribute("GroupSize", UintegerValue(4));
+        }
         try
         {
             c->Setup(t, members, 64000);

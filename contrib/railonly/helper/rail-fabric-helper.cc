@@ -277,6 +277,7 @@ RailFabricHelper::FinishRail(Ptr<Cluster> cluster, FabricSpec spec)
     preference->SetPolicy(m_policy);
     cluster->SetRoutePreference(preference);
     spec.radix = m_radix;
+    spec.domainSize = m_domainSize;
     Finish(cluster, spec);
 }
 

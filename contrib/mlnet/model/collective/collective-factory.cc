@@ -3,6 +3,7 @@
 
 #include "ns3/direct-all-to-all.h"
 #include "ns3/halving-doubling-all-reduce.h"
+#include "ns3/hierarchical-all-reduce.h"
 #include "ns3/pairwise-all-to-all.h"
 #include "ns3/ring-all-gather.h"
 #include "ns3/ring-all-reduce.h"
@@ -34,6 +35,7 @@ Registry()
         {"allreduce", "ring", [] { return CreateObject<RingAllReduce>(); }},
         {"allreduce", "hd", [] { return CreateObject<HalvingDoublingAllReduce>(); }},
         {"allreduce", "torus", [] { return CreateObject<TorusAllReduce>(); }},
+        {"allreduce", "hierarchical", [] { return CreateObject<HierarchicalAllReduce>(); }},
         {"allgather", "ring", [] { return CreateObject<RingAllGather>(); }},
         {"reducescatter", "ring", [] { return CreateObject<RingReduceScatter>(); }},
         {"alltoall", "pairwise", [] { return CreateObject<PairwiseAllToAll>(); }},

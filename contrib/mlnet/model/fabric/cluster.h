@@ -51,6 +51,7 @@ struct FabricSpec
     uint32_t radix{0};            //!< switch radix (ports)
     uint32_t ranksPerTor{0};      //!< hosts below one ToR
     double oversubscription{1.0}; //!< ToR downlink / uplink capacity ratio
+    uint32_t domainSize{0};       //!< ranks per HB (NVLink) domain, 0 without domains
     // Torus / mesh
     std::vector<uint32_t> dims;  //!< k per dimension; product = ranks
     bool wrap{true};             //!< wraparound links (torus) or not (mesh)
