@@ -152,19 +152,16 @@ FluidMessageTransport::Send(uint32_t src,
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
     const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
-    const uint64_t packets = m_model->GetPacketCount(bytes);
-    const uint32_t slot =
-        m_fluid->Start(Simulator::Now().GetSeconds(), wire, packets, m_shares, senderLinks);
+    const uint32_t slot = m_fluid->Start(Simulator::Now().GetSeconds(),
+                                         wire,
+                                         m_model->GetPacketCount(bytes),
+                                         m_shares,
+                                         senderLinks);
     if (slot >= m_inFlight.size())
     {
         m_inFlight.resize(slot + 1);
     }
-    InFlight& x = m_inFlight[slot];
-    x.msg = std::move(msg);
-    x.delivery = latency + m_perMessageOverhead.GetSeconds();
-    x.wireBytes = wire;
-    x.packets = static_cast<double>(packets);
-    x.route.assign(m_shares.begin(), m_shares.end()); // keeps the slot's capacity
+    m_inFlight[slot] = {std::move(msg), latency + m_perMessageOverhead.GetSeconds()};
     if (m_update.IsExpired())
     {
         m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
@@ -221,8 +218,8 @@ FluidMessageTransport::Finish(double t)
     for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         InFlight& x = m_inFlight[slot];
+        CountOnLinks(slot, x.msg.bytes);
         m_flowCompleted(x.msg, Seconds(end));
-        CountOnLinks(x);
         const Time delay = std::max(Time(0), Seconds(end + x.delivery) - Simulator::Now());
         Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
             msg.delivered = Simulator::Now();
@@ -232,20 +229,23 @@ FluidMessageTransport::Finish(double t)
 }
 
 void
-FluidMessageTransport::CountOnLinks(const InFlight& x)
+FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
 {
-    for (const auto& [key, share] : x.route)
+    const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
+    const double frames = static_cast<double>(m_model->GetPacketCount(bytes));
+    for (const auto& [key, share] : m_fluid->GetRoute(transfer))
     {
-        double& bytes = m_countedBytes[key];
-        double& packets = m_countedPackets[key];
-        const auto bytesBefore = std::llround(bytes);
-        const auto packetsBefore = std::llround(packets);
-        bytes += x.wireBytes * share;
-        packets += x.packets * share;
-        m_cluster->AddLinkTraffic(key / 2,
-                                  key % 2 == 0,
-                                  static_cast<uint64_t>(std::llround(bytes) - bytesBefore),
-                                  static_cast<uint64_t>(std::llround(packets) - packetsBefore));
+        double& counted = m_countedBytes[key];
+        double& countedFrames = m_countedPackets[key];
+        const auto bytesBefore = std::llround(counted);
+        const auto framesBefore = std::llround(countedFrames);
+        counted += wire * share;
+        countedFrames += frames * share;
+        m_cluster->AddLinkTraffic(
+            key / 2,
+            key % 2 == 0,
+            static_cast<uint64_t>(std::llround(counted) - bytesBefore),
+            static_cast<uint64_t>(std::llround(countedFrames) - framesBefore));
     }
 }
 

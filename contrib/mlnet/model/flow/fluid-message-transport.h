@@ -105,14 +105,12 @@ private:
     struct InFlight
     {
         Message msg;
-        double delivery{0};             //!< L + PerMessageOverhead (s)
-        double wireBytes{0};            //!< W(m)
-        double packets{0};              //!< frames of the message
-        FluidNetwork::LinkShares route; //!< directed links and their shares
+        double delivery{0}; //!< L + PerMessageOverhead (s)
     };
 
-    /// Add an ended message's wire bytes and frames to its route's link counters.
-    void CountOnLinks(const InFlight& x);
+    /// Add a message's wire bytes and frames to the counters of the route its transfer
+    /// (just ended) took.
+    void CountOnLinks(uint32_t transfer, uint64_t bytes);
 
     /// Recompute the rates the sends and completions since the last call changed,
     /// and schedule the next completion (once per instant, after every send of it).

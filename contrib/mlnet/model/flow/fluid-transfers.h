@@ -103,6 +103,12 @@ public:
      */
     virtual const std::vector<Ended>& Advance(double t) = 0;
 
+    /**
+     * \return the route a transfer was started with (its directed links and shares),
+     * for a transfer in flight or one Advance just ended (until the next Start)
+     * \param handle the transfer's handle
+     */
+    virtual const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const = 0;
     /// \return transfers started and not ended
     virtual uint32_t GetActive() const = 0;
     /// \return rate recomputations so far

@@ -416,6 +416,12 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
     m_retired.push_back(slot);
 }
 
+const FluidNetwork::LinkShares&
+LineRateTransfers::GetRoute(uint32_t handle) const
+{
+    return m_flows[handle].shares;
+}
+
 uint32_t
 LineRateTransfers::GetActive() const
 {

@@ -135,8 +135,7 @@ MaxMinTransfers::Advance(double t)
     for (uint32_t slot : m_done)
     {
         Transfer& x = m_transfers[slot];
-        x.active = false;
-        x.route.clear();
+        x.active = false; // its route stays readable until the slot is reused (GetRoute)
         --m_active;
         m_transfers.Release(slot);
         m_ended.push_back({slot, t});
@@ -177,6 +176,12 @@ MaxMinTransfers::FlowEnded(double t, const Owner& owner)
     {
         m_done.push_back(owner.transfer);
     }
+}
+
+const FluidNetwork::LinkShares&
+MaxMinTransfers::GetRoute(uint32_t handle) const
+{
+    return m_transfers[handle].route;
 }
 
 uint32_t

@@ -56,6 +56,7 @@ public:
     double NextEnd() override;
     double PendingEnd() override;
     const std::vector<Ended>& Advance(double t) override;
+    const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const override;
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;

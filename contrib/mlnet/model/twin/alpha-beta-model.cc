@@ -409,6 +409,47 @@ AlphaBetaModel::CachedLatency(LatencyCache& cache,
     return it->second;
 }
 
+bool
+AlphaBetaModel::IsOnePath(const FluidNetwork::LinkShares& route)
+{
+    for (const auto& [key, share] : route)
+    {
+        if (share != 1.0)
+        {
+            return false;
+        }
+    }
+    return !route.empty();
+}
+
+double
+AlphaBetaModel::PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) const
+{
+    // MessageLatency's recursion adds each hop's d + F1 x spb to the rest of the route
+    // towards the destination: the same sums, from the last link back.
+    const double frame = static_cast<double>(f1);
+    double total = 0;
+    double slowest = 0;
+    for (auto it = path.rbegin(); it != path.rend(); ++it)
+    {
+        const LinkTiming& l = m_links[it->first / 2];
+        const double spb = it->first % 2 == 0 ? l.secondsPerByteAtoB : l.secondsPerByteBtoA;
+        slowest = std::max(slowest, spb);
+        total = l.delay + frame * spb + total;
+    }
+    return total - frame * slowest;
+}
+
+double
+AlphaBetaModel::RouteLatency(uint32_t srcRank,
+                             uint32_t dstRank,
+                             uint64_t f1,
+                             const FluidNetwork::LinkShares& route,
+                             LatencyCache& cache) const
+{
+    return IsOnePath(route) ? PathLatency(route, f1) : CachedLatency(cache, srcRank, dstRank, f1);
+}
+
 uint32_t
 AlphaBetaModel::RoutedHops(const ScheduledMessage& msg) const
 {
@@ -467,10 +508,11 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
         {
             load[key] += w * share;
         }
-        double lat = CachedLatency(latencyOf,
-                                   msg.src,
-                                   msg.dst,
-                                   m_packetization.GetFirstFrameBytes(msg.bytes));
+        double lat = RouteLatency(msg.src,
+                                  msg.dst,
+                                  m_packetization.GetFirstFrameBytes(msg.bytes),
+                                  shares,
+                                  latencyOf);
         latency = std::max(latency, lat);
     }
     double bandwidth = 0;
@@ -666,9 +708,13 @@ AlphaBetaModel::MessagePath(uint32_t src,
     {
         RoutedHops(msg); // throws: unreachable
     }
+    const uint64_t f1 = GetFirstFrameBytes(bytes);
+    if (IsOnePath(shares))
+    {
+        return PathLatency(shares, f1);
+    }
     // The last latencies, one per slot of a direct-mapped cache (bounded memory).
     constexpr size_t kLatencySlots = 1u << 16;
-    const uint64_t f1 = GetFirstFrameBytes(bytes);
     const uint64_t frames = static_cast<uint64_t>(m_packetization.GetMaxPayload()) +
                             m_packetization.GetPerPacketOverhead() + 1; // F1 <= P + O
     const uint64_t key = (static_cast<uint64_t>(src) * m_cluster->GetNRanks() + dst) * frames + f1;
@@ -733,8 +779,11 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
         m_packetization,
         Routes(),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
-        [this, &latencyOf](uint32_t src, uint32_t dst, uint64_t f1) {
-            return CachedLatency(latencyOf, src, dst, f1);
+        [this, &latencyOf](uint32_t src,
+                           uint32_t dst,
+                           uint64_t f1,
+                           const FluidNetwork::LinkShares& route) {
+            return RouteLatency(src, dst, f1, route, latencyOf);
         },
         parameters);
     TimelinePrediction out = replay.Run(schedule, keepMessages);

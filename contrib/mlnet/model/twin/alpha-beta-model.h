@@ -311,6 +311,18 @@ private:
                          uint32_t srcRank,
                          uint32_t dstRank,
                          uint64_t f1) const;
+    /// \return whether a route is one path (every share 1: flow-hashed, or unique)
+    static bool IsOnePath(const FluidNetwork::LinkShares& route);
+    /// MessageLatency along one path (its links in order, sender's first), added in the
+    /// recursion's order: the latency of a message whose route is that path.
+    double PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) const;
+    /// The latency of a message taking `route`: PathLatency when it is one path, else
+    /// MessageLatency over its routes (the longest), through `cache`.
+    double RouteLatency(uint32_t srcRank,
+                        uint32_t dstRank,
+                        uint64_t f1,
+                        const FluidNetwork::LinkShares& route,
+                        LatencyCache& cache) const;
     /// Hops of a message's route (0 to itself or empty); throws std::invalid_argument
     /// for a rank out of range or an unreachable destination.
     uint32_t RoutedHops(const ScheduledMessage& message) const;

@@ -454,7 +454,7 @@ TimelineReplay::StartMessage(uint32_t id)
     }
     FluidNetwork::LinkShares route;
     const uint32_t senderLinks = m_route(sm.src, sm.dst, route);
-    double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes));
+    double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes), route);
     if (m_keep)
     {
         m_out.messages[id].latency = Seconds(latency);

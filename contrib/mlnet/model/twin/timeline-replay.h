@@ -90,8 +90,10 @@ public:
     /// Hops of a message's route (0 to itself or empty); throws std::invalid_argument
     /// if a rank is out of range or the destination unreachable.
     using HopsFunction = std::function<uint32_t(const ScheduledMessage& message)>;
-    /// Pipeline latency L (s) from rank src to rank dst of a first frame of f1 bytes.
-    using LatencyFunction = std::function<double(uint32_t src, uint32_t dst, uint64_t f1)>;
+    /// Pipeline latency L (s) from rank src to rank dst of a first frame of f1 bytes, for
+    /// a message taking `route` (as the RouteFunction gave it).
+    using LatencyFunction = std::function<
+        double(uint32_t src, uint32_t dst, uint64_t f1, const FluidNetwork::LinkShares& route)>;
     /// Route from rank src to rank dst (src != dst): fills shares with (directed link
     /// key = 2 * link id + direction, ECMP share), each link once, the links leaving the
     /// sender (its NIC) first, and returns how many leave the sender (at least one).
