@@ -123,8 +123,8 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     m_fluid = FluidTransfers::Create(m_model->GetSharing(),
                                      m_model->GetLinkCapacities(),
                                      m_model->GetNicBacklogPackets());
-    m_countedBytes.assign(2 * cluster->GetLinks().size(), 0.0);
-    m_countedPackets.assign(m_countedBytes.size(), 0.0);
+    m_splitBytes.assign(2 * cluster->GetLinks().size(), 0.0);
+    m_splitPackets.assign(m_splitBytes.size(), 0.0);
 }
 
 void
@@ -145,18 +145,16 @@ FluidMessageTransport::Send(uint32_t src,
     msg.bytes = bytes;
     msg.data = std::move(data);
     msg.sent = Simulator::Now();
+    const double now = msg.sent.GetSeconds();
     // A transfer the fluid ends at this very instant ends before this one starts (the
     // replay's rule: transfer ends before events at the same time), even when its
     // completion event is queued behind the event that sends.
-    CompleteDue(Simulator::Now().GetSeconds());
+    CompleteDue(now);
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
     const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
-    const uint32_t slot = m_fluid->Start(Simulator::Now().GetSeconds(),
-                                         wire,
-                                         m_model->GetPacketCount(bytes),
-                                         m_shares,
-                                         senderLinks);
+    const uint32_t slot =
+        m_fluid->Start(now, wire, m_model->GetPacketCount(bytes), m_shares, senderLinks);
     if (slot >= m_inFlight.size())
     {
         m_inFlight.resize(slot + 1);
@@ -219,7 +217,10 @@ FluidMessageTransport::Finish(double t)
     {
         InFlight& x = m_inFlight[slot];
         CountOnLinks(slot, x.msg.bytes);
-        m_flowCompleted(x.msg, Seconds(end));
+        if (!m_flowCompleted.IsEmpty())
+        {
+            m_flowCompleted(x.msg, Seconds(end));
+        }
         const Time delay = std::max(Time(0), Seconds(end + x.delivery) - Simulator::Now());
         Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
             msg.delivered = Simulator::Now();
@@ -231,16 +232,22 @@ FluidMessageTransport::Finish(double t)
 void
 FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
 {
-    const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
-    const double frames = static_cast<double>(m_model->GetPacketCount(bytes));
+    const uint64_t wire = m_model->GetWireBytes(bytes);
+    const uint64_t frames = m_model->GetPacketCount(bytes);
     for (const auto& [key, share] : m_fluid->GetRoute(transfer))
     {
-        double& counted = m_countedBytes[key];
-        double& countedFrames = m_countedPackets[key];
+        if (share == 1.0)
+        {
+            m_cluster->AddLinkTraffic(key / 2, key % 2 == 0, wire, frames);
+            continue;
+        }
+        // A branch of an even split: its share, the counter holding the rounded sum.
+        double& counted = m_splitBytes[key];
+        double& countedFrames = m_splitPackets[key];
         const auto bytesBefore = std::llround(counted);
         const auto framesBefore = std::llround(countedFrames);
-        counted += wire * share;
-        countedFrames += frames * share;
+        counted += static_cast<double>(wire) * share;
+        countedFrames += static_cast<double>(frames) * share;
         m_cluster->AddLinkTraffic(
             key / 2,
             key % 2 == 0,

@@ -127,10 +127,10 @@ private:
     std::unique_ptr<FluidTransfers> m_fluid;
     std::vector<InFlight> m_inFlight;  //!< by FluidTransfers handle
     FluidNetwork::LinkShares m_shares; //!< scratch
-    /// Per directed link (2 id + B->A), the bytes and frames counted so far as real
-    /// numbers (an even split's shares are fractions); the counters get their rounding.
-    std::vector<double> m_countedBytes;
-    std::vector<double> m_countedPackets;
+    /// Per directed link (2 id + B->A), the bytes and frames of even-split shares
+    /// counted so far as real numbers; the link counters get their rounding.
+    std::vector<double> m_splitBytes;
+    std::vector<double> m_splitPackets;
     Time m_perMessageOverhead;
     EventId m_update;     //!< the pending Update of this instant
     EventId m_completion; //!< the next completion
