@@ -54,6 +54,14 @@ TEST(RunHealth, WarnsOnlyBeyondAQuarter)
     EXPECT_EQ(h.Warning("fattree", 1.3, 1.0),
               "fattree: packet-level 1.30 s is +30% off its twin 1.00 s: unexplained (no drops, "
               "re-sends, pauses or timeouts; busiest link 1.00x its class's mean)");
+    // No class to compare (a rail fabric: every link has a rank at one end and a switch
+    // at the other): no ratio is printed.
+    RunHealth none = Healthy();
+    none.linkImbalance = 0;
+    none.imbalanceClass.clear();
+    EXPECT_EQ(none.Cause(),
+              "unexplained (no drops, re-sends, pauses or timeouts; no link class where paths "
+              "are chosen carried bytes to compare)");
     EXPECT_EQ(h.Warning("fattree", 0.006, 0.01)
                   .find("packet-level 6.00 ms is -40% off its twin "
                         "10.0 ms: "),

@@ -174,6 +174,11 @@ RunHealth::Cause() const
         os << "flow-hash collisions: the busiest " << imbalanceClass << " link carried " << ratio
            << "x its class's mean bytes";
     }
+    else if (imbalanceClass.empty())
+    {
+        os << "unexplained (no drops, re-sends, pauses or timeouts; no link class where paths "
+              "are chosen carried bytes to compare)";
+    }
     else
     {
         char ratio[32];
