@@ -359,15 +359,13 @@ LineRateTransfers::Advance(double t)
             {
                 break;
             }
-            m_batch.push_back(e.flow);
+            m_batch.emplace_back(f.order, e.flow);
         }
         m_ends.pop();
     }
-    std::sort(m_batch.begin(), m_batch.end(), [this](uint32_t a, uint32_t b) {
-        return m_flows[a].order < m_flows[b].order;
-    });
+    std::sort(m_batch.begin(), m_batch.end()); // start order (orders are unique)
     m_dirty = true;
-    for (uint32_t slot : m_batch)
+    for (const auto& [order, slot] : m_batch)
     {
         Flow& f = m_flows[slot];
         ++f.version;

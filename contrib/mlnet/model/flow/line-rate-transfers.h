@@ -145,9 +145,10 @@ private:
     std::vector<Load> m_load;        //!< per directed key
     std::vector<uint32_t> m_touched; //!< NIC keys whose transfers' rates must be recomputed
     std::vector<uint32_t> m_retired; //!< transfers ended since the last rate update
-    std::vector<uint32_t> m_batch;   //!< scratch: transfers whose phase ends together
-    std::vector<uint32_t> m_update;  //!< scratch: transfers whose rate is recomputed
-    std::vector<Ended> m_ended;      //!< the last Advance's transfers
+    /// scratch: (start order, slot) of the transfers whose phase ends together
+    std::vector<std::pair<uint64_t, uint32_t>> m_batch;
+    std::vector<uint32_t> m_update; //!< scratch: transfers whose rate is recomputed
+    std::vector<Ended> m_ended;     //!< the last Advance's transfers
     std::priority_queue<PhaseEnd, std::vector<PhaseEnd>, std::greater<>> m_ends;
     bool m_dirty{false}; //!< rates must be updated
     double m_now{0};

@@ -214,25 +214,26 @@ MessageTransport::CheckSend(uint32_t src,
                             uint64_t bytes,
                             const MessageBytes& data) const
 {
-    const std::string who = GetInstanceTypeId().GetName() + "::Send: ";
+    // The message's prefix is made only for an error: every send passes here.
+    auto who = [this]() { return GetInstanceTypeId().GetName() + "::Send: "; };
     if (!m_cluster)
     {
-        throw std::invalid_argument(who + "call Install(cluster) first");
+        throw std::invalid_argument(who() + "call Install(cluster) first");
     }
     uint32_t n = m_cluster->GetNRanks();
     if (src >= n || dst >= n || src == dst)
     {
-        throw std::invalid_argument(who + "bad ranks " + std::to_string(src) + " -> " +
+        throw std::invalid_argument(who() + "bad ranks " + std::to_string(src) + " -> " +
                                     std::to_string(dst) + "; need two different ranks below " +
                                     std::to_string(n));
     }
     if (bytes == 0)
     {
-        throw std::invalid_argument(who + "a message needs at least 1 byte");
+        throw std::invalid_argument(who() + "a message needs at least 1 byte");
     }
     if (data && data->size() != bytes)
     {
-        throw std::invalid_argument(who + "data holds " + std::to_string(data->size()) +
+        throw std::invalid_argument(who() + "data holds " + std::to_string(data->size()) +
                                     " bytes but bytes = " + std::to_string(bytes) +
                                     "; they must match");
     }
