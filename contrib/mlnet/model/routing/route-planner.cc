@@ -665,11 +665,22 @@ RoutePlanner::LinkShares(uint32_t srcRank, uint32_t dstRank) const
 std::vector<uint32_t>
 RoutePlanner::FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const
 {
+    std::vector<uint32_t> path;
+    FlowPath(srcRank, dstRank, key, path);
+    return path;
+}
+
+void
+RoutePlanner::FlowPath(uint32_t srcRank,
+                       uint32_t dstRank,
+                       const FlowKey& key,
+                       std::vector<uint32_t>& path) const
+{
     const RouteTables& t = *m_tables;
     const auto& links = m_cluster->GetLinks();
     const uint32_t srcNode = m_cluster->GetRankNode(srcRank)->GetId();
     const uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
-    std::vector<uint32_t> path;
+    path.clear();
     for (uint32_t node = srcNode; node != dstNode;)
     {
         const auto& next = NextLinks(node, dstRank);
@@ -690,7 +701,6 @@ RoutePlanner::FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) c
         path.push_back(2 * l.id + (aToB ? 0 : 1));
         node = aToB ? l.nodeB : l.nodeA;
     }
-    return path;
 }
 
 std::vector<std::pair<uint32_t, double>>

@@ -133,6 +133,12 @@ public:
      * path order (empty when srcRank == dstRank)
      */
     std::vector<uint32_t> FlowPath(uint32_t srcRank, uint32_t dstRank, const FlowKey& key) const;
+    /// \brief FlowPath into `path` (cleared first; its capacity is kept: no allocation
+    /// per call for a caller that reuses it).
+    void FlowPath(uint32_t srcRank,
+                  uint32_t dstRank,
+                  const FlowKey& key,
+                  std::vector<uint32_t>& path) const;
     /// \return FlowPath as shares (1 on every link it crosses), in LinkShares' format
     std::vector<std::pair<uint32_t, double>> FlowShares(uint32_t srcRank,
                                                         uint32_t dstRank,

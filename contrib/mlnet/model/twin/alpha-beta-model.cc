@@ -425,8 +425,10 @@ AlphaBetaModel::IsOnePath(const FluidNetwork::LinkShares& route)
 double
 AlphaBetaModel::PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) const
 {
-    // MessageLatency's recursion adds each hop's d + F1 x spb to the rest of the route
-    // towards the destination: the same sums, from the last link back.
+    // MessageLatency's recursion over this one path: each hop's d + F1 x spb, less the
+    // slowest link's frame. The terms are the same; the route lists its links sender's
+    // first, then by key, so the sum's order (and last bit) may differ from the
+    // recursion's where the path's links differ.
     const double frame = static_cast<double>(f1);
     double total = 0;
     double slowest = 0;

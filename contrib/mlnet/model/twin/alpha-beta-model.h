@@ -313,8 +313,8 @@ private:
                          uint64_t f1) const;
     /// \return whether a route is one path (every share 1: flow-hashed, or unique)
     static bool IsOnePath(const FluidNetwork::LinkShares& route);
-    /// MessageLatency along one path (its links in order, sender's first), added in the
-    /// recursion's order: the latency of a message whose route is that path.
+    /// MessageLatency along one path (its links, sender's first): the latency of a
+    /// message whose route is that path.
     double PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) const;
     /// The latency of a message taking `route`: PathLatency when it is one path, else
     /// MessageLatency over its routes (the longest), through `cache`.

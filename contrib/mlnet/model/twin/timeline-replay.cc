@@ -94,9 +94,10 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
     const uint64_t nRanks = cluster->GetNRanks();
     const uint64_t slots = std::min<uint64_t>(kRouteSlots, std::max<uint64_t>(1, nRanks * nRanks));
     auto cache = std::make_shared<std::vector<Cached>>(slots);
-    return [cluster, &planner, cache, nRanks, flowKey](uint32_t src,
-                                                       uint32_t dst,
-                                                       FluidNetwork::LinkShares& shares) {
+    auto path = std::make_shared<std::vector<uint32_t>>(); // scratch, reused
+    return [cluster, &planner, cache, path, nRanks, flowKey](uint32_t src,
+                                                             uint32_t dst,
+                                                             FluidNetwork::LinkShares& shares) {
         const uint64_t pair = src * nRanks + dst;
         Cached& c = (*cache)[(pair * 0x9E3779B97F4A7C15ULL >> 16) % cache->size()];
         if (c.pair != pair)
@@ -108,9 +109,9 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
             {
                 // One path: its first link is the only one leaving the sender (its NIC),
                 // then the others by directed link key (FlowShares' order).
-                std::vector<uint32_t> path = planner.FlowPath(src, dst, key);
-                std::sort(path.begin() + 1, path.end());
-                for (uint32_t k : path)
+                planner.FlowPath(src, dst, key, *path);
+                std::sort(path->begin() + 1, path->end());
+                for (uint32_t k : *path)
                 {
                     c.shares.emplace_back(k, 1.0);
                 }
