@@ -621,7 +621,7 @@ TEST_F(CollectiveTest, BadInputThrowsUsefulMessages)
         },
         "member 0 input has 999 floats but 4000 bytes need 1000 floats");
     expectThrow([] { CollectiveFactory::Create("allreduce", "foo"); },
-                "unknown algorithm 'foo' for allreduce; valid: ring, hd, torus");
+                "unknown algorithm 'foo' for allreduce; valid: ring, hd, torus, hierarchical");
     expectThrow([] { CollectiveFactory::Create("allscatter", "ring"); },
                 "unknown collective 'allscatter'; valid: allreduce, allgather, reducescatter, "
                 "alltoall, broadcast, sendrecv");
