@@ -100,23 +100,16 @@ HierarchicalAllReduce::BuildStep(uint32_t member,
     {
         // Phases 1 and 3: the steps of a ring all-reduce over the group, its first
         // G - 1 (reduce-scatter) then its last G - 1 (all-gather).
-        const uint32_t t = step < g - 1 ? step : step - 2 * (m - 1);
-        const uint32_t sendChunk = (local + 2 * g - t - 1) % g;
-        const uint32_t recvChunk = (local + 2 * g - t - 2) % g;
-        out.sends.assign(1, {group * g + (local + 1) % g, SplitPart(all, g, sendChunk)});
-        out.recvs.assign(
-            1,
-            {group * g + (local + g - 1) % g, SplitPart(all, g, recvChunk), t < g - 1});
+        const RingChunks k = RingAllReduceStep(local, g, step < g - 1 ? step : step - 2 * (m - 1));
+        out.sends.assign(1, {group * g + (local + 1) % g, SplitPart(all, g, k.send)});
+        out.recvs.assign(1, {group * g + (local + g - 1) % g, SplitPart(all, g, k.recv), k.reduce});
         return;
     }
     // Phase 2: a ring all-reduce of chunk `local` over the groups, position = group.
-    const uint32_t u = step - (g - 1);
+    const RingChunks k = RingAllReduceStep(group, m, step - (g - 1));
     const Segment own = SplitPart(all, g, local);
-    const uint32_t sendPart = (group + 2 * m - u - 1) % m;
-    const uint32_t recvPart = (group + 2 * m - u - 2) % m;
-    out.sends.assign(1, {((group + 1) % m) * g + local, SplitPart(own, m, sendPart)});
-    out.recvs.assign(1,
-                     {((group + m - 1) % m) * g + local, SplitPart(own, m, recvPart), u < m - 1});
+    out.sends.assign(1, {((group + 1) % m) * g + local, SplitPart(own, m, k.send)});
+    out.recvs.assign(1, {((group + m - 1) % m) * g + local, SplitPart(own, m, k.recv), k.reduce});
 }
 
 } // namespace ns3

@@ -60,8 +60,9 @@ RingAllGather::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step& out
 {
     const uint32_t n = static_cast<uint32_t>(m_ranks.size());
     auto chunk = [&](uint32_t k) { return SplitPart({0, GetUnits()}, n, k); };
-    out.sends.assign(1, {(i + 1) % n, chunk((i + n - t) % n)});
-    out.recvs.assign(1, {(i + n - 1) % n, chunk((i + 2 * n - t - 1) % n), false});
+    const RingChunks k = RingAllReduceStep(i, n, n - 1 + t); // the all-reduce's last n - 1
+    out.sends.assign(1, {(i + 1) % n, chunk(k.send)});
+    out.recvs.assign(1, {(i + n - 1) % n, chunk(k.recv), k.reduce});
 }
 
 } // namespace ns3

@@ -125,10 +125,9 @@ RingAllReduce::BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& o
         return SplitPart(SplitPart(ringShare, n, chunk), m_slices, slice);
     };
     // Reduce-scatter for N - 1 steps (received chunks are added), then all-gather.
-    const uint32_t sendChunk = (pos + 2 * n - step - 1) % n;
-    const uint32_t recvChunk = (pos + 2 * n - step - 2) % n;
-    out.sends.assign(1, {at((pos + 1) % n), slicedChunk(sendChunk)});
-    out.recvs.assign(1, {at((pos + n - 1) % n), slicedChunk(recvChunk), step < n - 1});
+    const RingChunks k = RingAllReduceStep(pos, n, step);
+    out.sends.assign(1, {at((pos + 1) % n), slicedChunk(k.send)});
+    out.recvs.assign(1, {at((pos + n - 1) % n), slicedChunk(k.recv), k.reduce});
 }
 
 } // namespace ns3

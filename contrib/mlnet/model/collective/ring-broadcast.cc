@@ -124,9 +124,9 @@ RingBroadcast::BuildStep(uint32_t m, uint32_t /* chain */, uint32_t t, Step& out
         return;
     }
     // Then a ring all-gather of the chunks.
-    const uint32_t g = t - scatter;
-    out.sends.push_back({member(r + 1), chunk((r + n - g) % n)});
-    out.recvs.push_back({member(r + n - 1), chunk((r + 2 * n - g - 1) % n), false});
+    const RingChunks k = RingAllReduceStep(r, n, n - 1 + t - scatter);
+    out.sends.push_back({member(r + 1), chunk(k.send)});
+    out.recvs.push_back({member(r + n - 1), chunk(k.recv), k.reduce});
 }
 
 } // namespace ns3

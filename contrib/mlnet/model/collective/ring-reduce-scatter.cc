@@ -56,8 +56,9 @@ RingReduceScatter::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step&
 {
     const uint32_t n = static_cast<uint32_t>(m_ranks.size());
     auto chunk = [&](uint32_t k) { return SplitPart({0, GetUnits()}, n, k); };
-    out.sends.assign(1, {(i + 1) % n, chunk((i + 2 * n - t - 1) % n)});
-    out.recvs.assign(1, {(i + n - 1) % n, chunk((i + 2 * n - t - 2) % n), true});
+    const RingChunks k = RingAllReduceStep(i, n, t); // the all-reduce's first n - 1 steps
+    out.sends.assign(1, {(i + 1) % n, chunk(k.send)});
+    out.recvs.assign(1, {(i + n - 1) % n, chunk(k.recv), k.reduce});
 }
 
 } // namespace ns3

@@ -77,6 +77,13 @@ StepwiseCollective::GetUnits() const
     return m_bytes / GetUnit();
 }
 
+StepwiseCollective::RingChunks
+StepwiseCollective::RingAllReduceStep(uint32_t pos, uint32_t n, uint32_t t)
+{
+    NS_ASSERT(n > 1 && t < 2 * (n - 1));
+    return {(pos + 2 * n - t - 1) % n, (pos + 2 * n - t - 2) % n, t < n - 1};
+}
+
 std::vector<StepwiseCollective::Segment>
 StepwiseCollective::Split(Segment range, uint32_t parts)
 {

@@ -178,6 +178,24 @@ protected:
      * parts, joined into one segment (they are contiguous).
      */
     static Segment SplitRange(Segment range, uint32_t parts, uint32_t first, uint32_t count);
+
+    /// The chunks of one step of a ring all-reduce (see RingAllReduceStep).
+    struct RingChunks
+    {
+        uint32_t send{0};   //!< chunk sent to the next position
+        uint32_t recv{0};   //!< chunk awaited from the previous position
+        bool reduce{false}; //!< added into the buffer (else copied)
+    };
+
+    /**
+     * \brief Step t (0 <= t < 2 (n - 1)) of a ring all-reduce over n positions, at
+     * position pos: it sends chunk (pos - t - 1) mod n to pos + 1 and awaits chunk
+     * (pos - t - 2) mod n from pos - 1, adding it for the first n - 1 steps (the
+     * reduce-scatter: position pos ends owning chunk pos) and copying it for the last
+     * n - 1 (the all-gather). A ring reduce-scatter is steps 0..n-2, a ring all-gather
+     * steps n-1..2n-3.
+     */
+    static RingChunks RingAllReduceStep(uint32_t pos, uint32_t n, uint32_t t);
     /// Visits one step of one chain of one member: member, chain, step, the step.
     using StepVisitor = std::function<void(uint32_t, uint32_t, uint32_t, const Step&)>;
     /**
