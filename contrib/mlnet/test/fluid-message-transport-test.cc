@@ -177,7 +177,12 @@ TEST_F(FluidMessageTransportTest, CollectivesEndWhenTheTwinSays)
         // repair: nothing is lost in these cases).
         EXPECT_GT(f.linkBytes, 0u);
         EXPECT_LT(f.linkBytes, p.linkBytes);
-        EXPECT_EQ(f.bytesByLinkClass.size(), p.bytesByLinkClass.size());
+        for (const auto& [linkClass, bytes] : p.bytesByLinkClass)
+        {
+            // The same classes carry traffic at both levels, the flow level's no more.
+            EXPECT_EQ(f.bytesByLinkClass.at(linkClass) > 0, bytes > 0) << linkClass;
+            EXPECT_LE(f.bytesByLinkClass.at(linkClass), bytes) << linkClass;
+        }
     }
 }
 
