@@ -15,11 +15,13 @@
 #include "ns3/core-module.h"
 #include "ns3/double.h"
 #include "ns3/fabric-options.h"
+#include "ns3/fat-tree-helper.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/message-transport.h"
 #include "ns3/stepwise-collective.h"
 #include "ns3/string.h"
 #include "ns3/torus-helper.h"
+#include "ns3/transport-choice.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -407,4 +409,74 @@ TEST_F(AlphaBetaDependencyTest, ForwardingRanksShareTheirLinksAsInThePacketRun)
     EXPECT_LT(std::abs(res.error), 0.02);
     const double w = 1048576.0 + std::ceil(1048576.0 / 8943) * 59; // W(1 MiB), UDP
     EXPECT_GE(res.analyticalS, 4 * w * 8 / 100e9);
+}
+
+TEST_F(AlphaBetaDependencyTest, SmallSchedulesIndexOnlyTheirRanksAndLinksWithTheSameResult)
+{
+    // A 512-rank two-tier fat-tree (radix 32: 32 ToRs of 16 hosts, 16 spines): 512
+    // ranks and 2048 directed link keys. A 4-rank ring all-reduce over 4 ToRs with two
+    // sends into one of its members has 26 messages: fewer than 1/16 as many as ranks
+    // or keys, so the replay indexes only its own. Padded with one empty message to
+    // itself per rank (a chain of its own each: delivered at once, they change no time),
+    // the same schedule indexes the whole fabric. Both sharings, both path choices:
+    // every message's times, every rank's finish and the total are the same to the bit.
+    FatTreeHelper ft(512);
+    ft.SetRadix(32);
+    ft.SetLinkRate(kRate);
+    ft.SetLinkDelay(kDelay);
+    Ptr<Cluster> c = ft.Install();
+    ASSERT_EQ(c->GetNRanks(), 512u);
+    Ptr<MessageTransport> t = TransportChoice::Create("udp"); // its flow keys
+    t->Install(c);
+    Ptr<Collective> ring = CollectiveFactory::Create("allreduce", "ring");
+    ring->Setup(t, {0, 17, 34, 51}, 64000);
+    std::vector<CollectiveStep> small = ring->GetSchedule();
+    small.push_back(OneStep({Msg(2, 17, 30000, 1, 0), Msg(40, 17, 30000, 2, 0)}).front());
+    std::vector<CollectiveStep> padded = small;
+    CollectiveStep pad;
+    for (uint32_t r = 0; r < c->GetNRanks(); ++r)
+    {
+        pad.messages.push_back(Msg(r, r, 0, 100 + r, 0));
+    }
+    padded.push_back(pad);
+    size_t n = 0;
+    for (const auto& s : small)
+    {
+        n += s.messages.size();
+    }
+    ASSERT_LT(16 * n, c->GetNRanks());
+    ASSERT_GE(16 * (n + c->GetNRanks()), 2 * c->GetLinks().size());
+
+    for (const char* sharing : {"LineRate", "MaxMin"})
+    {
+        for (auto choice : {AlphaBetaModel::PER_FLOW_HASH, AlphaBetaModel::EVEN_SPLIT})
+        {
+            Ptr<AlphaBetaModel> m = Model(c);
+            m->SetPacketization(t);
+            m->SetAttribute("Sharing", StringValue(sharing));
+            m->SetPathChoice(choice);
+            TimelinePrediction a = m->PredictTimeline(small);
+            TimelinePrediction b = m->PredictTimeline(padded);
+            SCOPED_TRACE(std::string(sharing) +
+                         (choice == AlphaBetaModel::EVEN_SPLIT ? " even split" : " flow hash"));
+            EXPECT_GT(a.total, Time(0));
+            EXPECT_EQ(a.total, b.total);
+            EXPECT_EQ(a.rateUpdates, b.rateUpdates);
+            ASSERT_EQ(a.messages.size(), n);
+            ASSERT_EQ(b.messages.size(), n + c->GetNRanks());
+            for (size_t i = 0; i < n; ++i)
+            {
+                EXPECT_EQ(a.messages[i].start, b.messages[i].start) << i;
+                EXPECT_EQ(a.messages[i].transferEnd, b.messages[i].transferEnd) << i;
+                EXPECT_EQ(a.messages[i].arrival, b.messages[i].arrival) << i;
+                EXPECT_EQ(a.messages[i].latency, b.messages[i].latency) << i;
+            }
+            // Per rank of the cluster in both: the ring's members when their last message
+            // arrived, the others (rank 17's senders too: a send does not wait) at 0.
+            ASSERT_EQ(a.rankFinish.size(), c->GetNRanks());
+            EXPECT_EQ(a.rankFinish, b.rankFinish);
+            EXPECT_GT(a.rankFinish[17], Time(0));
+            EXPECT_EQ(a.rankFinish[40], Time(0));
+        }
+    }
 }

@@ -130,6 +130,7 @@ AlphaBetaModel::DoDispose()
     m_routes = nullptr;
     m_planner.reset();
     m_links.clear();
+    m_capacity.clear();
     m_cluster = nullptr;
     m_flowKeys = nullptr;
     Object::DoDispose();
@@ -180,6 +181,12 @@ AlphaBetaModel::Refresh()
         c.secondsPerByteAtoB = 8.0 / static_cast<double>(rateA.Get().GetBitRate());
         c.secondsPerByteBtoA = 8.0 / static_cast<double>(rateB.Get().GetBitRate());
         c.delay = delay.Get().GetSeconds();
+    }
+    m_capacity.resize(2 * m_links.size());
+    for (size_t id = 0; id < m_links.size(); ++id)
+    {
+        m_capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
+        m_capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
     }
 }
 
@@ -250,9 +257,13 @@ AlphaBetaModel::GetPathChoice() const
     return m_pathChoice;
 }
 
-TimelineReplay::RouteFunction
+const TimelineReplay::RouteFunction&
 AlphaBetaModel::Routes() const
 {
+    if (m_routes)
+    {
+        return m_routes;
+    }
     TimelineReplay::FlowKeyFunction flowKey;
     // A fabric that balances beyond per-flow hashing (spray, flowlet, adaptive) spreads a
     // flow over its equal-cost paths: the even split is then the fluid answer.
@@ -264,7 +275,8 @@ AlphaBetaModel::Routes() const
             return transport->GetFlowKey(src, dst, key);
         };
     }
-    return TimelineReplay::ClusterRoutes(m_cluster, *m_planner, flowKey);
+    m_routes = TimelineReplay::ClusterRoutes(m_cluster, *m_planner, flowKey);
+    return m_routes;
 }
 
 const Packetization&
@@ -671,13 +683,7 @@ AlphaBetaModel::GetLinkCapacities() const
 {
     CheckBound();
     RefreshIfLinksFailed();
-    std::vector<double> capacity(2 * m_links.size());
-    for (size_t id = 0; id < m_links.size(); ++id)
-    {
-        capacity[2 * id] = 1.0 / m_links[id].secondsPerByteAtoB;
-        capacity[2 * id + 1] = 1.0 / m_links[id].secondsPerByteBtoA;
-    }
-    return capacity;
+    return m_capacity;
 }
 
 double
@@ -701,11 +707,7 @@ AlphaBetaModel::MessagePath(uint32_t src,
         RoutedHops(msg); // throws for a rank out of range
         return 0;
     }
-    if (!m_routes)
-    {
-        m_routes = Routes();
-    }
-    senderLinks = m_routes(src, dst, shares);
+    senderLinks = Routes()(src, dst, shares);
     if (shares.empty())
     {
         RoutedHops(msg); // throws: unreachable
@@ -777,7 +779,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     TimelineReplay replay(
         m_cluster->GetNRanks(),
-        GetLinkCapacities(),
+        m_capacity,
         m_packetization,
         Routes(),
         [this](const ScheduledMessage& msg) { return RoutedHops(msg); },

@@ -328,8 +328,10 @@ private:
     uint32_t RoutedHops(const ScheduledMessage& message) const;
     void RefreshIfLinksFailed() const;
     void CheckBound() const;
-    /// The route function of a prediction: per-flow paths or even splits (PathChoice).
-    TimelineReplay::RouteFunction Routes() const;
+    /// The route function of every prediction and MessagePath, built when first asked
+    /// for after the routes, the transport or the path choice changed: per-flow paths or
+    /// even splits (PathChoice), through one bounded cache.
+    const TimelineReplay::RouteFunction& Routes() const;
 
     Packetization m_packetization;
     uint32_t m_nicBacklogPackets{8};
@@ -341,7 +343,8 @@ private:
 
     Ptr<Cluster> m_cluster;
     mutable std::shared_ptr<const RoutePlanner> m_planner; //!< RoutePlanner::Shared
-    mutable TimelineReplay::RouteFunction m_routes;        //!< MessagePath's (a bounded cache)
+    mutable TimelineReplay::RouteFunction m_routes;        //!< Routes(), null until asked
+    mutable std::vector<double> m_capacity; //!< per directed link key, bytes/s (Refresh)
     /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
     mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;
     mutable std::vector<LinkTiming> m_links;

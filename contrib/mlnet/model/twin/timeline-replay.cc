@@ -53,18 +53,21 @@ namespace
 constexpr double kTie = FluidNetwork::kTie;
 constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
+/// A schedule of m messages indexes only its own ranks (links) when kCompact m is fewer
+/// than the fabric's ranks (directed links).
+constexpr uint64_t kCompact = 16;
 
 } // namespace
 
 TimelineReplay::TimelineReplay(uint32_t nRanks,
-                               std::vector<double> capacity,
+                               const std::vector<double>& capacity,
                                const Packetization& packetization,
                                RouteFunction route,
                                HopsFunction hops,
                                LatencyFunction latency,
                                const Parameters& parameters)
     : m_nRanks(nRanks),
-      m_capacity(std::move(capacity)),
+      m_capacity(&capacity),
       m_packetization(packetization),
       m_route(std::move(route)),
       m_hops(std::move(hops)),
@@ -226,12 +229,34 @@ TimelineReplay::BuildIndex(bool keepMessages)
     {
         m_out.messages.resize(total);
     }
+    // A schedule much smaller than the fabric (a send, one HB domain's all-reduce in a
+    // 32k-GPU iteration) indexes only its own ranks and links, so that its replay costs
+    // what it holds, not what the cluster holds. Both indexes keep the global order:
+    // the fluid solves the same problem under new names.
+    const bool ownRanks = kCompact * total < m_nRanks;
+    const bool ownLinks = kCompact * total < m_capacity->size();
+    m_ranks.clear();
+    m_linkKeys.clear();
+    FluidNetwork::LinkShares route;
     uint32_t id = 0;
     for (uint32_t si = 0; si < schedule.size(); ++si)
     {
         for (const auto& sm : schedule[si].messages)
         {
             uint32_t hops = m_hops(sm); // validates the ranks and the route
+            if (ownRanks)
+            {
+                m_ranks.push_back(sm.src);
+                m_ranks.push_back(sm.dst);
+            }
+            if (ownLinks && sm.src != sm.dst && sm.bytes > 0)
+            {
+                m_route(sm.src, sm.dst, route);
+                for (const auto& share : route)
+                {
+                    m_linkKeys.push_back(share.first);
+                }
+            }
             if (m_keep)
             {
                 Resolved r = Resolve(id);
@@ -245,14 +270,20 @@ TimelineReplay::BuildIndex(bool keepMessages)
             ++id;
         }
     }
+    for (std::vector<uint32_t>* keys : {&m_ranks, &m_linkKeys})
+    {
+        std::sort(keys->begin(), keys->end());
+        keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
+    }
+    m_nLocal = ownRanks ? static_cast<uint32_t>(m_ranks.size()) : m_nRanks;
     m_arrived.assign(total, false);
     std::vector<uint32_t> sendBegin;
     std::vector<uint32_t> recvBegin;
     SortByRank(true, m_sends, sendBegin);
     SortByRank(false, m_recvs, recvBegin);
     // Each rank's chains, ascending: the union of the chains it sends and receives in.
-    m_chainBegin.assign(m_nRanks + 1, 0);
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    m_chainBegin.assign(m_nLocal + 1, 0);
+    for (uint32_t r = 0; r < m_nLocal; ++r)
     {
         m_chainBegin[r] = static_cast<uint32_t>(m_chains.size());
         uint32_t s = sendBegin[r];
@@ -279,7 +310,22 @@ TimelineReplay::BuildIndex(bool keepMessages)
             m_chains.push_back(ch);
         }
     }
-    m_chainBegin[m_nRanks] = static_cast<uint32_t>(m_chains.size());
+    m_chainBegin[m_nLocal] = static_cast<uint32_t>(m_chains.size());
+}
+
+uint32_t
+TimelineReplay::LocalRank(uint32_t rank) const
+{
+    return m_ranks.empty()
+               ? rank
+               : static_cast<uint32_t>(std::lower_bound(m_ranks.begin(), m_ranks.end(), rank) -
+                                       m_ranks.begin());
+}
+
+uint32_t
+TimelineReplay::GlobalRank(uint32_t local) const
+{
+    return m_ranks.empty() ? local : m_ranks[local];
 }
 
 TimelineReplay::Resolved
@@ -300,8 +346,8 @@ void
 TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vector<uint32_t>& begin)
 {
     const auto total = static_cast<uint32_t>(m_arrived.size());
-    begin.assign(m_nRanks + 1, 0);
-    auto rankOf = [&](const ScheduledMessage& sm) { return bySender ? sm.src : sm.dst; };
+    begin.assign(m_nLocal + 1, 0);
+    auto rankOf = [&](const ScheduledMessage& sm) { return LocalRank(bySender ? sm.src : sm.dst); };
     for (const auto& step : *m_schedule)
     {
         for (const auto& sm : step.messages)
@@ -309,7 +355,7 @@ TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vecto
             ++begin[rankOf(sm) + 1];
         }
     }
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t r = 0; r < m_nLocal; ++r)
     {
         begin[r + 1] += begin[r];
     }
@@ -325,7 +371,7 @@ TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vecto
     }
     // Within a rank: by (chain, step), then schedule order (ids are ascending already).
     std::vector<std::pair<uint64_t, uint32_t>> keyed;
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t r = 0; r < m_nLocal; ++r)
     {
         keyed.clear();
         for (uint32_t k = begin[r]; k < begin[r + 1]; ++k)
@@ -349,11 +395,24 @@ TimelineReplay::SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vecto
 void
 TimelineReplay::EnterAllChains()
 {
+    std::vector<double> capacity;
+    if (m_linkKeys.empty())
+    {
+        capacity = *m_capacity;
+    }
+    else
+    {
+        capacity.reserve(m_linkKeys.size());
+        for (uint32_t key : m_linkKeys)
+        {
+            capacity.push_back((*m_capacity)[key]);
+        }
+    }
     m_fluid = FluidTransfers::Create(m_parameters.sharing,
-                                     std::move(m_capacity),
+                                     std::move(capacity),
                                      m_parameters.nicBacklogPackets);
-    m_finish.assign(m_nRanks, 0.0);
-    m_computeFree.assign(m_nRanks, 0.0);
+    m_finish.assign(m_nLocal, 0.0);
+    m_computeFree.assign(m_nLocal, 0.0);
     for (uint32_t c = 0; c < m_chains.size(); ++c)
     {
         AdvanceChain(c);
@@ -460,6 +519,15 @@ TimelineReplay::StartMessage(uint32_t id)
     {
         m_out.messages[id].latency = Seconds(latency);
     }
+    if (!m_linkKeys.empty())
+    {
+        for (auto& share : route)
+        {
+            share.first = static_cast<uint32_t>(
+                std::lower_bound(m_linkKeys.begin(), m_linkKeys.end(), share.first) -
+                m_linkKeys.begin());
+        }
+    }
     uint32_t slot = m_fluid->Start(m_now,
                                    static_cast<double>(m_packetization.GetWireBytes(sm.bytes)),
                                    m_packetization.GetPacketCount(sm.bytes),
@@ -504,7 +572,7 @@ TimelineReplay::HandleEvent(const TimelineEvent& e)
     }
     // An arrival releases the receiver's step once its last message is in.
     Resolved m = Resolve(e.a);
-    const uint32_t dst = m.msg->dst;
+    const uint32_t dst = LocalRank(m.msg->dst);
     auto first = m_chains.begin() + m_chainBegin[dst];
     auto last = m_chains.begin() + m_chainBegin[dst + 1];
     auto it = std::lower_bound(first, last, m.chain, [](const RankChain& c, uint32_t chain) {
@@ -530,12 +598,13 @@ TimelineReplay::Report()
 {
     for (const auto& ch : m_chains)
     {
-        NS_ASSERT_MSG(ch.done, "rank " << ch.rank << " chain " << ch.chain << " never finished");
+        NS_ASSERT_MSG(ch.done,
+                      "rank " << GlobalRank(ch.rank) << " chain " << ch.chain << " never finished");
     }
     m_out.rateUpdates = m_fluid->GetRecomputations();
     m_out.flowsRecomputed = m_fluid->GetFlowsRecomputed();
     double total = 0;
-    for (uint32_t r = 0; r < m_nRanks; ++r)
+    for (uint32_t r = 0; r < m_nLocal; ++r)
     {
         total = std::max(total, m_finish[r]);
     }
@@ -543,10 +612,10 @@ TimelineReplay::Report()
     {
         // A Time per rank of the cluster: a 4096-GPU iteration's twin predicts thousands
         // of tasks, most of them on a few ranks.
-        m_out.rankFinish.reserve(m_nRanks);
-        for (uint32_t r = 0; r < m_nRanks; ++r)
+        m_out.rankFinish.assign(m_nRanks, Time(0));
+        for (uint32_t r = 0; r < m_nLocal; ++r)
         {
-            m_out.rankFinish.push_back(Seconds(m_finish[r]));
+            m_out.rankFinish[GlobalRank(r)] = Seconds(m_finish[r]);
         }
     }
     m_out.total = Seconds(total);

@@ -81,8 +81,12 @@ struct TimelinePrediction
  * Cost. A message is routed when it starts and forgotten when it arrives; the fluid
  * recomputes only the component of flows that share a link with a start or an end
  * (FluidNetwork). Memory: the schedule's index (two message ids per message) plus
- * O(active messages + links); every message's timing only when asked for (Run's
- * keepMessages).
+ * O(active messages + links + ranks); every message's timing only when asked for
+ * (Run's keepMessages). A schedule much smaller than the fabric (fewer than 1/16 as many
+ * messages as ranks, or as directed links) indexes only the ranks and links it uses, so
+ * that the many small predictions of a large iteration (a send, an HB domain's
+ * all-reduce) cost what they hold; the renaming keeps the order, and the results are
+ * those of indexing the whole fabric.
  */
 class TimelineReplay
 {
@@ -110,7 +114,8 @@ public:
     };
 
     /**
-     * \brief Take the links' capacities; the packetization must outlive the replay.
+     * \brief Take the links' capacities; they and the packetization must outlive the
+     *        replay.
      * \param nRanks ranks of the fabric
      * \param capacity per directed link key (2 id: A -> B, 2 id + 1: B -> A), bytes/s
      * \param packetization P and O
@@ -120,7 +125,7 @@ public:
      * \param parameters gamma, software overhead, NIC FIFO
      */
     TimelineReplay(uint32_t nRanks,
-                   std::vector<double> capacity,
+                   const std::vector<double>& capacity,
                    const Packetization& packetization,
                    RouteFunction route,
                    HopsFunction hops,
@@ -163,7 +168,7 @@ private:
     /// One chain of one rank: its steps in order and where it is.
     struct RankChain
     {
-        uint32_t rank{0};
+        uint32_t rank{0}; //!< the rank's index in the replay (LocalRank)
         uint32_t chain{0};
         uint32_t sendPos{0}; //!< current step's sends: [sendPos, sendStepEnd)
         uint32_t sendStepEnd{0};
@@ -204,6 +209,10 @@ private:
     // Phase 1: the schedule's index.
     void BuildIndex(bool keepMessages);
     Resolved Resolve(uint32_t id) const;
+    /// A rank's index in the per-rank arrays (the rank itself unless m_ranks is used).
+    uint32_t LocalRank(uint32_t rank) const;
+    /// The rank of an index in the per-rank arrays.
+    uint32_t GlobalRank(uint32_t local) const;
     /// ids by (rank, chain, step, id), ranks' ranges in begin; bySender: src, else dst.
     void SortByRank(bool bySender, std::vector<uint32_t>& ids, std::vector<uint32_t>& begin);
 
@@ -227,7 +236,7 @@ private:
     TimelinePrediction Report();
 
     uint32_t m_nRanks{0};
-    std::vector<double> m_capacity;
+    const std::vector<double>* m_capacity; //!< per directed link key of the fabric
     Packetization m_packetization;
     RouteFunction m_route;
     HopsFunction m_hops;
@@ -236,6 +245,12 @@ private:
     bool m_ran{false};
 
     const std::vector<CollectiveStep>* m_schedule{nullptr};
+    /// The schedule's ranks, ascending, when it indexes only those (else empty: all).
+    std::vector<uint32_t> m_ranks;
+    uint32_t m_nLocal{0}; //!< size of the per-rank arrays
+    /// The directed link keys its routes cross, ascending, when the fluid holds only
+    /// those (else empty: every link of the fabric, by its key).
+    std::vector<uint32_t> m_linkKeys;
     std::vector<uint32_t> m_stepBegin;  //!< per schedule step: its first message id
     std::vector<uint32_t> m_sends;      //!< message ids by (src, chain, step, id)
     std::vector<uint32_t> m_recvs;      //!< message ids by (dst, chain, step, id)
