@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -107,11 +108,30 @@ uint64_t
 RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const
 {
     const uint32_t rank = cluster.GetRankOfNode(nodeId);
-    if (rank == UINT32_MAX)
+    if (rank != UINT32_MAX)
+    {
+        return rank / m_domainSize == dstRank / m_domainSize ? 1 : 0;
+    }
+    // A switch keeps or drops each next hop by whether it leads to a GPU other than the
+    // destination and by that GPU's domain: the destination matters only where it is a
+    // neighbour, the domain everywhere.
+    if (m_neighboursIn != &cluster || m_neighboursOf != dstRank)
+    {
+        const uint32_t dstNode = cluster.GetRankNode(dstRank)->GetId();
+        m_neighbours.clear();
+        for (uint32_t id : cluster.GetLinksOfNode(dstNode))
+        {
+            const ClusterLink& l = cluster.GetLink(id);
+            m_neighbours.push_back(l.nodeA == dstNode ? l.nodeB : l.nodeA);
+        }
+        m_neighboursIn = &cluster;
+        m_neighboursOf = dstRank;
+    }
+    if (std::find(m_neighbours.begin(), m_neighbours.end(), nodeId) != m_neighbours.end())
     {
         return RoutePreference::Context(cluster, nodeId, dstRank);
     }
-    return rank / m_domainSize == dstRank / m_domainSize ? 1 : 0;
+    return (uint64_t{2} << 32) | (dstRank / m_domainSize);
 }
 
 std::vector<uint32_t>

@@ -30,6 +30,7 @@
 #include "ns3/route-preference.h"
 
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -77,13 +78,19 @@ public:
                                  const std::vector<uint32_t>& candidates) const override;
     /**
      * \brief At a GPU the answer depends only on whether the destination is in its own
-     * HB domain (0 or 1); at a switch on the destination itself (the default).
+     * HB domain (0 or 1); at a switch on the destination's HB domain, and on the
+     * destination itself (the default) only where it is one of the switch's neighbours.
      */
     uint64_t Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const override;
 
 private:
     Policy m_policy{FORWARD_AT_SOURCE};
     uint32_t m_domainSize{8};
+    /// Context's scratch: the neighbours of the last destination asked about (the
+    /// planner asks every node about one destination before the next).
+    mutable const Cluster* m_neighboursIn{nullptr};
+    mutable uint32_t m_neighboursOf{UINT32_MAX};
+    mutable std::vector<uint32_t> m_neighbours;
 };
 
 } // namespace ns3

@@ -208,6 +208,10 @@ RoutePlanner::Compute()
                 next[l.nodeB].push_back(l.id);
             }
         }
+        // Most sets are one link: compared inline, not through memcmp.
+        auto same = [](const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+            return a.size() == b.size() && (a.size() == 1 ? a[0] == b[0] : a == b);
+        };
         for (uint32_t v = 0; v < nv; ++v)
         {
             // A node mostly repeats one of the two sets it had last.
@@ -215,11 +219,11 @@ RoutePlanner::Compute()
             {
                 row[v] = 0;
             }
-            else if (next[v] == w.sets[lastSet[v]])
+            else if (same(next[v], w.sets[lastSet[v]]))
             {
                 row[v] = lastSet[v];
             }
-            else if (next[v] == w.sets[lastSet2[v]])
+            else if (same(next[v], w.sets[lastSet2[v]]))
             {
                 std::swap(lastSet[v], lastSet2[v]);
                 row[v] = lastSet[v];

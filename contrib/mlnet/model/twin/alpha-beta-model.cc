@@ -260,10 +260,12 @@ AlphaBetaModel::GetPathChoice() const
 const TimelineReplay::RouteFunction&
 AlphaBetaModel::Routes() const
 {
-    if (m_routes)
+    // The PathChoice attribute is set without SetPathChoice: the function notes its own.
+    if (m_routes && m_routesChoice == m_pathChoice)
     {
         return m_routes;
     }
+    m_routesChoice = m_pathChoice;
     TimelineReplay::FlowKeyFunction flowKey;
     // A fabric that balances beyond per-flow hashing (spray, flowlet, adaptive) spreads a
     // flow over its equal-cost paths: the even split is then the fluid answer.
