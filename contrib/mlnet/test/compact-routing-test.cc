@@ -19,10 +19,13 @@
 #include "ns3/rank-table.h"
 #include "ns3/route-planner.h"
 
+#include <cstdio>
 #include <deque>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <limits>
 #include <random>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -120,6 +123,24 @@ NodeIdLimit(Ptr<Cluster> c)
         limit = std::max(limit, all.Get(i)->GetId() + 1);
     }
     return limit;
+}
+
+/// The planner's next links of every node towards every rank equal a plain BFS's.
+void
+ExpectNextHopsAsBreadthFirstSearch(Ptr<Cluster> c, const std::string& what)
+{
+    const uint32_t nv = NodeIdLimit(c);
+    RoutePlanner planner(c);
+    planner.Compute();
+    for (uint32_t r = 0; r < c->GetNRanks(); ++r)
+    {
+        std::vector<std::vector<uint32_t>> reference = ReferenceNextLinks(c, r, nv);
+        for (uint32_t v = 0; v < nv; ++v)
+        {
+            ASSERT_EQ(planner.NextLinks(v, r), reference[v])
+                << what << ": node " << v << " rank " << r;
+        }
+    }
 }
 
 /// Every node's FastForwarding against a table built the old way (one device vector per
@@ -225,17 +246,9 @@ TEST_F(CompactRoutingTest, PlannerNextHopsEqualBreadthFirstSearch)
     Ptr<Cluster> c = FatTree(32, 8, "fast").Build();
     const uint32_t nv = NodeIdLimit(c);
     auto check = [&](const std::string& what) {
+        ExpectNextHopsAsBreadthFirstSearch(c, what);
         RoutePlanner planner(c);
         planner.Compute();
-        for (uint32_t r = 0; r < c->GetNRanks(); ++r)
-        {
-            std::vector<std::vector<uint32_t>> reference = ReferenceNextLinks(c, r, nv);
-            for (uint32_t v = 0; v < nv; ++v)
-            {
-                ASSERT_EQ(planner.NextLinks(v, r), reference[v])
-                    << what << ": node " << v << " rank " << r;
-            }
-        }
         EXPECT_TRUE(planner.NextLinks(nv, 0).empty());
         EXPECT_TRUE(planner.NextLinks(0, c->GetNRanks()).empty());
         // Sets are shared: far fewer than (rank, node) pairs.
@@ -244,6 +257,58 @@ TEST_F(CompactRoutingTest, PlannerNextHopsEqualBreadthFirstSearch)
     check("intact");
     c->FailLink(c->GetLinks().size() - 1); // a ToR-spine link
     check("one link failed");
+}
+
+// The planner takes a rank's distances from its switches' searches, kept for the ranks
+// that follow (dist(v, r) = 1 + min over r's neighbours u of dist(v, u)). A graph whose
+// ranks hang off two switches each, out of order and over more switches than are kept
+// at once, with one rank wired to another rank (its own search), gives the tables of a
+// search from every rank, intact and with failed links (a rank cut off entirely, a
+// rank down to one switch, a switch-switch link).
+TEST_F(CompactRoutingTest, SharedSwitchSearchesGiveTheNextHopsOfBreadthFirstSearch)
+{
+    const uint32_t ranks = 96;
+    const uint32_t switches = 48;
+    const std::string file =
+        ::testing::TempDir() + "/compact-routing-shared-" + std::to_string(getpid()) + ".json";
+    {
+        std::ofstream out(file);
+        out << R"({"ranks": )" << ranks << R"(, "switches": )" << switches << R"(, "links": [)";
+        for (uint32_t sw = 0; sw < switches; ++sw) // a ring of switches with chords
+        {
+            out << (sw ? "," : "") << R"(["s)" << sw << R"(", "s)" << (sw + 1) % switches
+                << R"("],["s)" << sw << R"(", "s)" << (sw + 7) % switches << R"("])";
+        }
+        for (uint32_t r = 0; r + 1 < ranks; ++r) // the last rank hangs off rank 0 only
+        {
+            out << R"(,["r)" << r << R"(", "s)" << (r * 5) % switches << R"("],["r)" << r
+                << R"(", "s)" << (r * 11 + 3) % switches << R"("])";
+        }
+        out << R"(,["r0", "r)" << ranks - 1 << R"("]]})";
+    }
+    FabricOptions f;
+    f.fabric = "graph";
+    f.graphFile = file;
+    Ptr<Cluster> c = f.Build();
+    std::remove(file.c_str());
+    ExpectNextHopsAsBreadthFirstSearch(c, "intact");
+    auto node = [&](uint32_t rank) { return c->GetRankNode(rank)->GetId(); };
+    // Rank 10 down to one switch; rank 20 cut off (nothing reaches it); a link between
+    // two switches.
+    for (uint32_t id : c->GetLinksOfNode(node(10)))
+    {
+        c->FailLink(id);
+        break;
+    }
+    for (uint32_t id : c->GetLinksOfNode(node(20)))
+    {
+        c->FailLink(id);
+    }
+    const ClusterLink& ring = c->GetLinks().front(); // the document's first link, s0-s1
+    ASSERT_EQ(c->GetRankOfNode(ring.nodeA), UINT32_MAX);
+    ASSERT_EQ(c->GetRankOfNode(ring.nodeB), UINT32_MAX);
+    c->FailLink(ring.id);
+    ExpectNextHopsAsBreadthFirstSearch(c, "failed links");
 }
 
 TEST_F(CompactRoutingTest, PlannerStoresOneRowPlusExceptionsOnALeafSpine)

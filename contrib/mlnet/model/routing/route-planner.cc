@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <list>
 #include <map>
 #include <stdexcept>
 
@@ -30,6 +31,47 @@ constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
 const std::vector<uint32_t> kNoLinks;
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS>;
+
+/// How many switches' distance vectors the route computation keeps at once.
+constexpr size_t kSharedSearches = 32;
+
+/**
+ * The hop distances from the switches most recently asked for, least recently used
+ * evicted first: the ranks under one leaf (or HB switch) reuse one search.
+ */
+class SwitchDistances
+{
+public:
+    explicit SwitchDistances(size_t capacity)
+        : m_capacity(capacity)
+    {
+    }
+
+    /// The distances from `node`, searched with `search(node, out)` unless kept.
+    template <typename Search>
+    const std::vector<uint32_t>& Get(uint32_t node, Search&& search)
+    {
+        auto it = std::find_if(m_kept.begin(), m_kept.end(), [node](const auto& e) {
+            return e.first == node;
+        });
+        if (it == m_kept.end())
+        {
+            if (m_kept.size() < m_capacity)
+            {
+                m_kept.emplace_back();
+            }
+            it = std::prev(m_kept.end()); // the least recently used, reused
+            it->first = node;
+            search(node, it->second);
+        }
+        m_kept.splice(m_kept.begin(), m_kept, it);
+        return m_kept.front().second;
+    }
+
+private:
+    size_t m_capacity;
+    std::list<std::pair<uint32_t, std::vector<uint32_t>>> m_kept; //!< most recent first
+};
 
 /// Coordinates of a rank on a torus/mesh, dimension 0 fastest.
 std::vector<uint32_t>
@@ -178,20 +220,64 @@ RoutePlanner::Compute()
     PreferMemo memo{std::vector<uint32_t>(nv, 0),
                     std::vector<uint64_t>(nv, 0),
                     std::vector<uint32_t>(nv, 0)};
-    for (uint32_t r = 0; r < nRanks; ++r)
-    {
-        uint32_t dstNode = m_cluster->GetRankNode(r)->GetId();
+    // Hop distances from one node into `out` (kUnreachable where no path).
+    auto distancesFrom = [&](uint32_t source, std::vector<uint32_t>& out) {
         std::fill(dist.begin(), dist.end(), 0);
         boost::breadth_first_search(
             g,
-            boost::vertex(dstNode, g),
+            boost::vertex(source, g),
             boost::visitor(boost::make_bfs_visitor(
                                boost::record_distances(dist.data(), boost::on_tree_edge())))
                 .color_map(color.data()));
+        out.resize(nv);
         for (uint32_t v = 0; v < nv; ++v)
         {
             // BFS leaves unreached vertices white.
-            d[v] = (v == dstNode || color[v] != boost::white_color) ? dist[v] : kUnreachable;
+            out[v] = (v == source || color[v] != boost::white_color) ? dist[v] : kUnreachable;
+        }
+    };
+    // A rank whose neighbours are all switches shares their searches with the other ranks
+    // below them: dist(v, dst) = 1 + min over neighbours u of dist(v, u), for v != dst,
+    // because a shortest path to dst enters it from a neighbour. The switches' distances
+    // are kept for the ranks that follow (ranks under one leaf or HB domain are mostly
+    // consecutive); a rank with a rank neighbour (direct-connect fabrics) runs its own.
+    std::vector<bool> isRankNode(nv, false);
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        isRankNode[m_cluster->GetRankNode(r)->GetId()] = true;
+    }
+    SwitchDistances shared(kSharedSearches);
+    std::vector<uint32_t> neighbours;
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        uint32_t dstNode = m_cluster->GetRankNode(r)->GetId();
+        neighbours.clear();
+        bool viaSwitches = true;
+        for (auto [a, end] = boost::adjacent_vertices(dstNode, g); a != end; ++a)
+        {
+            const auto u = static_cast<uint32_t>(*a);
+            viaSwitches = viaSwitches && !isRankNode[u] && u != dstNode;
+            neighbours.push_back(u);
+        }
+        if (viaSwitches && !neighbours.empty())
+        {
+            std::fill(d.begin(), d.end(), kUnreachable);
+            for (uint32_t u : neighbours)
+            {
+                const std::vector<uint32_t>& du = shared.Get(u, distancesFrom);
+                for (uint32_t v = 0; v < nv; ++v)
+                {
+                    if (du[v] != kUnreachable)
+                    {
+                        d[v] = std::min(d[v], du[v] + 1);
+                    }
+                }
+            }
+            d[dstNode] = 0;
+        }
+        else
+        {
+            distancesFrom(dstNode, d);
         }
         for (const auto& l : links)
         {

@@ -11,6 +11,7 @@
 #include <queue>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -361,25 +362,32 @@ IterationGraph::Estimate(const CommunicationTime& commTime) const
     }
     auto dependents = GetDependents();
 
+    // Times are kept as time steps (int64): ns-3 records every Time object made before
+    // the first Simulator::Run in a std::set, and the queues below move millions of them.
+    using Step = int64_t;
     // Completion events ordered by (time, insertion order), as the simulator orders them.
-    using Event = std::tuple<Time, uint64_t, TaskId>;
+    using Event = std::tuple<Step, uint64_t, TaskId>;
     std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events;
     uint64_t seq = 0;
     // Per rank: ready compute tasks by (ready time, id), and whether the stream is busy.
-    std::map<uint32_t, std::set<std::pair<Time, TaskId>>> queued;
-    std::map<uint32_t, bool> busy;
+    std::unordered_map<uint32_t, std::set<std::pair<Step, TaskId>>> queued;
+    std::unordered_map<uint32_t, bool> busy;
+    // Ranks whose stream may take a task at this instant: a task was queued or the
+    // stream went idle. No other rank can (it was idle with nothing queued, or busy).
+    std::vector<uint32_t> changed;
 
-    auto makeReady = [&](TaskId id, Time now) {
+    auto makeReady = [&](TaskId id, Step now) {
         const IterationTask& t = m_tasks[id];
-        timing[id].ready = now;
+        timing[id].ready = TimeStep(now);
+        Step end = now;
         switch (t.kind)
         {
         case TaskKind::COMPUTE:
             queued[t.rank].insert({now, id});
+            changed.push_back(t.rank);
             return;
         case TaskKind::DELAY:
-            timing[id].start = now;
-            timing[id].end = now + t.duration;
+            end = now + t.duration.GetTimeStep();
             break;
         case TaskKind::COLLECTIVE:
         case TaskKind::SEND: {
@@ -389,15 +397,16 @@ IterationGraph::Estimate(const CommunicationTime& commTime) const
                 throw std::invalid_argument("the communication time of task '" + t.name +
                                             "' is negative; the time model must return >= 0");
             }
-            timing[id].start = now;
-            timing[id].end = now + d;
+            end = now + d.GetTimeStep();
             break;
         }
         }
-        events.emplace(timing[id].end, seq++, id);
+        timing[id].start = TimeStep(now);
+        timing[id].end = TimeStep(end);
+        events.emplace(end, seq++, id);
     };
 
-    Time now(0);
+    Step now = 0;
     for (const auto& t : m_tasks)
     {
         if (missing[t.id] == 0)
@@ -408,19 +417,25 @@ IterationGraph::Estimate(const CommunicationTime& commTime) const
     uint32_t finished = 0;
     while (true)
     {
-        // Idle streams take their earliest-ready task once every event of this instant ran.
-        for (auto& [rank, q] : queued)
+        // Idle streams take their earliest-ready task once every event of this instant
+        // ran, in rank order.
+        std::sort(changed.begin(), changed.end());
+        changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+        for (uint32_t rank : changed)
         {
-            if (!busy[rank] && !q.empty())
+            auto q = queued.find(rank);
+            if (!busy[rank] && q != queued.end() && !q->second.empty())
             {
-                TaskId id = q.begin()->second;
-                q.erase(q.begin());
+                TaskId id = q->second.begin()->second;
+                q->second.erase(q->second.begin());
                 busy[rank] = true;
-                timing[id].start = now;
-                timing[id].end = now + m_tasks[id].duration;
-                events.emplace(timing[id].end, seq++, id);
+                const Step end = now + m_tasks[id].duration.GetTimeStep();
+                timing[id].start = TimeStep(now);
+                timing[id].end = TimeStep(end);
+                events.emplace(end, seq++, id);
             }
         }
+        changed.clear();
         if (events.empty())
         {
             break;
@@ -434,6 +449,7 @@ IterationGraph::Estimate(const CommunicationTime& commTime) const
             if (m_tasks[id].kind == TaskKind::COMPUTE)
             {
                 busy[m_tasks[id].rank] = false;
+                changed.push_back(m_tasks[id].rank);
             }
             for (TaskId next : dependents[id])
             {
