@@ -78,6 +78,10 @@ Cluster::AddRankNode(Ptr<Node> node)
     uint32_t rank = m_rankNodes.GetN();
     m_rankNodes.Add(node);
     m_rankAddress.emplace_back();
+    if (node->GetId() >= m_rankOfNode.size())
+    {
+        m_rankOfNode.resize(node->GetId() + 1, std::numeric_limits<uint32_t>::max());
+    }
     m_rankOfNode[node->GetId()] = rank;
     m_routeTables.reset();
     return rank;
@@ -186,8 +190,8 @@ Cluster::GetRankNode(uint32_t rank) const
 uint32_t
 Cluster::GetRankOfNode(uint32_t nodeId) const
 {
-    auto it = m_rankOfNode.find(nodeId);
-    return it == m_rankOfNode.end() ? std::numeric_limits<uint32_t>::max() : it->second;
+    return nodeId < m_rankOfNode.size() ? m_rankOfNode[nodeId]
+                                        : std::numeric_limits<uint32_t>::max();
 }
 
 Ipv4Address

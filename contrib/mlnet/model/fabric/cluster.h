@@ -286,7 +286,9 @@ private:
     NodeContainer m_rankNodes;
     NodeContainer m_switchNodes;
     std::vector<Ipv4Address> m_rankAddress;
-    std::unordered_map<uint32_t, uint32_t> m_rankOfNode;
+    /// node id -> rank (UINT32_MAX: a switch or another cluster's node); a vector, since
+    /// routing and the flow level ask at every node and message
+    std::vector<uint32_t> m_rankOfNode;
     std::unordered_map<uint32_t, uint32_t> m_nodeOfAddress;
     std::unordered_map<uint32_t, Ipv4Address> m_firstAddressOfNode; //!< node id -> address
     std::vector<ClusterLink> m_links;
