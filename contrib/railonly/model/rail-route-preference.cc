@@ -115,7 +115,9 @@ RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t d
     // A switch keeps or drops each next hop by whether it leads to a GPU other than the
     // destination and by that GPU's domain: the destination matters only where it is a
     // neighbour, the domain everywhere.
-    if (m_neighboursIn != &cluster || m_neighboursOf != dstRank)
+    // Kept per (cluster, its link state, destination): a link added since changes them.
+    if (m_neighboursIn != &cluster || m_neighboursVersion != cluster.GetLinkStateVersion() ||
+        m_neighboursOf != dstRank)
     {
         const uint32_t dstNode = cluster.GetRankNode(dstRank)->GetId();
         m_neighbours.clear();
@@ -125,6 +127,7 @@ RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t d
             m_neighbours.push_back(l.nodeA == dstNode ? l.nodeB : l.nodeA);
         }
         m_neighboursIn = &cluster;
+        m_neighboursVersion = cluster.GetLinkStateVersion();
         m_neighboursOf = dstRank;
     }
     if (std::find(m_neighbours.begin(), m_neighbours.end(), nodeId) != m_neighbours.end())

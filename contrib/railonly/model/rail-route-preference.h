@@ -89,6 +89,7 @@ private:
     /// Context's scratch: the neighbours of the last destination asked about (the
     /// planner asks every node about one destination before the next).
     mutable const Cluster* m_neighboursIn{nullptr};
+    mutable uint64_t m_neighboursVersion{0};
     mutable uint32_t m_neighboursOf{UINT32_MAX};
     mutable std::vector<uint32_t> m_neighbours;
 };

@@ -63,13 +63,21 @@ public:
             it = std::prev(m_kept.end()); // the least recently used, reused
             it->first = node;
             search(node, it->second);
+            ++m_searches;
         }
         m_kept.splice(m_kept.begin(), m_kept, it);
         return m_kept.front().second;
     }
 
+    /// \return how many searches Get has run
+    uint64_t GetSearches() const
+    {
+        return m_searches;
+    }
+
 private:
     size_t m_capacity;
+    uint64_t m_searches{0};
     std::list<std::pair<uint32_t, std::vector<uint32_t>>> m_kept; //!< most recent first
 };
 
@@ -241,11 +249,9 @@ RoutePlanner::Compute()
     // because a shortest path to dst enters it from a neighbour. The switches' distances
     // are kept for the ranks that follow (ranks under one leaf or HB domain are mostly
     // consecutive); a rank with a rank neighbour (direct-connect fabrics) runs its own.
-    std::vector<bool> isRankNode(nv, false);
-    for (uint32_t r = 0; r < nRanks; ++r)
-    {
-        isRankNode[m_cluster->GetRankNode(r)->GetId()] = true;
-    }
+    // Sharing is used while it has cost no more searches than ranks so far, so a fabric
+    // whose consecutive ranks share no switch costs about one search per rank, as a
+    // search from every rank would.
     SwitchDistances shared(kSharedSearches);
     std::vector<uint32_t> neighbours;
     for (uint32_t r = 0; r < nRanks; ++r)
@@ -256,10 +262,10 @@ RoutePlanner::Compute()
         for (auto [a, end] = boost::adjacent_vertices(dstNode, g); a != end; ++a)
         {
             const auto u = static_cast<uint32_t>(*a);
-            viaSwitches = viaSwitches && !isRankNode[u] && u != dstNode;
+            viaSwitches = viaSwitches && m_cluster->GetRankOfNode(u) == UINT32_MAX; // a switch
             neighbours.push_back(u);
         }
-        if (viaSwitches && !neighbours.empty())
+        if (viaSwitches && !neighbours.empty() && shared.GetSearches() <= r)
         {
             std::fill(d.begin(), d.end(), kUnreachable);
             for (uint32_t u : neighbours)

@@ -98,16 +98,17 @@ AlphaBetaModel::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&AlphaBetaModel::m_perMessageOverhead),
                           MakeTimeChecker(Time(0)))
-            .AddAttribute("PathChoice",
-                          "How a message uses equal-cost next hops: PerFlowHash, the one path "
-                          "its flow takes at packet level (the transport's flow key hashed "
-                          "with every node's seed; pairs without a known key are split "
-                          "evenly, and so is every pair on a fabric whose load balancing is not "
-                          "per-flow hashing: FabricSpec::loadBalancing), or EvenSplit, an even "
-                          "split at every node.",
-                          EnumValue(PER_FLOW_HASH),
-                          MakeEnumAccessor(&AlphaBetaModel::m_pathChoice),
-                          MakeEnumChecker(PER_FLOW_HASH, "PerFlowHash", EVEN_SPLIT, "EvenSplit"))
+            .AddAttribute(
+                "PathChoice",
+                "How a message uses equal-cost next hops: PerFlowHash, the one path "
+                "its flow takes at packet level (the transport's flow key hashed "
+                "with every node's seed; pairs without a known key are split "
+                "evenly, and so is every pair on a fabric whose load balancing is not "
+                "per-flow hashing: FabricSpec::loadBalancing), or EvenSplit, an even "
+                "split at every node.",
+                EnumValue(PER_FLOW_HASH),
+                MakeEnumAccessor(&AlphaBetaModel::SetPathChoice, &AlphaBetaModel::GetPathChoice),
+                MakeEnumChecker(PER_FLOW_HASH, "PerFlowHash", EVEN_SPLIT, "EvenSplit"))
             .AddTraceSource("MessagePredicted",
                             "The dependency-aware model timed a message: its start, the end "
                             "of its fluid transfer and its arrival.",
@@ -260,12 +261,10 @@ AlphaBetaModel::GetPathChoice() const
 const TimelineReplay::RouteFunction&
 AlphaBetaModel::Routes() const
 {
-    // The PathChoice attribute is set without SetPathChoice: the function notes its own.
-    if (m_routes && m_routesChoice == m_pathChoice)
+    if (m_routes)
     {
         return m_routes;
     }
-    m_routesChoice = m_pathChoice;
     TimelineReplay::FlowKeyFunction flowKey;
     // A fabric that balances beyond per-flow hashing (spray, flowlet, adaptive) spreads a
     // flow over its equal-cost paths: the even split is then the fluid answer.

@@ -344,7 +344,6 @@ private:
     Ptr<Cluster> m_cluster;
     mutable std::shared_ptr<const RoutePlanner> m_planner; //!< RoutePlanner::Shared
     mutable TimelineReplay::RouteFunction m_routes;        //!< Routes(), null until asked
-    mutable PathChoice m_routesChoice{PER_FLOW_HASH};      //!< the choice m_routes follows
     mutable std::vector<double> m_capacity; //!< per directed link key, bytes/s (Refresh)
     /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
     mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;

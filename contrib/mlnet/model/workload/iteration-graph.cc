@@ -7,7 +7,6 @@
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/topological_sort.hpp>
-#include <map>
 #include <queue>
 #include <set>
 #include <stdexcept>
