@@ -92,6 +92,55 @@ TEST_F(FluidMessageTransportTest, LoneMessageTakesTMsg)
     EXPECT_EQ(c->GetTotalLinkBytes(), 2 * 2650u);
 }
 
+TEST_F(FluidMessageTransportTest, MessagesOfOneDeliveryInstantShareAnEventInTheirOrder)
+{
+    // Three equal messages leave their NICs together (each sender alone on its NIC):
+    // A 0->1 and C 6->7 stay under their ToR (2 hops), B 2->4 crosses a spine (4 hops),
+    // so A and C are delivered at one instant and B later. They are delivered in the
+    // order one event per message would run them in: A, C (scheduled in that order, one
+    // after the other), then what A's handler schedules for that instant, then B. The
+    // shared event shows in the event count: adding C adds no event.
+    auto run = [](bool withC, std::vector<std::string>& log, std::vector<Time>& at) {
+        Ptr<Cluster> c = Build("fattree", 8);
+        Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
+        t->Install(c);
+        uint32_t channel =
+            t->RegisterChannel(MessageTransport::ReceiveCallback([&log, &at](const Message& m) {
+                log.push_back(std::string(1, static_cast<char>('A' + m.tag)));
+                at.push_back(m.delivered);
+                if (m.tag == 0)
+                {
+                    Simulator::ScheduleNow([&log] { log.emplace_back("after A"); });
+                }
+            }));
+        Simulator::Schedule(MicroSeconds(1), [=] {
+            t->Send(0, 1, channel, 0, 100000);
+            t->Send(2, 4, channel, 1, 100000);
+            if (withC)
+            {
+                t->Send(6, 7, channel, 2, 100000);
+            }
+        });
+        Simulator::Run();
+        const uint64_t events = Simulator::GetEventCount();
+        Simulator::Destroy();
+        return events;
+    };
+    std::vector<std::string> log;
+    std::vector<Time> at;
+    const uint64_t withC = run(true, log, at);
+    EXPECT_EQ(log, (std::vector<std::string>{"A", "C", "after A", "B"}));
+    ASSERT_EQ(at.size(), 3u);
+    EXPECT_EQ(at[0], at[1]);
+    EXPECT_GT(at[2], at[0]);
+    std::vector<std::string> logAB;
+    std::vector<Time> atAB;
+    const uint64_t withoutC = run(false, logAB, atAB);
+    EXPECT_EQ(logAB, (std::vector<std::string>{"A", "after A", "B"}));
+    EXPECT_EQ(atAB, (std::vector<Time>{at[0], at[2]}));
+    EXPECT_EQ(withC, withoutC);
+}
+
 TEST_F(FluidMessageTransportTest, EvenSplitSharesAreCountedOnEveryBranch)
 {
     // Without a packet transport ECMP is an even split: each branch counts its share of

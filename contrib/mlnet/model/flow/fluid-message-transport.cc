@@ -11,9 +11,13 @@
  *
  * Batching. All the sends of one instant (a collective's step, a driver starting its
  * tasks) start their flows, and one Update, scheduled for the same instant after them,
- * recomputes the rates once. Superseded completion events are removed from the
- * scheduler, not cancelled: ns-3 advances its clock to cancelled events, which would
- * stretch the run's simulated time past its last delivery.
+ * recomputes the rates once. The messages that end together and are delivered at the
+ * same instant share one delivery event, which delivers them in the order they ended:
+ * the order one event per message would have run them in, since those events would
+ * have been scheduled one after another, with nothing scheduled between them, and the
+ * simulator runs events of one instant in the order they were scheduled. Superseded completion
+ * events are removed from the scheduler, not cancelled: ns-3 advances its clock to cancelled
+ * events, which would stretch the run's simulated time past its last delivery.
  */
 #include "fluid-message-transport.h"
 
@@ -22,6 +26,7 @@
 #include "ns3/simulator.h"
 #include "ns3/trace-names.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -73,10 +78,11 @@ FluidMessageTransport::DoDispose()
     {
         Simulator::Remove(m_completion);
     }
-    if (!m_update.IsExpired())
+    if (m_updatePending && !m_update.IsExpired())
     {
         Simulator::Remove(m_update);
     }
+    m_updatePending = false;
     m_fluid.reset();
     m_inFlight.clear();
     if (m_model)
@@ -160,8 +166,9 @@ FluidMessageTransport::Send(uint32_t src,
         m_inFlight.resize(slot + 1);
     }
     m_inFlight[slot] = {std::move(msg), latency + m_perMessageOverhead.GetSeconds()};
-    if (m_update.IsExpired())
+    if (!m_updatePending)
     {
+        m_updatePending = true;
         m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
     }
 }
@@ -169,6 +176,7 @@ FluidMessageTransport::Send(uint32_t src,
 void
 FluidMessageTransport::Update()
 {
+    m_updatePending = false;
     const double t = m_fluid->NextEnd();
     if (!m_completion.IsExpired())
     {
@@ -213,6 +221,8 @@ FluidMessageTransport::CompleteDue(double now)
 void
 FluidMessageTransport::Finish(double t)
 {
+    const Time now = Simulator::Now();
+    m_ending.clear();
     for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         InFlight& x = m_inFlight[slot];
@@ -221,12 +231,42 @@ FluidMessageTransport::Finish(double t)
         {
             m_flowCompleted(x.msg, Seconds(end));
         }
-        const Time delay = std::max(Time(0), Seconds(end + x.delivery) - Simulator::Now());
-        Simulator::Schedule(delay, [this, msg = std::move(x.msg)]() mutable {
-            msg.delivered = Simulator::Now();
-            Deliver(msg);
-        });
+        m_ending.push_back({std::max(now, Seconds(end + x.delivery)), slot});
     }
+    // One event per delivery instant, its messages in the order they ended.
+    std::stable_sort(m_ending.begin(), m_ending.end(), [](const Ending& a, const Ending& b) {
+        return a.at < b.at;
+    });
+    for (size_t i = 0; i < m_ending.size();)
+    {
+        const Time at = m_ending[i].at;
+        const uint32_t batch = m_batches.Acquire();
+        std::vector<Message>& messages = m_batches[batch];
+        messages.clear();
+        for (; i < m_ending.size() && m_ending[i].at == at; ++i)
+        {
+            messages.push_back(std::move(m_inFlight[m_ending[i].handle].msg));
+        }
+        Simulator::Schedule(at - now, &FluidMessageTransport::DeliverBatch, this, batch);
+    }
+}
+
+void
+FluidMessageTransport::DeliverBatch(uint32_t batch)
+{
+    // Delivering may end more transfers and fill other batches (and grow the pool): the
+    // messages are taken out while they are delivered, the record keeps their capacity.
+    std::vector<Message> messages;
+    messages.swap(m_batches[batch]);
+    const Time now = Simulator::Now();
+    for (Message& msg : messages)
+    {
+        msg.delivered = now;
+        Deliver(msg);
+    }
+    messages.clear();
+    m_batches[batch].swap(messages);
+    m_batches.Release(batch);
 }
 
 void

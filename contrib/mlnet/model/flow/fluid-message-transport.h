@@ -39,6 +39,7 @@
 #include "ns3/fluid-transfers.h"
 #include "ns3/message-transport.h"
 #include "ns3/nstime.h"
+#include "ns3/slot-pool.h"
 #include "ns3/traced-callback.h"
 
 #include <memory>
@@ -121,6 +122,15 @@ private:
     void CompleteDue(double now);
     /// End the transfers ending at t; their messages are delivered after their latency.
     void Finish(double t);
+    /// The delivery event of a batch: deliver its messages in order.
+    void DeliverBatch(uint32_t batch);
+
+    /// A message ending in the current Finish: its delivery time and transfer handle.
+    struct Ending
+    {
+        Time at;
+        uint32_t handle;
+    };
 
     Ptr<MessageTransport> m_packet;
     Ptr<AlphaBetaModel> m_model;
@@ -132,8 +142,13 @@ private:
     std::vector<double> m_splitBytes;
     std::vector<double> m_splitPackets;
     Time m_perMessageOverhead;
-    EventId m_update;     //!< the pending Update of this instant
-    EventId m_completion; //!< the next completion
+    /// Messages delivered at one instant by one event, in the order they ended (a
+    /// record keeps its capacity when reused)
+    SlotPool<std::vector<Message>> m_batches;
+    std::vector<Ending> m_ending; //!< scratch of Finish
+    EventId m_update;             //!< the pending Update of this instant
+    bool m_updatePending{false};  //!< m_update is scheduled and has not run
+    EventId m_completion;         //!< the next completion
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;
 };
