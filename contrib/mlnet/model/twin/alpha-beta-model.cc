@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -109,6 +110,18 @@ AlphaBetaModel::GetTypeId()
                 EnumValue(PER_FLOW_HASH),
                 MakeEnumAccessor(&AlphaBetaModel::SetPathChoice, &AlphaBetaModel::GetPathChoice),
                 MakeEnumChecker(PER_FLOW_HASH, "PerFlowHash", EVEN_SPLIT, "EvenSplit"))
+            .AddAttribute(
+                "PredictionMemoBytes",
+                "Memory for Predict's answers by the form of the replay problem "
+                "(the schedule with its routes, latencies and capacities, ranks "
+                "and links renamed in order: prediction-memo.h): a schedule "
+                "equal to an earlier one under that renaming is answered "
+                "without replaying it. A schedule whose form would take more than "
+                "1/16 of it (about 4 words per message) is always replayed. 0 turns "
+                "the memo off.",
+                UintegerValue(256 * 1024 * 1024),
+                MakeUintegerAccessor(&AlphaBetaModel::SetMemoBytes, &AlphaBetaModel::GetMemoBytes),
+                MakeUintegerChecker<uint64_t>())
             .AddTraceSource("MessagePredicted",
                             "The dependency-aware model timed a message: its start, the end "
                             "of its fluid transfer and its arrival.",
@@ -134,6 +147,7 @@ AlphaBetaModel::DoDispose()
     m_capacity.clear();
     m_cluster = nullptr;
     m_flowKeys = nullptr;
+    m_memo.Clear();
     Object::DoDispose();
 }
 
@@ -778,6 +792,27 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     parameters.sharing = GetSharing();
     // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
+    // A total alone may come from an earlier prediction of an equal problem. A form
+    // takes about four words per message: one above 1/16 of the memo's bound is not
+    // written down (the 32k-GPU iteration's data-parallel rings, 2 million messages
+    // each, whose hashed spine paths mostly give forms of their own).
+    uint64_t messages = 0;
+    for (const CollectiveStep& step : schedule)
+    {
+        messages += step.messages.size();
+    }
+    const bool memo =
+        !keepMessages && 16 * 8 * (4 * messages + 2 * schedule.size() + 16) <= m_memo.GetMaxBytes();
+    PredictionMemo::Form form;
+    if (memo)
+    {
+        form = ProblemForm(schedule, gamma, latencyOf);
+        TimelinePrediction known;
+        if (m_memo.Find(form, known.total))
+        {
+            return known;
+        }
+    }
     TimelineReplay replay(
         m_cluster->GetNRanks(),
         m_capacity,
@@ -792,6 +827,10 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
         },
         parameters);
     TimelinePrediction out = replay.Run(schedule, keepMessages);
+    if (memo)
+    {
+        m_memo.Insert(std::move(form), out.total);
+    }
     for (const auto& t : out.messages)
     {
         m_messageTrace(t);
@@ -799,6 +838,162 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages kept, " << out.rateUpdates
                               << " rate updates, total " << out.total.As(Time::US));
     return out;
+}
+
+PredictionMemo::Form
+AlphaBetaModel::ProblemForm(const std::vector<CollectiveStep>& schedule,
+                            double gamma,
+                            LatencyCache& latencyOf) const
+{
+    // The ranks and the pairs of the schedule (a pair routed once, validated as the
+    // replay validates it).
+    struct Pair
+    {
+        uint32_t src;
+        uint32_t dst;
+        uint32_t senderLinks{0};
+        FluidNetwork::LinkShares route;
+        std::vector<std::pair<uint64_t, double>> latencies; //!< (F1, L), in order of use
+    };
+
+    std::vector<uint32_t> ranks;
+    std::vector<Pair> pairs;
+    std::unordered_map<uint64_t, uint32_t> pairOf;
+    const TimelineReplay::RouteFunction& route = Routes();
+    uint64_t messages = 0;
+    for (const CollectiveStep& step : schedule)
+    {
+        for (const ScheduledMessage& msg : step.messages)
+        {
+            ++messages;
+            const uint64_t key = (static_cast<uint64_t>(msg.src) << 32) | msg.dst;
+            auto [it, fresh] = pairOf.emplace(key, static_cast<uint32_t>(pairs.size()));
+            if (fresh)
+            {
+                RoutedHops(msg); // throws for a rank out of range
+                ranks.push_back(msg.src);
+                ranks.push_back(msg.dst);
+                pairs.push_back({msg.src, msg.dst});
+            }
+            if (msg.src == msg.dst || msg.bytes == 0)
+            {
+                continue;
+            }
+            Pair& p = pairs[it->second];
+            if (p.latencies.empty())
+            {
+                RoutedHops(msg); // throws for an unreachable pair
+                p.senderLinks = route(msg.src, msg.dst, p.route);
+            }
+            const uint64_t f1 = GetFirstFrameBytes(msg.bytes);
+            if (std::none_of(p.latencies.begin(), p.latencies.end(), [f1](const auto& l) {
+                    return l.first == f1;
+                }))
+            {
+                p.latencies.emplace_back(f1,
+                                         RouteLatency(msg.src, msg.dst, f1, p.route, latencyOf));
+            }
+        }
+    }
+    std::vector<uint32_t> keys;
+    for (const Pair& p : pairs)
+    {
+        for (const auto& share : p.route)
+        {
+            keys.push_back(share.first);
+        }
+    }
+    for (std::vector<uint32_t>* names : {&ranks, &keys})
+    {
+        std::sort(names->begin(), names->end());
+        names->erase(std::unique(names->begin(), names->end()), names->end());
+    }
+    auto renamed = [](const std::vector<uint32_t>& names, uint32_t name) -> uint64_t {
+        return static_cast<uint64_t>(std::lower_bound(names.begin(), names.end(), name) -
+                                     names.begin());
+    };
+    auto bits = [](double x) {
+        uint64_t b;
+        std::memcpy(&b, &x, sizeof b);
+        return b;
+    };
+
+    PredictionMemo::Form form;
+    std::vector<uint64_t>& w = form.words;
+    w.reserve(16 + 2 * schedule.size() + 4 * messages + 6 * pairs.size() + keys.size());
+    // What the replay takes besides the schedule; the fabric's size decides whether a
+    // schedule is indexed on its own ranks and links.
+    w.insert(w.end(),
+             {m_cluster->GetNRanks(),
+              m_capacity.size(),
+              m_packetization.GetMaxPayload(),
+              m_packetization.GetPerPacketOverhead(),
+              m_nicBacklogPackets,
+              static_cast<uint64_t>(GetSharing()),
+              bits(m_perMessageOverhead.GetSeconds()),
+              bits(gamma),
+              ranks.size(),
+              keys.size(),
+              pairs.size(),
+              schedule.size()});
+    for (const CollectiveStep& step : schedule)
+    {
+        w.push_back(step.messages.size());
+        w.push_back(step.reduceBytes);
+        for (const ScheduledMessage& msg : step.messages)
+        {
+            w.push_back(renamed(ranks, msg.src) << 32 | renamed(ranks, msg.dst));
+            w.push_back(msg.bytes);
+            w.push_back(static_cast<uint64_t>(msg.chain) << 32 | msg.step);
+            w.push_back(msg.reduce ? 1 : 0);
+        }
+    }
+    for (const Pair& p : pairs)
+    {
+        w.push_back(renamed(ranks, p.src) << 32 | renamed(ranks, p.dst));
+        w.push_back(static_cast<uint64_t>(p.senderLinks) << 32 | p.route.size());
+        for (const auto& [key, share] : p.route)
+        {
+            w.push_back(renamed(keys, key));
+            w.push_back(bits(share));
+        }
+        w.push_back(p.latencies.size());
+        for (const auto& [f1, latency] : p.latencies)
+        {
+            w.push_back(f1);
+            w.push_back(bits(latency));
+        }
+    }
+    for (uint32_t key : keys)
+    {
+        w.push_back(bits(m_capacity[key]));
+    }
+    form.hash = PredictionMemo::Hash(w);
+    return form;
+}
+
+void
+AlphaBetaModel::SetMemoBytes(uint64_t bytes)
+{
+    m_memo.SetMaxBytes(bytes);
+}
+
+uint64_t
+AlphaBetaModel::GetMemoBytes() const
+{
+    return m_memo.GetMaxBytes();
+}
+
+uint64_t
+AlphaBetaModel::GetMemoHits() const
+{
+    return m_memo.GetHits();
+}
+
+uint64_t
+AlphaBetaModel::GetMemoMisses() const
+{
+    return m_memo.GetMisses();
 }
 
 } // namespace ns3

@@ -59,6 +59,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/packetization.h"
+#include "ns3/prediction-memo.h"
 #include "ns3/timeline-replay.h"
 #include "ns3/traced-callback.h"
 
@@ -263,6 +264,14 @@ public:
     /// \return how messages share links (the Sharing attribute, Auto resolved)
     FluidSharing GetSharing() const;
 
+    // ---- The prediction memo -----------------------------------------------------
+
+    /// \return Predict calls answered from an earlier prediction of an equal problem
+    /// (prediction-memo.h)
+    uint64_t GetMemoHits() const;
+    /// \return Predict calls that replayed their schedule (the memo on, no equal problem)
+    uint64_t GetMemoMisses() const;
+
 protected:
     void DoDispose() override;
 
@@ -311,6 +320,15 @@ private:
                          uint32_t srcRank,
                          uint32_t dstRank,
                          uint64_t f1) const;
+    /// The form of the replay problem of a schedule (prediction-memo.h): what
+    /// TimelineReplay reads, its ranks and links renamed in order. Throws as the replay
+    /// does for a rank out of range or an unreachable pair.
+    PredictionMemo::Form ProblemForm(const std::vector<CollectiveStep>& schedule,
+                                     double gamma,
+                                     LatencyCache& latencyOf) const;
+    /// PredictionMemoBytes attribute.
+    void SetMemoBytes(uint64_t bytes);
+    uint64_t GetMemoBytes() const;
     /// \return whether a route is one path (every share 1: flow-hashed, or unique)
     static bool IsOnePath(const FluidNetwork::LinkShares& route);
     /// MessageLatency along one path (its links, sender's first): the latency of a
@@ -352,6 +370,7 @@ private:
     mutable std::vector<uint32_t> m_visited; //!< per node: the call that filled m_longest
     mutable uint32_t m_latencyCall{0};       //!< MessageLatency calls (memo stamps)
     mutable uint64_t m_linkStateSeen{0};     //!< Cluster::GetLinkStateVersion of the routes
+    mutable PredictionMemo m_memo;           //!< Predict's answers by problem form
 
     /// A step was timed: step index, its prediction.
     mutable TracedCallback<uint32_t, const StepPrediction&> m_stepTrace;
