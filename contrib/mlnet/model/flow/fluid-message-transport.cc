@@ -15,9 +15,13 @@
  * same instant share one delivery event, which delivers them in the order they ended:
  * the order one event per message would have run them in, since those events would
  * have been scheduled one after another, with nothing scheduled between them, and the
- * simulator runs events of one instant in the order they were scheduled. Superseded completion
- * events are removed from the scheduler, not cancelled: ns-3 advances its clock to cancelled
- * events, which would stretch the run's simulated time past its last delivery.
+ * simulator runs events of one instant in the order they were scheduled. One
+ * exception: an event that a FlowCompleted sink schedules for the very instant of a
+ * delivery now runs before that instant's whole batch, where it ran after the
+ * deliveries of the messages that had ended before the sink was called. Superseded
+ * completion events are removed from the scheduler, not cancelled: ns-3 advances its
+ * clock to cancelled events, which would stretch the run's simulated time past its last
+ * delivery.
  */
 #include "fluid-message-transport.h"
 
