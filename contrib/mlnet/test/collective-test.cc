@@ -154,21 +154,102 @@ protected:
 TEST_F(CollectiveTest, GeneratedProgramsAreBuiltOneStepAtATime)
 {
     // 8 members, 2 rings x 2 slices: 4 chains of 2 (N - 1) = 14 steps per member. Setup
-    // checks every step once, the run loads each once (OnPacket is not hooked here): no
-    // whole program, and the sums are exact.
+    // checks the shortest message by its closed form (no step generated), the run loads
+    // each step once (OnPacket is not hooked here): no whole program, and the sums are
+    // exact.
     const uint32_t n = 8;
     auto t = MakeTransport(n);
     auto c = CreateObject<CountingRing>();
     c->SetRings({{0, 1, 2, 3, 4, 5, 6, 7}, {0, 3, 6, 1, 4, 7, 2, 5}});
     c->SetAttribute("Slices", UintegerValue(2));
     CheckAllReduce(c, t, n, 1003);
-    EXPECT_EQ(c->built, 2ull * n * 4 * 2 * (n - 1));
+    EXPECT_EQ(c->built, 1ull * n * 4 * 2 * (n - 1));
     // The schedule is written from the generated steps too (its own count: each message
     // also reads its receiver's step).
     const uint64_t before = c->built;
     const auto schedule = c->GetSchedule();
     EXPECT_EQ(schedule.size(), 2u * (n - 1));
     EXPECT_EQ(c->built - before, 2ull * n * 4 * 2 * (n - 1));
+}
+
+/// A ring all-reduce that answers its shortest message both ways.
+class ShortestMessageProbe : public RingAllReduce
+{
+public:
+    uint64_t ClosedForm() const
+    {
+        return ShortestMessageUnits();
+    }
+
+    uint64_t Generated() const
+    {
+        return StepwiseCollective::ShortestMessageUnits();
+    }
+};
+
+TEST_F(CollectiveTest, RingShortestMessageClosedFormEqualsTheGeneratedProgram)
+{
+    // Setup refuses a ring all-reduce with an empty message by the closed form (the last
+    // part of an even split is the shortest, at the ring, chunk and slice levels); the
+    // generated program (every step of every member) must agree, for every size, member
+    // count, ring count and slice count tried, and Setup throws exactly when it is 0.
+    uint32_t refused = 0;
+    uint32_t cases = 0;
+    for (uint32_t n : {1u, 2u, 3u, 5u, 8u})
+    {
+        auto t = MakeTransport(n);
+        for (uint32_t rings : {0u, 1u, 3u})
+        {
+            for (uint32_t slices : {1u, 2u, 3u})
+            {
+                for (uint64_t bytes = 4; bytes <= 4 * 80; bytes += 4)
+                {
+                    auto c = CreateObject<ShortestMessageProbe>();
+                    std::vector<std::vector<uint32_t>> orders;
+                    for (uint32_t r = 0; r < rings; ++r)
+                    {
+                        std::vector<uint32_t> order(n);
+                        for (uint32_t i = 0; i < n; ++i)
+                        {
+                            order[i] = r % 2 == 0 ? (i + r) % n : (n - 1 - i); // rotated, reversed
+                        }
+                        orders.push_back(order);
+                    }
+                    if (!orders.empty())
+                    {
+                        c->SetRings(orders);
+                    }
+                    c->SetAttribute("Slices", UintegerValue(slices));
+                    bool threw = false;
+                    try
+                    {
+                        c->Setup(t, Members(0, n), bytes);
+                    }
+                    catch (const std::invalid_argument& e)
+                    {
+                        // One member is refused for what it is; only the empty message
+                        // is this test's.
+                        if (std::string(e.what()).find("carry 0 bytes") == std::string::npos)
+                        {
+                            EXPECT_EQ(n, 1u) << e.what();
+                            continue;
+                        }
+                        threw = true;
+                    }
+                    const uint64_t generated = c->Generated();
+                    SCOPED_TRACE("n " + std::to_string(n) + ", rings " + std::to_string(rings) +
+                                 ", slices " + std::to_string(slices) + ", bytes " +
+                                 std::to_string(bytes));
+                    EXPECT_EQ(c->ClosedForm(), generated);
+                    EXPECT_EQ(threw, generated == 0);
+                    refused += threw ? 1 : 0;
+                    ++cases;
+                }
+            }
+        }
+    }
+    EXPECT_GT(refused, 0u);
+    EXPECT_LT(refused, cases);
 }
 
 TEST_F(CollectiveTest, RingAllReduceSumsExactlyWhenMembersRunOutOfStep)

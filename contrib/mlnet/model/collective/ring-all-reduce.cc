@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -128,6 +129,20 @@ RingAllReduce::BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& o
     const RingChunks k = RingAllReduceStep(pos, n, step);
     out.sends.assign(1, {at((pos + 1) % n), slicedChunk(k.send)});
     out.recvs.assign(1, {at((pos + n - 1) % n), slicedChunk(k.recv), k.reduce});
+}
+
+uint64_t
+RingAllReduce::ShortestMessageUnits() const
+{
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    if (n < 2)
+    {
+        return std::numeric_limits<uint64_t>::max(); // no step, no message
+    }
+    const uint32_t nRings = m_rings.empty() ? 1 : static_cast<uint32_t>(m_rings.size());
+    const Segment ring = SplitPart({0, GetUnits()}, nRings, nRings - 1);
+    const Segment chunk = SplitPart(ring, n, n - 1);
+    return SplitPart(chunk, m_slices, m_slices - 1).length;
 }
 
 } // namespace ns3

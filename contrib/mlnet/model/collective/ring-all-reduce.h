@@ -54,6 +54,9 @@ protected:
     /// Generated step by step: 2 (N - 1) steps per chain (ring x slice).
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// Closed form: every (ring, chunk, slice) part is sent, and the last part of an even
+    /// split is the shortest, at every level.
+    uint64_t ShortestMessageUnits() const override;
 
 private:
     std::vector<std::vector<uint32_t>> m_rings;    //!< ring orders (empty: member order)

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 
 namespace ns3
@@ -181,24 +182,32 @@ StepwiseCollective::BuildStep(uint32_t member, uint32_t chain, uint32_t step, St
     out = WholeProgram().at(member).at(chain).at(step);
 }
 
+uint64_t
+StepwiseCollective::ShortestMessageUnits() const
+{
+    // Step by step: a generated program is never held whole.
+    uint64_t shortest = std::numeric_limits<uint64_t>::max();
+    ForEachStep([&shortest](uint32_t, uint32_t, uint32_t, const Step& step) {
+        for (const auto& s : step.sends)
+        {
+            shortest = std::min(shortest, s.seg.length);
+        }
+    });
+    return shortest;
+}
+
 void
 StepwiseCollective::CheckProgram() const
 {
-    // Step by step: a generated program is never held whole.
-    ForEachStep([this](uint32_t, uint32_t, uint32_t, const Step& step) {
-        for (const auto& s : step.sends)
-        {
-            if (s.seg.length == 0)
-            {
-                throw std::invalid_argument(
-                    GetCollectiveName() + "/" + GetAlgorithmName() + " cannot split " +
-                    std::to_string(m_bytes) + " bytes over " + std::to_string(m_ranks.size()) +
-                    " ranks: some message would carry 0 bytes; give more bytes (at least " +
-                    std::to_string(GetUnit()) +
-                    " bytes per chunk, slice and ring) or fewer slices/rings");
-            }
-        }
-    });
+    if (ShortestMessageUnits() == 0)
+    {
+        throw std::invalid_argument(
+            GetCollectiveName() + "/" + GetAlgorithmName() + " cannot split " +
+            std::to_string(m_bytes) + " bytes over " + std::to_string(m_ranks.size()) +
+            " ranks: some message would carry 0 bytes; give more bytes "
+            "(at least " +
+            std::to_string(GetUnit()) + " bytes per chunk, slice and ring) or fewer slices/rings");
+    }
 }
 
 std::vector<CollectiveStep>

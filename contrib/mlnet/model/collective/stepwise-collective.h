@@ -169,6 +169,13 @@ protected:
      */
     virtual void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const;
     /**
+     * \brief Units of the program's shortest message (0: one would be empty, which
+     * Setup refuses; UINT64_MAX: the program sends nothing). By default every step is
+     * generated to find it; an algorithm whose shortest message has a closed form
+     * overrides it, so that Setup does not write the program down once more.
+     */
+    virtual uint64_t ShortestMessageUnits() const;
+    /**
      * \brief Part i of a range split as evenly as possible into parts (Split()[i],
      * without building the others).
      */
