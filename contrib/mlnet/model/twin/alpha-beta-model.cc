@@ -806,7 +806,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     PredictionMemo::Form form;
     if (memo)
     {
-        form = ProblemForm(schedule, gamma, latencyOf);
+        form = ProblemForm(schedule, messages, gamma, latencyOf);
         TimelinePrediction known;
         if (m_memo.Find(form, known.total))
         {
@@ -842,6 +842,7 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
 
 PredictionMemo::Form
 AlphaBetaModel::ProblemForm(const std::vector<CollectiveStep>& schedule,
+                            uint64_t messages,
                             double gamma,
                             LatencyCache& latencyOf) const
 {
@@ -860,12 +861,10 @@ AlphaBetaModel::ProblemForm(const std::vector<CollectiveStep>& schedule,
     std::vector<Pair> pairs;
     std::unordered_map<uint64_t, uint32_t> pairOf;
     const TimelineReplay::RouteFunction& route = Routes();
-    uint64_t messages = 0;
     for (const CollectiveStep& step : schedule)
     {
         for (const ScheduledMessage& msg : step.messages)
         {
-            ++messages;
             const uint64_t key = (static_cast<uint64_t>(msg.src) << 32) | msg.dst;
             auto [it, fresh] = pairOf.emplace(key, static_cast<uint32_t>(pairs.size()));
             if (fresh)

@@ -321,9 +321,11 @@ private:
                          uint32_t dstRank,
                          uint64_t f1) const;
     /// The form of the replay problem of a schedule (prediction-memo.h): what
-    /// TimelineReplay reads, its ranks and links renamed in order. Throws as the replay
-    /// does for a rank out of range or an unreachable pair.
+    /// TimelineReplay reads, its ranks and links renamed in order (`messages`: the
+    /// schedule's message count, which the caller has). Throws as the replay does for a
+    /// rank out of range or an unreachable pair.
     PredictionMemo::Form ProblemForm(const std::vector<CollectiveStep>& schedule,
+                                     uint64_t messages,
                                      double gamma,
                                      LatencyCache& latencyOf) const;
     /// PredictionMemoBytes attribute.
