@@ -5,7 +5,7 @@
   utils/flow-validation.py [--out=DIR] [--bin=DIR] [--quick] [--filter=SUBSTR]
                            [--jobs=N] [--timeout=SEC] [--keep] [--list]
 
-What it does. CASES below is a fixed grid of 75 cases: collectives (ring,
+What it does. CASES below is a fixed grid of 77 cases: collectives (ring,
 halving-doubling and torus all-reduce, pairwise and direct all-to-all, ring all-gather,
 reduce-scatter and broadcast) from 4 KiB (latency-bound) to 16 MiB (bandwidth-bound)
 and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2- and
@@ -34,10 +34,15 @@ git ignores):
                        algorithm, ranks, bytes, transport, packet_s, flow_s, error,
                        packet_wall_s, flow_wall_s, status (ok | failed | no-flow),
                        twin_s, the packet run's health (dropped, resent,
-                       timeouts, its warning line), detail (why a case failed), flags
+                       timeouts, its warning line), flow_overflow (full frames the
+                       flow run's fluid put beyond the ports' buffers: its own
+                       warning that the packet level drops), detail (why a case
+                       failed), flags
   flow-validation.md   a summary (cases, median |error|, 95th percentile |error| by
                        linear interpolation, max |error|, the cases above 5 %, packet
-                       runs with drops / re-sends / timeouts / a warning, failures)
+                       runs with drops / re-sends / timeouts / a warning, which of the
+                       packet runs that dropped frames the flow level warned about and
+                       the reverse, failures)
                        and the table of cases sorted by fabric
   flow-validation.png  signed error per case, horizontal bars grouped by fabric, with
                        the +-1 % and +-5 % bands (needs matplotlib, which
@@ -363,7 +368,7 @@ assert len({c.label for c in CASES}) == len(CASES), "case labels must be unique"
 CSV_COLUMNS = ["label", "example", "fabric", "collective", "algorithm", "ranks", "bytes",
                "transport", "packet_s", "flow_s", "error", "packet_wall_s", "flow_wall_s",
                "status", "twin_s", "dropped", "resent", "timeouts",
-               "packet_warning", "detail", "flags"]
+               "packet_warning", "flow_overflow", "detail", "flags"]
 
 
 class ArgumentError(Exception):
@@ -508,6 +513,14 @@ def health_of(row, doc, stdout):
                 timeouts=h.get("timeouts", ""), packet_warning=warning)
 
 
+def flow_overflow_of(row, doc):
+    """Full frames the flow run's fluid put beyond the ports' buffers ("" if unreported)."""
+    h = row.get("health") if isinstance(row.get("health"), dict) else None
+    if h is None and isinstance(doc.get("health"), dict):
+        h = doc["health"]
+    return (h or {}).get("fluid_overflow", "")
+
+
 def ranks_of(case):
     """The rank count the flags ask for ("" when the example decides it)."""
     if case.flag("ranks"):
@@ -526,7 +539,8 @@ def run_case(case, args, tmp):
                ranks=ranks_of(case), bytes=case.flag("bytes", ""),
                packet_s="", flow_s="", error="", packet_wall_s="", flow_wall_s="",
                status="failed", twin_s="", dropped="", resent="",
-               timeouts="", packet_warning="", detail=case.note, flags=" ".join(case.flags))
+               timeouts="", packet_warning="", flow_overflow="", detail=case.note,
+               flags=" ".join(case.flags))
     if not os.access(binary(args.bin, case.example), os.X_OK):
         rec["detail"] = f"{binary(args.bin, case.example)} is not built"
         return rec
@@ -563,6 +577,7 @@ def run_case(case, args, tmp):
     if flow["ok"]:
         try:
             frow = pick_row(case, flow["doc"], "flow")
+            rec["flow_overflow"] = flow_overflow_of(frow, flow["doc"])
             _, f = first_number(frow, fields["flow"])
             if f is None:
                 problems.append(f"flow: no {' or '.join(fields['flow'])} in the row")
@@ -605,9 +620,15 @@ def summary(records):
         max=abs(worst["error"]) if worst else float("nan"), worst=worst,
         above5=sorted((r for r in ok if abs(r["error"]) > 0.05),
                       key=lambda r: -abs(r["error"])),
+        dropped=[r for r in records if r["status"] == "ok" and positive(r["dropped"])],
+        overflowed=[r for r in records if r["status"] == "ok" and positive(r["flow_overflow"])],
         unhealthy=[r for r in records if r["status"] == "ok" and
                    (r["packet_warning"] or any(isinstance(r[k], (int, float)) and r[k] > 0
                                                for k in ("dropped", "resent", "timeouts")))])
+
+
+def positive(x):
+    return isinstance(x, (int, float)) and x > 0
 
 
 def pct(x, signed=False):
@@ -653,6 +674,14 @@ def summary_lines(s, total_wall, packet_wall, flow_wall):
             if r["packet_warning"]:
                 bits.append(f"warning: {r['packet_warning']}")
             lines.append(f"  {r['label']}: " + "; ".join(bits))
+    both = [r for r in s["dropped"] if positive(r["flow_overflow"])]
+    lines.append(f"packet runs that dropped frames: {len(s['dropped'])}; flow runs whose "
+                 f"fluid overfilled a buffer (warned): {len(s['overflowed'])}; both: "
+                 f"{len(both)}")
+    lines += [f"  dropped, not warned: {r['label']} (dropped {r['dropped']})"
+              for r in s["dropped"] if not positive(r["flow_overflow"])]
+    lines += [f"  warned, none dropped: {r['label']} (overflow {r['flow_overflow']} frames)"
+              for r in s["overflowed"] if not positive(r["dropped"])]
     if s["noflow"]:
         lines.append("no flow level yet (packet run skipped):")
         lines += [f"  {r['label']} ({r['example']})" for r in s["noflow"]]
@@ -710,6 +739,8 @@ def write_md(path, records, s, lines, command, bin_dir):
                 notes.append(f"{k} {r[k]}")
         if r["packet_warning"]:
             notes.append("warning: " + r["packet_warning"])
+        if positive(r["flow_overflow"]):
+            notes.append(f"flow overflow {r['flow_overflow']}")
         if r["detail"]:
             notes.append(r["detail"])
         wall_p = f"{r['packet_wall_s']:.1f} s" if r["packet_wall_s"] != "" else "-"

@@ -119,7 +119,8 @@ CountTraceCall(std::string context, Args...)
 /**
  * Assert that every run's health in a results document (RunHealth::Annotate: a row's
  * "health" object, or the "health" section of a one-run document) is the counts of
- * one of its accounting entries, and that it warns exactly when |twin_gap| > 25 %.
+ * one of its accounting entries, and that it warns exactly when |twin_gap| > 25 % or,
+ * at the flow level, when its fluid overfilled a port (fluid_overflow > 0).
  */
 inline void
 ExpectHealthMatchesAccounting(const nlohmann::json& doc)
@@ -149,16 +150,20 @@ ExpectHealthMatchesAccounting(const nlohmann::json& doc)
                               a["frames"]["resent"] == h["resent"] &&
                               a["frames"]["resent_bytes"] == h["resent_bytes"] &&
                               a["timeouts"] == h["timeouts"] &&
-                              a["max_queue_bytes"] == h["max_queue_bytes"]);
+                              a["max_queue_bytes"] == h["max_queue_bytes"] &&
+                              a["fluid"]["overflow"]["frames"] == h["fluid_overflow"] &&
+                              a["fluid"]["peak_backlog_bytes"] == h["fluid_peak_backlog_bytes"]);
         }
         EXPECT_TRUE(found) << "no accounting entry has this run's counts";
+        // A flow-level run whose fluid overfilled a port warns whatever its gap.
+        const bool overflow = h["fluid_overflow"].get<uint64_t>() > 0;
         if (gap.is_number())
         {
-            EXPECT_EQ(h.contains("warning"), std::abs(gap.get<double>()) > 0.25) << gap;
+            EXPECT_EQ(h.contains("warning"), overflow || std::abs(gap.get<double>()) > 0.25) << gap;
         }
         else
         {
-            EXPECT_FALSE(h.contains("warning"));
+            EXPECT_EQ(h.contains("warning"), overflow);
         }
     }
 }

@@ -89,10 +89,8 @@ CollectiveRunResult::ToJson() const
     row["analytical_s"] = packet ? nlohmann::json(analyticalS) : nlohmann::json(nullptr);
     row["analytical_lockstep_s"] = packet ? nlohmann::json(lockStepS) : nlohmann::json(nullptr);
     row["error"] = packet ? nlohmann::json(error) : nlohmann::json(nullptr);
-    if (packet)
-    {
-        health.Annotate(row, run, simulatedS, analyticalS); // twin_gap, health
-    }
+    // twin_gap (null at the flow level, whose twin is itself) and health
+    health.Annotate(row, run, simulatedS, packet ? analyticalS : 0.0);
     row["busbw_gbps"] = busBandwidthGbps;
     row["link_bytes"] = linkBytes;
     row["bytes_by_link_class"] = bytesByLinkClass;
@@ -256,7 +254,7 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
             1e-9;
     DistributedSession::MergeLinkCounters(cluster);
     accounting->Close(); // throws when a frame or message is unaccounted for
-    const RunHealth health = RunHealth::Measure(cluster);
+    const RunHealth health = RunHealth::Measure(cluster, !packet);
 
     std::vector<CollectiveRunResult> results;
     for (Group& group : groups)

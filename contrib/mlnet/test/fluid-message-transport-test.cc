@@ -18,6 +18,7 @@
 #include "ns3/fluid-message-transport.h"
 #include "ns3/ideal-switch-helper.h"
 #include "ns3/route-planner.h"
+#include "ns3/traffic-accounting.h"
 #include "ns3/transport-choice.h"
 
 #include <cmath>
@@ -324,4 +325,69 @@ TEST_F(FluidMessageTransportTest, NoNodeMakesAForwardingTableAtFlowLevel)
     CollectiveRunResult p = CollectiveRunner::Run(packet, r);
     EXPECT_EQ(tablesMade(packet), nodes); // every rank sends, every switch forwards
     EXPECT_NEAR(f.simulatedS, p.simulatedS, 0.05 * p.simulatedS);
+}
+
+namespace
+{
+/// Ranks 1-3 each send `bytes` to rank 0 at once over an ideal switch whose ports queue
+/// 100 frames, at `level`; returns the run's closed accounting.
+TrafficCounts
+Incast(RunLevel level, uint64_t bytes, Ptr<MessageTransport>* used = nullptr)
+{
+    IdealSwitchHelper h(4);
+    h.SetQueueSize(QueueSize("100p"));
+    Ptr<Cluster> c = h.Install();
+    Ptr<MessageTransport> t = TransportChoice::Create("udp", level);
+    t->Install(c);
+    Ptr<TrafficAccounting> accounting = TrafficAccounting::Attach(c, t);
+    uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback([](const Message&) {}));
+    for (uint32_t s = 1; s < 4; ++s)
+    {
+        t->Send(s, 0, channel, 0, bytes);
+    }
+    Simulator::Run();
+    if (used)
+    {
+        *used = t;
+    }
+    return accounting->Close();
+}
+} // namespace
+
+TEST_F(FluidMessageTransportTest, FluidBacklogBeyondAPortsBufferIsWhereThePacketRunDrops)
+{
+    // Three senders at line rate into one 100-frame switch port: the fluid's backlog
+    // there grows at 2R for W/R, to 2W; 2W - 100 (MTU + 2) bytes do not fit.
+    const uint64_t bytes = 4 << 20;
+    Ptr<MessageTransport> used;
+    const TrafficCounts flow = Incast(RunLevel::FLOW, bytes, &used);
+    Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(used);
+    ASSERT_TRUE(fluid);
+    const double w = static_cast<double>(fluid->GetModel()->GetWireBytes(bytes));
+    const double buffer = 100.0 * (fluid->GetCluster()->GetLinks()[0].devA->GetMtu() + 2);
+    const double overflow = 2 * w - buffer;
+    EXPECT_EQ(flow.fluidPeakBacklogBytes, static_cast<uint64_t>(std::llround(2 * w)));
+    EXPECT_EQ(flow.fluidOverflow.bytes, static_cast<uint64_t>(std::llround(overflow)));
+    EXPECT_EQ(flow.fluidOverflow.count,
+              static_cast<uint64_t>(std::llround(overflow / fluid->GetFrameWireBytes())));
+    ASSERT_EQ(flow.fluidOverflows.size(), 1u);
+    EXPECT_EQ(flow.fluidOverflows[0].where, "host-tor");
+    EXPECT_EQ(flow.fluidOverflows[0].cause, TrafficCounts::SWITCH_BUFFER);
+    EXPECT_EQ(flow.framesDropped.count, 0u); // a prediction, not a drop
+    Simulator::Destroy();
+
+    // The packet run drops frames at that port (and drops some of its repairs too).
+    const TrafficCounts packet = Incast(RunLevel::PACKET, bytes);
+    ASSERT_FALSE(packet.drops.empty());
+    EXPECT_EQ(packet.drops[0].where, "host-tor");
+    EXPECT_EQ(packet.drops[0].cause, "queue");
+    EXPECT_GE(packet.framesDropped.count, flow.fluidOverflow.count);
+    EXPECT_EQ(packet.fluidOverflow.count, 0u);
+    Simulator::Destroy();
+
+    // A quarter of the bytes fit: 2W < 100 frames, nothing over.
+    const TrafficCounts small = Incast(RunLevel::FLOW, 128 << 10);
+    EXPECT_GT(small.fluidPeakBacklogBytes, 0u);
+    EXPECT_EQ(small.fluidOverflow.bytes, 0u);
+    EXPECT_TRUE(small.fluidOverflows.empty());
 }

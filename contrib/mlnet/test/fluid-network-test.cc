@@ -11,6 +11,7 @@
 #include "max-min-oracle.h"
 
 #include "ns3/fluid-network.h"
+#include "ns3/fluid-transfers.h"
 
 #include <algorithm>
 #include <cmath>
@@ -300,3 +301,87 @@ TEST(FluidNetworkTest, RecomputesOnlyTheChangedComponent)
 }
 
 } // namespace
+
+namespace
+{
+/// Ends every transfer of a line-rate fluid; returns when the last one's bytes left.
+double
+DrainLineRate(FluidTransfers& x)
+{
+    double last = 0;
+    for (double t = x.NextEnd(); t < std::numeric_limits<double>::infinity(); t = x.NextEnd())
+    {
+        for (const auto& e : x.Advance(t))
+        {
+            last = std::max(last, e.end);
+        }
+    }
+    return last;
+}
+} // namespace
+
+TEST(FluidNetworkTest, LineRateBuffersCountWhatAPortCannotHold)
+{
+    // Three senders (links 0-2, R each) send W bytes at once into link 3 (R): offered
+    // 3R, the backlog grows at 2R for W/R to 2W, then drains at R. A port of b bytes
+    // holds b of it and cannot hold 2W - b, wherever the excess would go.
+    const double r = 1e9;
+    const double w = 1e6;
+    for (double b : {0.5e6, 1.999e6, 2e6, 3e6, std::numeric_limits<double>::infinity()})
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 0);
+        x->SetBuffers({b, b, b, b});
+        for (uint32_t s = 0; s < 3; ++s)
+        {
+            x->Start(0, w, 100, Shares{{s, 1.0}, {3, 1.0}}, 1);
+        }
+        // The last byte leaves its NIC at W/R and the port at 3W/R (FIFO backlog).
+        EXPECT_DOUBLE_EQ(DrainLineRate(*x), 3 * w / r);
+        const FluidTransfers::LinkQueue q = x->GetLinkQueue(3);
+        EXPECT_DOUBLE_EQ(q.peakBacklog, 2 * w) << b;
+        EXPECT_NEAR(q.overflow, std::max(0.0, 2 * w - b), 1e-6) << b;
+        for (uint32_t s = 0; s < 3; ++s)
+        {
+            EXPECT_EQ(x->GetLinkQueue(s).peakBacklog, 0.0);
+            EXPECT_EQ(x->GetLinkQueue(s).overflow, 0.0);
+        }
+    }
+}
+
+TEST(FluidNetworkTest, LineRateBufferFollowsTheBacklogPieceByPiece)
+{
+    // A sends W from 0, B sends W from W/2R, both into link 2 (R). Offered R, then 2R
+    // (the backlog grows at R for W/2R to W/2), then R again while B finishes (held at
+    // W/2 for W/2R), then nothing (it drains). A port of W/4 loses W/2 - W/4 = W/4;
+    // while the backlog is flat no more is lost, and nothing while it drains.
+    const double r = 1e9;
+    const double w = 1e6;
+    auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r}, 0);
+    x->SetBuffers({w, w, w / 4});
+    x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+    EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+    x->Start(w / (2 * r), w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+    // B's last byte leaves its NIC at 3W/2R and waits out the flat W/2 backlog.
+    EXPECT_DOUBLE_EQ(DrainLineRate(*x), 2 * w / r);
+    EXPECT_DOUBLE_EQ(x->GetLinkQueue(2).peakBacklog, w / 2);
+    EXPECT_NEAR(x->GetLinkQueue(2).overflow, w / 4, 1e-6);
+    // The port is empty at 2W/R; the same burst again loses as much again.
+    x->Start(2 * w / r, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+    EXPECT_DOUBLE_EQ(x->NextEnd(), 3 * w / r);
+    x->Start(2.5 * w / r, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+    EXPECT_DOUBLE_EQ(DrainLineRate(*x), 4 * w / r);
+    EXPECT_DOUBLE_EQ(x->GetLinkQueue(2).peakBacklog, w / 2);
+    EXPECT_NEAR(x->GetLinkQueue(2).overflow, w / 2, 1e-6);
+    // Without SetBuffers a buffer is unbounded; max-min never builds a backlog.
+    auto unbounded = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r}, 0);
+    auto maxMin = FluidTransfers::Create(FluidSharing::MAX_MIN, {r, r, r}, 0);
+    for (auto* y : {unbounded.get(), maxMin.get()})
+    {
+        y->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+        y->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+        DrainLineRate(*y);
+        EXPECT_EQ(y->GetLinkQueue(2).overflow, 0.0);
+    }
+    EXPECT_DOUBLE_EQ(unbounded->GetLinkQueue(2).peakBacklog, w);
+    EXPECT_EQ(maxMin->GetLinkQueue(2).peakBacklog, 0.0);
+}

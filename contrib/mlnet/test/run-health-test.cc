@@ -82,6 +82,44 @@ TEST(RunHealth, FlowLevelRunsSayFlowLevelAndNameTheTwinsDifference)
     EXPECT_EQ(h.Warning("x", 1.2, 1.0), "");
 }
 
+TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
+{
+    // Frames the fluid could not fit in a port are warned about at any twin gap, with
+    // what a packet run does instead at a switch's port and at a forwarding rank's.
+    RunHealth h = Healthy();
+    h.flowLevel = true;
+    EXPECT_EQ(h.OverflowWarning("x", 1.0), "");
+    h.counts.fluidPeakBacklogBytes = 25404474;
+    h.counts.fluidOverflows = {{"tor-agg", TrafficCounts::SWITCH_BUFFER, {6933, 62410866}}};
+    h.counts.fluidOverflow = {6933, 62410866};
+    const std::string atSwitch =
+        "fattree/alltoall/direct: flow-level 3.31 ms is optimistic: the fluid's backlogs "
+        "outgrew the ports' buffers by 6933 frames (tor-agg switch buffer 6933; peak backlog "
+        "2.54e+07 bytes): a packet-level run drops and repairs what overfills a switch port "
+        "(or holds it back by PFC)";
+    EXPECT_EQ(h.OverflowWarning("fattree/alltoall/direct", 3.31e-3), atSwitch);
+    EXPECT_EQ(h.Warning("fattree/alltoall/direct", 3.31e-3, 3.31e-3), atSwitch);
+    nlohmann::json row;
+    h.Annotate(row, "fattree/alltoall/direct", 3.31e-3, 0);
+    EXPECT_TRUE(row["twin_gap"].is_null());
+    EXPECT_EQ(row["health"]["warning"], atSwitch);
+    EXPECT_EQ(row["health"]["fluid_overflow"], 6933);
+    EXPECT_EQ(row["health"]["fluid_overflows"]["tor-agg"], 6933);
+    h.counts.fluidOverflows.push_back({"torus", TrafficCounts::RANK_BUFFER, {10, 90000}});
+    EXPECT_NE(h.OverflowWarning("t", 1.0).find(
+                  "(or holds it back by PFC), and holds a forwarding rank's own sends back "
+                  "while its port is full"),
+              std::string::npos);
+    h.counts.fluidOverflows.erase(h.counts.fluidOverflows.begin());
+    EXPECT_NE(h.OverflowWarning("t", 1.0).find(
+                  "(torus rank buffer 10; peak backlog 2.54e+07 bytes): a packet-level run "
+                  "holds a forwarding rank's own sends back while its port is full"),
+              std::string::npos);
+    // A packet-level run's health carries the fields, and never this warning.
+    h.flowLevel = false;
+    EXPECT_EQ(h.OverflowWarning("t", 1.0), "");
+}
+
 TEST(RunHealth, NamesTheFirstMeasuredCause)
 {
     RunHealth h = Healthy();

@@ -133,6 +133,7 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     m_fluid = FluidTransfers::Create(m_model->GetSharing(),
                                      m_model->GetLinkCapacities(),
                                      m_model->GetNicBacklogPackets());
+    m_fluid->SetBuffers(m_model->GetLinkBuffers());
     m_splitBytes.assign(2 * cluster->GetLinks().size(), 0.0);
     m_splitPackets.assign(m_splitBytes.size(), 0.0);
 }
@@ -350,6 +351,23 @@ uint32_t
 FluidMessageTransport::GetActiveFlows() const
 {
     return m_fluid ? m_fluid->GetActive() : 0;
+}
+
+FluidTransfers::LinkQueue
+FluidMessageTransport::GetLinkQueue(uint32_t key) const
+{
+    if (!m_fluid)
+    {
+        throw std::invalid_argument("FluidMessageTransport::GetLinkQueue: call "
+                                    "Install(cluster) first");
+    }
+    return m_fluid->GetLinkQueue(key);
+}
+
+uint32_t
+FluidMessageTransport::GetFrameWireBytes() const
+{
+    return GetMaxPayload() + GetPerPacketOverhead();
 }
 
 } // namespace ns3

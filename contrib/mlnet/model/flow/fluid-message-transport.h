@@ -25,8 +25,14 @@
  * level's data frames. The packet transports' own control frames (UDP's and RDMA's
  * acknowledgements, TCP's) are not sent and not counted.
  *
+ * Buffers. Each link's backlog is held against its port's buffer (the device queue and
+ * queue disc the fabric built): the bytes that would not have fit are what a packet run
+ * drops there (or pauses, under PFC). They are counted (GetLinkQueue; the run's health
+ * reports and warns about them), not enacted: the message still waits out the whole
+ * backlog and nothing is repaired.
+ *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
- * queues, losses and their repair, congestion-control dynamics, PFC pauses; no frame
+ * losses and their repair, congestion-control dynamics, PFC pauses; no frame
  * crosses a device, so pcap and device queues stay empty, and a link's counter moves
  * by a whole message at its transfer's end. A link that fails during the run reroutes
  * the messages sent after it; messages already in flight keep their route.
@@ -94,6 +100,17 @@ public:
     uint64_t GetFlowsRecomputed() const;
     /// \return messages in flight (their bytes still leaving)
     uint32_t GetActiveFlows() const;
+    /**
+     * \brief A directed link's backlog in the fluid against its port's buffer
+     * (AlphaBetaModel::GetLinkBuffers): the largest backlog built there and the bytes a
+     * port of that buffer could not have queued, so far (zero under max-min sharing).
+     * \param key directed link key (2 * link id + (0 if A->B else 1))
+     * \return its figures (after Install)
+     */
+    FluidTransfers::LinkQueue GetLinkQueue(uint32_t key) const;
+    /// \return wire bytes of a full frame (maximum payload + per-packet overhead), the
+    /// unit in which overflows are counted as frames
+    uint32_t GetFrameWireBytes() const;
 
     /// Signature of the FlowCompleted trace: the message, when its last byte left.
     typedef void (*FlowCompletedTracedCallback)(const Message& msg, Time transferEnd);

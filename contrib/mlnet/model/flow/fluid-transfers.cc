@@ -28,4 +28,15 @@ FluidTransfers::Create(FluidSharing sharing,
     return std::make_unique<MaxMinTransfers>(std::move(capacity), nicBacklogPackets);
 }
 
+void
+FluidTransfers::SetBuffers(std::vector<double> /* bytes */)
+{
+}
+
+FluidTransfers::LinkQueue
+FluidTransfers::GetLinkQueue(uint32_t /* key */) const
+{
+    return {};
+}
+
 } // namespace ns3

@@ -18,6 +18,14 @@
  *                      over every link (FluidNetwork), the NIC's FIFO head first.
  *
  * The files of each say what it models and what it leaves out.
+ *
+ * Buffers. Where a discipline builds backlogs (line rate), each directed link may be
+ * given the bytes its transmitting port can queue (SetBuffers). The backlogs that time
+ * the messages stay unbounded (no message is lost or repaired in the fluid); beside
+ * them each link keeps the backlog a port of that size would hold, and the bytes that
+ * would not fit (GetLinkQueue): what a packet-level run drops there, or holds back by
+ * PFC on a lossless fabric, on the fluid's rates. Max-min rates never exceed a link's
+ * capacity: no backlog, nothing over.
  */
 #ifndef MLNET_FLUID_TRANSFERS_H
 #define MLNET_FLUID_TRANSFERS_H
@@ -111,6 +119,27 @@ public:
     virtual const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const = 0;
     /// \return transfers started and not ended
     virtual uint32_t GetActive() const = 0;
+
+    /// One directed link's backlog figures over the run so far.
+    struct LinkQueue
+    {
+        double peakBacklog{0}; //!< largest FIFO backlog the fluid built (bytes, unbounded)
+        double overflow{0};    //!< bytes a port of the link's buffer could not have queued
+    };
+
+    /**
+     * \brief Give every directed link the bytes its transmitting port can queue (see the
+     * file comment); without a call (or for +infinity) a link's buffer is unbounded.
+     * Call before the first Start. The default ignores it (no backlogs).
+     * \param bytes per directed link key, its buffer (bytes, >= 0)
+     */
+    virtual void SetBuffers(std::vector<double> bytes);
+    /**
+     * \param key a directed link key
+     * \return its backlog figures up to the latest time given to Start or Advance
+     * (default: none)
+     */
+    virtual LinkQueue GetLinkQueue(uint32_t key) const;
     /// \return rate recomputations so far
     virtual uint64_t GetRecomputations() const = 0;
     /// \return transfers whose rate was recomputed, summed over the recomputations

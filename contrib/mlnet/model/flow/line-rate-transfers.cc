@@ -34,6 +34,7 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 LineRateTransfers::LineRateTransfers(std::vector<double> capacity, uint32_t nicBacklogPackets)
     : m_capacity(std::move(capacity)),
+      m_buffer(m_capacity.size(), kInfinity),
       m_backlog(nicBacklogPackets),
       m_nicOf(m_capacity.size(), kNone),
       m_load(m_capacity.size())
@@ -165,12 +166,47 @@ LineRateTransfers::Backlog(uint32_t key, double t) const
     return std::max(0.0, d.queue + (d.offered - m_capacity[key]) * (t - d.qTime));
 }
 
+FluidTransfers::LinkQueue
+LineRateTransfers::QueueAt(uint32_t key, double t, double* bounded) const
+{
+    const Load& d = m_load[key];
+    LinkQueue q{std::max(d.peak, Backlog(key, t)), d.overflow};
+    // The bounded backlog moves at the same slope, held in [0, buffer]: with the slope
+    // constant since qTime it is clipped at one end at most.
+    double b = d.bounded + (d.offered - m_capacity[key]) * (t - d.qTime);
+    if (b > m_buffer[key])
+    {
+        q.overflow += b - m_buffer[key];
+        b = m_buffer[key];
+    }
+    *bounded = std::max(0.0, b);
+    return q;
+}
+
 void
 LineRateTransfers::Rebase(uint32_t key)
 {
     Load& d = m_load[key];
+    const LinkQueue q = QueueAt(key, m_now, &d.bounded);
+    d.overflow = q.overflow;
+    d.peak = q.peakBacklog;
     d.queue = Backlog(key, m_now);
     d.qTime = m_now;
+}
+
+void
+LineRateTransfers::SetBuffers(std::vector<double> bytes)
+{
+    NS_ASSERT_MSG(bytes.size() == m_capacity.size(), "one buffer per directed link");
+    NS_ASSERT_MSG(m_startOrder == 0, "buffers are set before the first transfer");
+    m_buffer = std::move(bytes);
+}
+
+FluidTransfers::LinkQueue
+LineRateTransfers::GetLinkQueue(uint32_t key) const
+{
+    double bounded = 0;
+    return QueueAt(key, m_now, &bounded);
 }
 
 void

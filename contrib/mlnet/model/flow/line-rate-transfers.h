@@ -23,9 +23,15 @@
  * the links of its route has drained: bytes leave a congested port in the order they
  * came, so a message that arrived first leaves first.
  *
- * What it leaves out. Packet interleaving (fluid), losses and repair (queues never
- * overflow), PFC pauses; the offered loads are NIC rates, so a link behind a congested
- * one is over-estimated (hence the largest wait on a route, not the sum).
+ * Buffers (SetBuffers). Beside each unbounded backlog Q, a link keeps Qb, the backlog
+ * of a port that queues at most b bytes (dQb/dt = offered - rate, held in [0, b]),
+ * and the bytes offered while Qb = b: what that port drops (tail drop) or, under PFC,
+ * holds back. Exact for the fluid's offered loads, which are piecewise constant.
+ *
+ * What it leaves out. Packet interleaving (fluid), losses and repair (Q never
+ * overflows: the overflow is reported, not enacted), PFC pauses; the offered loads are NIC rates,
+ * so a link behind a congested one is over-estimated (hence the largest wait on a route, not the
+ * sum).
  *
  * Cost. Rates depend only on the sender's NIC links, so a start, a head leaving or an
  * end recomputes only the transfers on the touched NIC links; a changed rate moves its
@@ -70,6 +76,8 @@ public:
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
+    void SetBuffers(std::vector<double> bytes) override;
+    LinkQueue GetLinkQueue(uint32_t key) const override;
 
 private:
     static constexpr uint32_t kNone = UINT32_MAX;
@@ -109,8 +117,14 @@ private:
         double offered{0}; //!< wire bytes per second offered by the transfers crossing it
         double queue{0};   //!< FIFO backlog (bytes) at qTime
         double qTime{0};
-        uint32_t flows{0}; //!< active transfers crossing it
+        double bounded{0};  //!< the backlog of a port of the link's buffer, at qTime
+        double overflow{0}; //!< bytes that port could not have queued, up to qTime
+        double peak{0};     //!< largest queue so far (at a change of offered load)
+        uint32_t flows{0};  //!< active transfers crossing it
     };
+
+    /// \return a link's figures carried from qTime to t (offered load constant between)
+    LinkQueue QueueAt(uint32_t key, double t, double* bounded) const;
 
     /// A transfer's phase end, as computed at its last rate change.
     struct PhaseEnd
@@ -136,6 +150,7 @@ private:
     double Backlog(uint32_t key, double t) const;
 
     std::vector<double> m_capacity;
+    std::vector<double> m_buffer; //!< per directed key, bytes its port queues (SetBuffers)
     uint32_t m_backlog;
     SlotPool<Flow> m_flows;
     uint32_t m_activeFlows{0};

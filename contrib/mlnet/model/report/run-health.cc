@@ -108,6 +108,11 @@ RunHealth::ToJson() const
     {
         drops[d.where + " " + d.cause] = d.frames.count;
     }
+    nlohmann::json overflows = nlohmann::json::object();
+    for (const TrafficCounts::Drop& d : c.fluidOverflows)
+    {
+        overflows[d.where] = d.frames.count;
+    }
     return {{"messages_sent", c.messagesSent.count},
             {"messages_delivered", c.messagesDelivered.count},
             {"messages_abandoned", c.messagesAbandoned.count},
@@ -123,6 +128,9 @@ RunHealth::ToJson() const
             {"pfc_paused_s", c.pfcPausedSeconds},
             {"ecn_marked", c.ecnMarked},
             {"max_queue_bytes", c.maxQueueBytes},
+            {"fluid_overflow", c.fluidOverflow.count},
+            {"fluid_overflows", overflows},
+            {"fluid_peak_backlog_bytes", c.fluidPeakBacklogBytes},
             {"link_imbalance", linkImbalance},
             {"imbalance_class", imbalanceClass}};
 }
@@ -190,8 +198,44 @@ RunHealth::Cause() const
 }
 
 std::string
+RunHealth::OverflowWarning(const std::string& run, double flowS) const
+{
+    const TrafficCounts& c = counts;
+    if (!flowLevel || c.fluidOverflow.bytes == 0)
+    {
+        return "";
+    }
+    bool atSwitch = false;
+    bool atRank = false;
+    for (const TrafficCounts::Drop& d : c.fluidOverflows)
+    {
+        atSwitch |= d.cause == TrafficCounts::SWITCH_BUFFER;
+        atRank |= d.cause == TrafficCounts::RANK_BUFFER;
+    }
+    std::string consequence = atSwitch ? "a packet-level run drops and repairs what overfills a "
+                                         "switch port (or holds it back by PFC)"
+                                       : "";
+    if (atRank)
+    {
+        consequence += std::string(atSwitch ? ", and" : "a packet-level run") +
+                       " holds a forwarding rank's own sends back while its port is full";
+    }
+    char peak[32];
+    std::snprintf(peak, sizeof(peak), "%.3g", static_cast<double>(c.fluidPeakBacklogBytes));
+    return run + ": flow-level " + RunReport::FormatSeconds(flowS) +
+           " is optimistic: the fluid's backlogs outgrew the ports' buffers by " +
+           std::to_string(c.fluidOverflow.count) + " frames (" + c.OverflowList() +
+           "; peak backlog " + peak + " bytes): " + consequence;
+}
+
+std::string
 RunHealth::Warning(const std::string& run, double packetS, double twinS) const
 {
+    std::string overflow = OverflowWarning(run, packetS);
+    if (!overflow.empty())
+    {
+        return overflow;
+    }
     double gap = TwinGap(packetS, twinS);
     if (!(std::abs(gap) > WARN_GAP))
     {
@@ -220,6 +264,11 @@ RunHealth::Annotate(nlohmann::json& row, const std::string& run, double packetS,
     else
     {
         row["twin_gap"] = nullptr;
+        std::string warning = OverflowWarning(run, packetS);
+        if (!warning.empty())
+        {
+            health["warning"] = warning;
+        }
     }
     row["health"] = health;
 }

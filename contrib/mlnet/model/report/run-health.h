@@ -28,6 +28,11 @@
  * "flow-level <t>", and the cause of a gap is the one thing the fluid run has that the
  * twin beside it lacks: the communication tasks in flight at once share links in the
  * run, where the twin times each task alone and composes them on the iteration graph.
+ * Its health also carries the fluid's prediction of the ports it overfills
+ * (fluid_overflow: full frames beyond the buffers, fluid_overflows by link class,
+ * fluid_peak_backlog_bytes); any overflow is warned about whatever the twin gap
+ * ("<run>: flow-level <t> is optimistic: the fluid's backlogs outgrew the ports'
+ * buffers by <n> frames (...)"), since the packet level would drop and repair them.
  *
  * Left out: a causal analysis (the cause named is the first of the measured symptoms,
  * not a proof); per-flow or per-priority detail; imbalance across link classes.
@@ -98,9 +103,16 @@ struct RunHealth
     /**
      * \return "<run>: packet-level <t> is <+x%> off its twin <t>: <cause>" (flow-level
      * at the flow level) when
-     * |TwinGap| > WARN_GAP, else ""
+     * |TwinGap| > WARN_GAP, else ""; the OverflowWarning first when there is one
      */
     std::string Warning(const std::string& run, double packetS, double twinS) const;
+    /**
+     * \return at the flow level, when the fluid overfilled a port's buffer: "<run>:
+     * flow-level <t> is optimistic: the fluid's backlogs outgrew the ports' buffers by
+     * <n> frames (<where>; peak backlog <bytes>), which a packet-level run drops and
+     * repairs (or holds back by PFC)"; else ""
+     */
+    std::string OverflowWarning(const std::string& run, double flowS) const;
     /**
      * \brief Add "twin_gap" and "health" (with "warning" when there is one) to a row.
      * A twin of 0 (nothing to compare) leaves twin_gap null and warns of nothing.

@@ -2,6 +2,7 @@
 #include "traffic-accounting.h"
 
 #include "ns3/fast-forwarding.h"
+#include "ns3/fluid-message-transport.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -14,6 +15,7 @@
 #include "ns3/traffic-control-layer.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -42,19 +44,28 @@ AmountJson(const TrafficCounts::Amount& a, const char* unit)
 {
     return {{unit, a.count}, {"bytes", a.bytes}};
 }
+
+/// [{where, cause, frames, bytes}, ...]
+nlohmann::json
+DropsJson(const std::vector<TrafficCounts::Drop>& drops)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const TrafficCounts::Drop& d : drops)
+    {
+        list.push_back({{"where", d.where},
+                        {"cause", d.cause},
+                        {"frames", d.frames.count},
+                        {"bytes", d.frames.bytes}});
+    }
+    return list;
+}
 } // namespace
 
 nlohmann::json
 TrafficCounts::ToJson() const
 {
-    nlohmann::json dropList = nlohmann::json::array();
-    for (const Drop& d : drops)
-    {
-        dropList.push_back({{"where", d.where},
-                            {"cause", d.cause},
-                            {"frames", d.frames.count},
-                            {"bytes", d.frames.bytes}});
-    }
+    const nlohmann::json dropList = DropsJson(drops);
+    const nlohmann::json overflowList = DropsJson(fluidOverflows);
     return {{"fabric", fabric},
             {"data_path", dataPath},
             {"transports", transports},
@@ -76,6 +87,10 @@ TrafficCounts::ToJson() const
             {"drops", dropList},
             {"timeouts", timeouts},
             {"max_queue_bytes", maxQueueBytes},
+            {"fluid",
+             {{"peak_backlog_bytes", fluidPeakBacklogBytes},
+              {"overflow", AmountJson(fluidOverflow, "frames")},
+              {"overflows", overflowList}}},
             {"ecn_marked", ecnMarked},
             {"pfc",
              {{"pauses_sent", pfcPausesSent},
@@ -87,11 +102,17 @@ std::string
 TrafficCounts::Summary() const
 {
     if (framesDropped.count == 0 && framesResent == 0 && timeouts == 0 && pfcPausesSent == 0 &&
-        pfcPausesReceived == 0 && ecnMarked == 0)
+        pfcPausesReceived == 0 && ecnMarked == 0 && fluidOverflow.bytes == 0)
     {
         return "";
     }
     std::vector<std::string> parts;
+    if (fluidOverflow.bytes > 0)
+    {
+        parts.push_back("fluid overflow " + std::to_string(fluidOverflow.count) + " frames (" +
+                        OverflowList() + "), peak backlog " +
+                        std::to_string(fluidPeakBacklogBytes) + " bytes");
+    }
     if (framesDropped.count > 0)
     {
         parts.push_back("dropped " + std::to_string(framesDropped.count) + " frames (" +
@@ -129,8 +150,11 @@ TrafficCounts::Summary() const
     return line;
 }
 
+namespace
+{
+/// "tor-agg queue 1200, host-tor failed link 34"
 std::string
-TrafficCounts::DropList() const
+ListDrops(const std::vector<TrafficCounts::Drop>& drops)
 {
     std::ostringstream os;
     for (size_t i = 0; i < drops.size(); ++i)
@@ -140,6 +164,19 @@ TrafficCounts::DropList() const
         os << (i ? ", " : "") << drops[i].where << " " << cause << " " << drops[i].frames.count;
     }
     return os.str();
+}
+} // namespace
+
+std::string
+TrafficCounts::DropList() const
+{
+    return ListDrops(drops);
+}
+
+std::string
+TrafficCounts::OverflowList() const
+{
+    return ListDrops(fluidOverflows);
 }
 
 TypeId
@@ -752,7 +789,68 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
     c.pfcPausesSent = flat[2 * PAUSE_SENT];
     c.pfcPausesReceived = flat[2 * PAUSE_RECEIVED];
     c.pfcPausedSeconds = static_cast<double>(measured(PAUSED_NS)) * 1e-9;
+    for (const Ptr<MessageTransport>& t : m_transports)
+    {
+        if (Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(t))
+        {
+            AddFluidQueues(fluid, c);
+        }
+    }
     return c;
+}
+
+void
+TrafficAccounting::AddFluidQueues(Ptr<FluidMessageTransport> fluid, TrafficCounts& c) const
+{
+    // Overflow bytes by link class and by who transmits (a switch, or a rank that
+    // forwards), in the order they first appear; frames are counted from the bytes.
+    const uint32_t none = std::numeric_limits<uint32_t>::max();
+    std::vector<std::pair<TrafficCounts::Drop, double>> byPlace;
+    double peak = 0;
+    for (const ClusterLink& l : m_cluster->GetLinks())
+    {
+        for (uint32_t key : {2 * l.id, 2 * l.id + 1})
+        {
+            const FluidTransfers::LinkQueue q = fluid->GetLinkQueue(key);
+            peak = std::max(peak, q.peakBacklog);
+            if (q.overflow <= 0)
+            {
+                continue;
+            }
+            const uint32_t sender = key % 2 == 0 ? l.nodeA : l.nodeB;
+            const std::string cause = m_cluster->GetRankOfNode(sender) == none
+                                          ? TrafficCounts::SWITCH_BUFFER
+                                          : TrafficCounts::RANK_BUFFER;
+            auto it = std::find_if(byPlace.begin(), byPlace.end(), [&](const auto& e) {
+                return e.first.where == l.linkClass && e.first.cause == cause;
+            });
+            if (it == byPlace.end())
+            {
+                byPlace.push_back({{l.linkClass, cause, {}}, 0.0});
+                it = byPlace.end() - 1;
+            }
+            it->second += q.overflow;
+        }
+    }
+    c.fluidPeakBacklogBytes =
+        std::max(c.fluidPeakBacklogBytes, static_cast<uint64_t>(std::llround(peak)));
+    const double frame = fluid->GetFrameWireBytes();
+    for (auto& [place, bytes] : byPlace)
+    {
+        place.frames = {static_cast<uint64_t>(std::llround(bytes / frame)),
+                        static_cast<uint64_t>(std::llround(bytes))};
+        if (place.frames.bytes == 0)
+        {
+            continue;
+        }
+        const TrafficCounts::Amount a = place.frames;
+        c.fluidOverflows.push_back(place);
+        c.fluidOverflow.count += a.count;
+        c.fluidOverflow.bytes += a.bytes;
+    }
+    std::stable_sort(c.fluidOverflows.begin(),
+                     c.fluidOverflows.end(),
+                     [](const auto& a, const auto& b) { return a.frames.bytes > b.frames.bytes; });
 }
 
 void

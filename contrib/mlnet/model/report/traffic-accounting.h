@@ -54,6 +54,13 @@
  * fills in (zero without one). All are summed over processes except the largest
  * queue, which is their maximum.
  *
+ * At the flow level no frame moves; for a FluidMessageTransport the counts carry what
+ * its fluid predicts instead: the largest backlog it built at a link and, by link
+ * class, the bytes that exceeded the ports' buffers (FluidMessageTransport::
+ * GetLinkQueue), in full frames, apart for switch ports and for ports of ranks that
+ * forward. They are read from this process's transports (the
+ * flow level runs in one process) and play no part in the conservation check.
+ *
  * Left out: per-priority or per-flow breakdowns. In a distributed run a UDP sender
  * cannot see whether a receiver in another process completed a message it gives up
  * on, and counts it as abandoned.
@@ -83,6 +90,7 @@ namespace ns3
 class QueueDisc;
 class QueueDiscItem;
 class FastForwarding;
+class FluidMessageTransport;
 class PriorityFlowControl;
 
 /**
@@ -133,6 +141,18 @@ struct TrafficCounts
     uint64_t timeouts{0};          //!< transport timeouts (probes, repair timers, TCP RTOs)
     uint64_t bytesResent{0};       //!< wire bytes of retransmitted frames
 
+    // The flow level (FluidMessageTransport; zero at packet level): its backlogs held
+    // against the ports' buffers. Predictions of the fluid, not measured frames.
+    uint64_t fluidPeakBacklogBytes{0}; //!< largest backlog the fluid built at one link
+    Amount fluidOverflow;              //!< full frames (and wire bytes) no buffer had room for
+    std::vector<Drop> fluidOverflows;  //!< by link class and port, largest first
+
+    /// cause of an overflow at a switch port: a packet-level run drops it (or pauses)
+    static constexpr const char* SWITCH_BUFFER = "switch-buffer";
+    /// cause of an overflow at the port of a rank that forwards: a packet-level run holds
+    /// that rank's own sends back (its NIC scheduler counts the frames it relays)
+    static constexpr const char* RANK_BUFFER = "rank-buffer";
+
     /// \return the counts as JSON (the "accounting" entries of a results document)
     nlohmann::json ToJson() const;
     /**
@@ -144,6 +164,8 @@ struct TrafficCounts
     std::string Summary() const;
     /// \return the drops for people: "tor-agg queue 1200, host-tor failed link 34"
     std::string DropList() const;
+    /// \return the fluid's overflows for people, as DropList: "tor-agg buffer 1200"
+    std::string OverflowList() const;
 };
 
 /**
@@ -297,6 +319,8 @@ private:
     /// All counters as one vector (the order ProcessRuntime::SumAll merges).
     std::vector<uint64_t> Flatten() const;
     TrafficCounts Build(const std::vector<uint64_t>& flat) const;
+    /// \brief Add a flow-level transport's backlog figures to counts `c`.
+    void AddFluidQueues(Ptr<FluidMessageTransport> fluid, TrafficCounts& c) const;
     static void Check(const TrafficCounts& c, const std::vector<uint64_t>& flat);
     /// \return the largest backlog seen by this process (device queues, PFC stages)
     uint64_t MaxQueueBytes() const;

@@ -21,8 +21,13 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-channel.h"
+#include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
+#include "ns3/queue-disc.h"
+#include "ns3/queue.h"
 #include "ns3/route-planner.h"
 #include "ns3/trace-names.h"
+#include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -699,6 +704,52 @@ AlphaBetaModel::GetLinkCapacities() const
     CheckBound();
     RefreshIfLinksFailed();
     return m_capacity;
+}
+
+namespace
+{
+/// Bytes a queue of `size` holds: a packet limit counts full frames of the device.
+double
+QueueBytes(QueueSize size, uint32_t mtu)
+{
+    const double n = static_cast<double>(size.GetValue());
+    return size.GetUnit() == QueueSizeUnit::BYTES ? n : n * (mtu + PppHeader().GetSerializedSize());
+}
+
+/// Bytes a device's port queues: its TxQueue plus the queue disc on it.
+double
+PortBuffer(Ptr<NetDevice> device)
+{
+    PointerValue queue;
+    if (!device->GetAttributeFailSafe("TxQueue", queue) || !queue.Get<QueueBase>())
+    {
+        return std::numeric_limits<double>::infinity();
+    }
+    const uint32_t mtu = device->GetMtu();
+    double bytes = QueueBytes(queue.Get<QueueBase>()->GetMaxSize(), mtu);
+    if (Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>())
+    {
+        if (Ptr<QueueDisc> disc = tc->GetRootQueueDiscOnDevice(device))
+        {
+            bytes += QueueBytes(disc->GetMaxSize(), mtu);
+        }
+    }
+    return bytes;
+}
+} // namespace
+
+std::vector<double>
+AlphaBetaModel::GetLinkBuffers() const
+{
+    CheckBound();
+    const auto& links = m_cluster->GetLinks();
+    std::vector<double> buffers(2 * links.size());
+    for (const auto& l : links)
+    {
+        buffers[2 * l.id] = PortBuffer(l.devA);
+        buffers[2 * l.id + 1] = PortBuffer(l.devB);
+    }
+    return buffers;
 }
 
 double
