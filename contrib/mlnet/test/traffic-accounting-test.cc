@@ -15,6 +15,7 @@
 #include "ns3/run-report.h"
 #include "ns3/tcp-message-transport.h"
 #include "ns3/traffic-accounting.h"
+#include "ns3/transport-choice.h"
 #include "ns3/udp-message-transport.h"
 
 #include <algorithm>
@@ -291,6 +292,44 @@ TEST_F(TrafficAccountingTest, LinkFailedMidTransferDropsAsFailedLinkAndAbandons)
     }
     EXPECT_EQ(c.framesInFlight.count, 0u);
     EXPECT_NE(c.Summary().find("host-tor failed link"), std::string::npos) << c.Summary();
+}
+
+TEST_F(TrafficAccountingTest, FlowLevelConnectsNoFrameTraceUntilAFrameTransportComes)
+{
+    // Attached with the flow level's transport, nothing is connected to the devices:
+    // no frame moves. A packet transport added later (on its first send) connects
+    // them, and its frames are counted and conserved.
+    IdealSwitchHelper fabric(4);
+    cluster = fabric.Install();
+    Ptr<MessageTransport> fluid = TransportChoice::Create("udp", RunLevel::FLOW);
+    fluid->Install(cluster);
+    accounting = TrafficAccounting::Attach(cluster, fluid);
+    EXPECT_FALSE(accounting->AreFramesCounted());
+    uint32_t fluidChannel = fluid->RegisterChannel(
+        MessageTransport::ReceiveCallback([this](const Message&) { ++delivered; }));
+    fluid->Send(0, 1, fluidChannel, 0, 100000);
+    Simulator::Run();
+    TrafficCounts flow = accounting->Close();
+    EXPECT_EQ(flow.messagesDelivered.count, 1u);
+    EXPECT_EQ(flow.framesSent.count, 0u);
+
+    transport = CreateObject<UdpMessageTransport>();
+    transport->SetAttribute("Port", UintegerValue(9001)); // the fluid's own holds 9000
+    transport->Install(cluster);
+    EXPECT_FALSE(accounting->AreFramesCounted());
+    channel = transport->RegisterChannel(
+        MessageTransport::ReceiveCallback([this](const Message&) { ++delivered; }));
+    // Its first send announces it to the cluster (ObjectBound), before its first frame.
+    TrafficCounts both = Ring(4, 100000);
+    EXPECT_TRUE(accounting->AreFramesCounted());
+    EXPECT_EQ(both.messagesDelivered.count, 5u);
+    EXPECT_GT(both.framesSent.count, 4u * 11); // 12 data frames a message, ACKs too
+    EXPECT_EQ(both.framesDelivered.count, both.framesSent.count);
+
+    // Attached with nothing, or with a packet transport, frames are counted at once.
+    Simulator::Destroy();
+    Build(4, "udp");
+    EXPECT_TRUE(accounting->AreFramesCounted());
 }
 
 TEST_F(TrafficAccountingTest, FrameBehindItsBackIsAViolation)

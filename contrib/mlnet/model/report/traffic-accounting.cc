@@ -225,7 +225,9 @@ TrafficAccounting::Attach(Ptr<Cluster> cluster, Ptr<MessageTransport> transport)
     if (!accounting)
     {
         accounting = CreateObject<TrafficAccounting>();
-        accounting->Connect(cluster);
+        // A flow-level run moves no frame: its device and node traces are connected only
+        // if a transport that sends frames is added.
+        accounting->Connect(cluster, DynamicCast<FluidMessageTransport>(transport) == nullptr);
         cluster->AggregateObject(accounting);
         Simulator::ScheduleDestroy(&TrafficAccounting::Release, accounting);
     }
@@ -243,6 +245,16 @@ TrafficAccounting::AddTransport(Ptr<MessageTransport> transport)
     {
         m_transports.push_back(transport);
     }
+    if (!m_framesCounted && !DynamicCast<FluidMessageTransport>(transport))
+    {
+        ConnectFrames();
+    }
+}
+
+bool
+TrafficAccounting::AreFramesCounted() const
+{
+    return m_framesCounted;
 }
 
 void
@@ -263,7 +275,7 @@ TrafficAccounting::WhereIndex(const std::string& where) const
 }
 
 void
-TrafficAccounting::Connect(Ptr<Cluster> cluster)
+TrafficAccounting::Connect(Ptr<Cluster> cluster, bool countFrames)
 {
     m_cluster = PeekPointer(cluster);
     // Drop places in an order every process of a distributed run agrees on.
@@ -276,21 +288,32 @@ TrafficAccounting::Connect(Ptr<Cluster> cluster)
     m_where.push_back("host");
     m_where.push_back("switch");
     m_drops.assign(m_where.size(), {});
+    if (countFrames)
+    {
+        ConnectFrames();
+    }
+    cluster->TraceConnectWithoutContext("ObjectBound",
+                                        MakeCallback(&TrafficAccounting::OnObjectBound, this));
+}
 
-    for (const ClusterLink& l : cluster->GetLinks())
+void
+TrafficAccounting::ConnectFrames()
+{
+    NS_ASSERT(!m_framesCounted);
+    m_framesCounted = true;
+    for (const ClusterLink& l : m_cluster->GetLinks())
     {
         ConnectDevice(l.devA, l.id);
         ConnectDevice(l.devB, l.id);
     }
-    NodeContainer nodes = cluster->GetAllNodes();
+    NodeContainer nodes = m_cluster->GetAllNodes();
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
         Ptr<Node> node = nodes.Get(i);
         ConnectNode(node,
-                    cluster->GetRankOfNode(node->GetId()) != std::numeric_limits<uint32_t>::max());
+                    m_cluster->GetRankOfNode(node->GetId()) !=
+                        std::numeric_limits<uint32_t>::max());
     }
-    cluster->TraceConnectWithoutContext("ObjectBound",
-                                        MakeCallback(&TrafficAccounting::OnObjectBound, this));
 }
 
 void

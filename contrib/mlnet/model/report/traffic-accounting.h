@@ -187,15 +187,23 @@ public:
      * \brief The accounting of a cluster: made and connected on the first call
      * (aggregated to the cluster), the same object afterwards. Call before the run's
      * traffic starts; transports that start on the cluster later are added by
-     * themselves (Cluster ObjectBound).
+     * themselves (Cluster ObjectBound). Attached with a FluidMessageTransport, it
+     * connects no frame trace until a transport that sends frames is added.
      * \param cluster the fabric, built (links, stacks and queue discs in place)
      * \param transport a transport to count (or null)
      * \return the cluster's accounting
      */
     static Ptr<TrafficAccounting> Attach(Ptr<Cluster> cluster,
                                          Ptr<MessageTransport> transport = nullptr);
-    /// \brief Count a transport's messages too (once, however often it is added).
+    /// \brief Count a transport's messages too (once, however often it is added); the
+    /// first one that is not a FluidMessageTransport connects the frame traces.
     void AddTransport(Ptr<MessageTransport> transport);
+    /**
+     * \return whether frames are counted: the device and node traces are connected
+     * unless the accounting was attached with a FluidMessageTransport (a flow-level run
+     * sends no frame) and no other transport was added since
+     */
+    bool AreFramesCounted() const;
 
     /**
      * \brief Count a frame lost after its device began to transmit it, where no device
@@ -278,7 +286,10 @@ private:
         N_CAUSES
     };
 
-    void Connect(Ptr<Cluster> cluster);
+    /// Drop places, the ObjectBound hook and, with countFrames, ConnectFrames.
+    void Connect(Ptr<Cluster> cluster, bool countFrames);
+    /// Connect every device's and node's frame traces (once).
+    void ConnectFrames();
     void ConnectDevice(Ptr<PointToPointNetDevice> dev, uint32_t linkId);
     void ConnectNode(Ptr<Node> node, bool isRank);
     void OnObjectBound(Ptr<Object> object);
@@ -345,6 +356,7 @@ private:
     std::vector<Ptr<FastForwarding>> m_fast;                      //!< fast-path nodes
     std::vector<Ptr<PriorityFlowControl>> m_pfc;                  //!< nodes with PFC
     std::unordered_map<const NetDevice*, uint32_t> m_deviceIndex; //!< device -> m_devices
+    bool m_framesCounted{false};                                  //!< ConnectFrames has run
     std::array<uint64_t, 2 * N_COUNTERS> m_counters{};            //!< frames, bytes
     std::vector<std::string> m_where;                             //!< drop places
     std::vector<std::array<uint64_t, 2 * N_CAUSES>> m_drops;      //!< by place: frames, bytes

@@ -21,7 +21,7 @@
 #include "ns3/log.h"
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-channel.h"
-#include "ns3/pointer.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/ppp-header.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
@@ -716,17 +716,17 @@ QueueBytes(QueueSize size, uint32_t mtu)
     return size.GetUnit() == QueueSizeUnit::BYTES ? n : n * (mtu + PppHeader().GetSerializedSize());
 }
 
-/// Bytes a device's port queues: its TxQueue plus the queue disc on it.
+/// Bytes a device's port queues: its transmit queue plus the queue disc on it.
 double
-PortBuffer(Ptr<NetDevice> device)
+PortBuffer(const Ptr<PointToPointNetDevice>& device)
 {
-    PointerValue queue;
-    if (!device->GetAttributeFailSafe("TxQueue", queue) || !queue.Get<QueueBase>())
+    Ptr<Queue<Packet>> queue = device->GetQueue();
+    if (!queue)
     {
         return std::numeric_limits<double>::infinity();
     }
     const uint32_t mtu = device->GetMtu();
-    double bytes = QueueBytes(queue.Get<QueueBase>()->GetMaxSize(), mtu);
+    double bytes = QueueBytes(queue->GetMaxSize(), mtu);
     if (Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>())
     {
         if (Ptr<QueueDisc> disc = tc->GetRootQueueDiscOnDevice(device))

@@ -246,7 +246,7 @@ public:
      * \brief Every directed link's buffer: the bytes its transmitting port can queue
      * (its device queue plus the traffic-control queue disc on that device, if any),
      * for FluidTransfers::SetBuffers. A limit in packets counts full frames (MTU + the
-     * 2-byte PPP header); a device without a TxQueue has an unbounded buffer.
+     * 2-byte PPP header); a device without a transmit queue has an unbounded buffer.
      * \return per directed link key its buffer (bytes)
      */
     std::vector<double> GetLinkBuffers() const;
