@@ -166,32 +166,33 @@ LineRateTransfers::Backlog(uint32_t key, double t) const
     return std::max(0.0, d.queue + (d.offered - m_capacity[key]) * (t - d.qTime));
 }
 
-FluidTransfers::LinkQueue
-LineRateTransfers::QueueAt(uint32_t key, double t, double* bounded) const
+LineRateTransfers::Load
+LineRateTransfers::LoadAt(uint32_t key, double t) const
 {
-    const Load& d = m_load[key];
-    LinkQueue q{std::max(d.peak, Backlog(key, t)), d.overflow};
-    // The bounded backlog moves at the same slope, held in [0, buffer]: with the slope
-    // constant since qTime it is clipped at one end at most.
-    double b = d.bounded + (d.offered - m_capacity[key]) * (t - d.qTime);
+    // The offered load is constant since qTime: both backlogs move at one slope, the
+    // bounded one held in [0, buffer] (clipped at one end at most).
+    Load d = m_load[key];
+    const double rise = (d.offered - m_capacity[key]) * (t - d.qTime);
+    d.queue = std::max(0.0, d.queue + rise);
+    d.peak = std::max(d.peak, d.queue);
+    double b = d.bounded + rise;
     if (b > m_buffer[key])
     {
-        q.overflow += b - m_buffer[key];
+        d.overflow += b - m_buffer[key];
         b = m_buffer[key];
     }
-    *bounded = std::max(0.0, b);
-    return q;
+    d.bounded = std::max(0.0, b);
+    d.qTime = t;
+    return d;
 }
 
 void
 LineRateTransfers::Rebase(uint32_t key)
 {
-    Load& d = m_load[key];
-    const LinkQueue q = QueueAt(key, m_now, &d.bounded);
-    d.overflow = q.overflow;
-    d.peak = q.peakBacklog;
-    d.queue = Backlog(key, m_now);
-    d.qTime = m_now;
+    if (m_load[key].qTime != m_now)
+    {
+        m_load[key] = LoadAt(key, m_now);
+    }
 }
 
 void
@@ -205,8 +206,8 @@ LineRateTransfers::SetBuffers(std::vector<double> bytes)
 FluidTransfers::LinkQueue
 LineRateTransfers::GetLinkQueue(uint32_t key) const
 {
-    double bounded = 0;
-    return QueueAt(key, m_now, &bounded);
+    const Load d = LoadAt(key, m_now);
+    return {d.peak, d.overflow};
 }
 
 void

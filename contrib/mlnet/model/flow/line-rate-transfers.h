@@ -123,8 +123,8 @@ private:
         uint32_t flows{0};  //!< active transfers crossing it
     };
 
-    /// \return a link's figures carried from qTime to t (offered load constant between)
-    LinkQueue QueueAt(uint32_t key, double t, double* bounded) const;
+    /// \return a link's load carried from qTime to t (offered load constant between)
+    Load LoadAt(uint32_t key, double t) const;
 
     /// A transfer's phase end, as computed at its last rate change.
     struct PhaseEnd
