@@ -161,9 +161,7 @@ LineRateTransfers::AdmitToNicFifo(uint32_t slot)
 double
 LineRateTransfers::Backlog(uint32_t key, double t) const
 {
-    // Offered load constant since qTime.
-    const Load& d = m_load[key];
-    return std::max(0.0, d.queue + (d.offered - m_capacity[key]) * (t - d.qTime));
+    return LoadAt(key, t).queue;
 }
 
 LineRateTransfers::Load

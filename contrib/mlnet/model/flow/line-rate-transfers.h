@@ -29,9 +29,9 @@
  * holds back. Exact for the fluid's offered loads, which are piecewise constant.
  *
  * What it leaves out. Packet interleaving (fluid), losses and repair (Q never
- * overflows: the overflow is reported, not enacted), PFC pauses; the offered loads are NIC rates,
- * so a link behind a congested one is over-estimated (hence the largest wait on a route, not the
- * sum).
+ * overflows: the overflow is reported, not enacted), PFC pauses; the offered loads
+ * are NIC rates, so a link behind a congested one is over-estimated (hence the
+ * largest wait on a route, not the sum).
  *
  * Cost. Rates depend only on the sender's NIC links, so a start, a head leaving or an
  * end recomputes only the transfers on the touched NIC links; a changed rate moves its
