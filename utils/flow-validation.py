@@ -501,11 +501,16 @@ def describe(case, row):
     return ("iteration", row.get("model", case.flag("model", "")), ranks, "")
 
 
-def health_of(row, doc, stdout):
+def health_dict(row, doc):
+    """A run's health: its row's, or the document's one-run section ({} if neither)."""
     h = row.get("health") if isinstance(row.get("health"), dict) else None
     if h is None and isinstance(doc.get("health"), dict):
         h = doc["health"]
-    h = h or {}
+    return h or {}
+
+
+def health_of(row, doc, stdout):
+    h = health_dict(row, doc)
     warnings = [l[len("warning:"):].strip() for l in stdout.splitlines()
                 if l.startswith("warning:")]
     warning = h.get("warning") or (warnings[0] if warnings else "")
@@ -515,10 +520,7 @@ def health_of(row, doc, stdout):
 
 def flow_overflow_of(row, doc):
     """Full frames the flow run's fluid put beyond the ports' buffers ("" if unreported)."""
-    h = row.get("health") if isinstance(row.get("health"), dict) else None
-    if h is None and isinstance(doc.get("health"), dict):
-        h = doc["health"]
-    return (h or {}).get("fluid_overflow", "")
+    return health_dict(row, doc).get("fluid_overflow", "")
 
 
 def ranks_of(case):
@@ -623,7 +625,7 @@ def summary(records):
         dropped=[r for r in records if r["status"] == "ok" and positive(r["dropped"])],
         overflowed=[r for r in records if r["status"] == "ok" and positive(r["flow_overflow"])],
         unhealthy=[r for r in records if r["status"] == "ok" and
-                   (r["packet_warning"] or any(isinstance(r[k], (int, float)) and r[k] > 0
+                   (r["packet_warning"] or any(positive(r[k])
                                                for k in ("dropped", "resent", "timeouts")))])
 
 
@@ -670,7 +672,7 @@ def summary_lines(s, total_wall, packet_wall, flow_wall):
                      f"{len(s['unhealthy'])}")
         for r in s["unhealthy"]:
             bits = [f"{k} {r[k]}" for k in ("dropped", "resent", "timeouts")
-                    if isinstance(r[k], (int, float)) and r[k] > 0]
+                    if positive(r[k])]
             if r["packet_warning"]:
                 bits.append(f"warning: {r['packet_warning']}")
             lines.append(f"  {r['label']}: " + "; ".join(bits))
@@ -735,7 +737,7 @@ def write_md(path, records, s, lines, command, bin_dir):
     for r in sorted_by_fabric(records):
         notes = []
         for k in ("dropped", "resent", "timeouts"):
-            if isinstance(r[k], (int, float)) and r[k] > 0:
+            if positive(r[k]):
                 notes.append(f"{k} {r[k]}")
         if r["packet_warning"]:
             notes.append("warning: " + r["packet_warning"])
