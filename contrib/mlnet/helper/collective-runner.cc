@@ -237,7 +237,10 @@ CollectiveRunner::RunGroups(Ptr<Cluster> cluster,
     Time expectedEnd;
     for (Group& group : groups)
     {
-        group.collective->Start();
+        // Started by the first event, inside Simulator::Run: before it, ns-3 records
+        // every Time object constructed (Time::Mark, for a later SetResolution) in a
+        // std::set, and a collective issuing its first messages makes millions.
+        Simulator::ScheduleNow(&Collective::Start, group.collective);
         expectedEnd = Max(expectedEnd, Simulator::Now() + group.analytical);
     }
     if (packet)

@@ -390,6 +390,7 @@ StepwiseCollective::DoStart()
     m_cursor.assign(n, {});
     m_current.assign(n, {});
     m_computing.assign(n, {});
+    m_missing.assign(n, {});
     m_chainsLeft.assign(n, 0);
     m_computeFree.assign(n, Time(0));
     m_arrived.assign(n, {});
@@ -399,6 +400,7 @@ StepwiseCollective::DoStart()
         m_cursor[m].assign(chains, 0);
         m_current[m].resize(chains);
         m_computing[m].assign(chains, false);
+        m_missing[m].assign(chains, 0);
         m_chainsLeft[m] = chains;
     }
     // Every member issues its first sends before anyone advances, so step 0 of
@@ -446,6 +448,14 @@ void
 StepwiseCollective::LoadStep(uint32_t m, uint32_t c)
 {
     BuildStep(m, c, m_cursor[m][c], m_current[m][c]);
+    // Messages for a step may come before it is loaded (they are kept in m_arrived).
+    const uint32_t tag = c * m_stride + m_cursor[m][c];
+    uint32_t missing = 0;
+    for (const auto& r : m_current[m][c].recvs)
+    {
+        missing += m_arrived[m].count(Key(tag, r.from)) == 0 ? 1 : 0;
+    }
+    m_missing[m][c] = missing;
 }
 
 void
@@ -483,7 +493,13 @@ StepwiseCollective::HandleMessage(const Message& msg)
     NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
     if (g == m_cursor[m][c] && !m_computing[m][c])
     {
-        Advance(m, c);
+        // The loaded step at the cursor awaits it (while a reduction runs, the step at
+        // the cursor is not loaded yet: LoadStep counts this message then).
+        NS_ASSERT(m_missing[m][c] > 0);
+        if (--m_missing[m][c] == 0)
+        {
+            Advance(m, c);
+        }
     }
     else
     {
@@ -502,12 +518,9 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
         uint32_t g = m_cursor[m][c];
         uint32_t tag = c * m_stride + g;
         const Step& step = m_current[m][c];
-        for (const auto& r : step.recvs)
+        if (m_missing[m][c] > 0)
         {
-            if (arrived.find(Key(tag, r.from)) == arrived.end())
-            {
-                return; // still waiting
-            }
+            return; // still waiting
         }
         uint64_t reducedBytes = 0;
         for (const auto& r : step.recvs)

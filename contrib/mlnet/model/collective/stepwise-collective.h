@@ -227,7 +227,8 @@ protected:
 
 private:
     void CheckProgram() const;
-    /// Load the step at the cursor of member m's chain c into m_current.
+    /// Load the step at the cursor of member m's chain c into m_current, and count
+    /// its receives not arrived yet into m_missing.
     void LoadStep(uint32_t m, uint32_t c);
     const Program& WholeProgram() const;
     void EnterStep(uint32_t m, uint32_t c);
@@ -247,8 +248,10 @@ private:
     uint32_t m_stride{1};                        //!< tag = chain * stride + step
     std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
     std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
-    std::vector<uint32_t> m_chainsLeft;          //!< per member
-    std::vector<Time> m_computeFree;             //!< per member: reductions end
+    /// [member][chain] receives of the loaded step at the cursor not arrived yet
+    std::vector<std::vector<uint32_t>> m_missing;
+    std::vector<uint32_t> m_chainsLeft;                           //!< per member
+    std::vector<Time> m_computeFree;                              //!< per member: reductions end
     std::vector<std::unordered_map<uint64_t, Message>> m_arrived; //!< per member
     std::unordered_map<uint32_t, uint32_t> m_memberOfRank;        //!< rank -> member
 

@@ -114,20 +114,28 @@ LineRateTransfers::AdmitToNicFifo(uint32_t slot)
         queued += g.head / (g.wire / static_cast<double>(g.packets));
     }
     double room = std::floor(fifoPackets - queued + 1e-9);
-    // The FIFO is kept full while round-robin messages wait: no room then.
-    bool roundRobinWaiting = false;
-    for (uint32_t j : nic.flows)
-    {
-        roundRobinWaiting |= m_flows[j].nic == f.nic && m_flows[j].head <= 0;
-    }
-    if (room >= 1 && !roundRobinWaiting)
+    // The FIFO is kept full while round-robin messages wait: no room then. Asked only
+    // where it decides, and it stops at the first such message: the NIC's others have
+    // their heads in the FIFO (at most B of them), so this does not scan every message
+    // on the NIC (a direct all-to-all starts n - 1 on each at once).
+    auto roundRobinWaiting = [this, &nic, &f]() {
+        for (uint32_t j : nic.flows)
+        {
+            if (m_flows[j].nic == f.nic && m_flows[j].head <= 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    if (room >= 1 && !roundRobinWaiting())
     {
         double pk = std::min(static_cast<double>(f.packets), room);
         f.head = pk == static_cast<double>(f.packets) ? f.wire : pk * perPacket;
         f.rest = f.wire - f.head;
         nic.fifo.push_back(slot);
     }
-    else if (roundRobinWaiting && nic.fifo.empty())
+    else if (nic.fifo.empty() && roundRobinWaiting())
     {
         // The FIFO is full of packets of the round-robin messages: they leave before
         // this message's first packet. Split B packets evenly over them and send those
