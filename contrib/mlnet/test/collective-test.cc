@@ -459,6 +459,37 @@ TEST_F(CollectiveTest, AllToAllDeliversEveryBlockToItsOwner)
     }
 }
 
+TEST_F(CollectiveTest, DirectAllToAllStepIsEveryPairNearestFirst)
+{
+    // Generated step by step (no whole program kept): one step in which member m sends
+    // its block to m + 1, m + 2, ... (mod n), nothing reduced.
+    for (uint32_t n : {2u, 3u, 5u})
+    {
+        auto t = MakeTransport(n);
+        auto c = CollectiveFactory::Create("alltoall", "direct");
+        c->Setup(t, Members(0, n), 12);
+        const auto schedule = c->GetSchedule();
+        ASSERT_EQ(schedule.size(), 1u) << n;
+        EXPECT_EQ(schedule[0].reduceBytes, 0u);
+        ASSERT_EQ(schedule[0].messages.size(), n * (n - 1)) << n;
+        size_t i = 0;
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            for (uint32_t s = 1; s < n; ++s, ++i)
+            {
+                const ScheduledMessage& msg = schedule[0].messages[i];
+                EXPECT_EQ(msg.src, m);
+                EXPECT_EQ(msg.dst, (m + s) % n);
+                EXPECT_EQ(msg.bytes, 12u);
+                EXPECT_EQ(msg.chain, 0u);
+                EXPECT_EQ(msg.step, 0u);
+                EXPECT_FALSE(msg.reduce);
+            }
+        }
+        Simulator::Destroy();
+    }
+}
+
 TEST_F(CollectiveTest, BroadcastReplicatesTheRootInput)
 {
     // 8: binomial scatter; 6: linear scatter. Roots 0 and 3.

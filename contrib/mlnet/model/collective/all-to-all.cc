@@ -32,6 +32,15 @@ AllToAll::GetInputLength(uint32_t /* member */) const
     return m_ranks.size() * (m_bytes / 4);
 }
 
+bool
+AllToAll::ReceiveReduces(uint32_t /* member */,
+                         uint32_t /* chain */,
+                         uint32_t /* step */,
+                         uint32_t /* from */) const
+{
+    return false;
+}
+
 StepwiseCollective::Segment
 AllToAll::SendBlock(uint32_t j) const
 {

@@ -39,6 +39,11 @@ protected:
     uint64_t GetInputLength(uint32_t member) const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
     void FinishMember(uint32_t member) override;
+    /// \return false: an all-to-all copies every block it receives
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
 
     /// Where block `j` to send sits in the work buffer (float units).
     Segment SendBlock(uint32_t j) const;

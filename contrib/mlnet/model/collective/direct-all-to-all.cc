@@ -28,27 +28,41 @@ DirectAllToAll::GetAlgorithmName() const
     return "direct";
 }
 
-StepwiseCollective::Program
-DirectAllToAll::BuildProgram() const
+std::vector<uint32_t>
+DirectAllToAll::ChainLengths(uint32_t /* member */) const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    Program p(n, MemberProgram(1));
-    for (uint32_t i = 0; i < n; ++i)
+    return {1};
+}
+
+void
+DirectAllToAll::BuildStep(uint32_t member,
+                          uint32_t /* chain */,
+                          uint32_t /* step */,
+                          Step& out) const
+{
+    // One step: send to every other member, nearest ahead first; receive from every
+    // other, nearest behind first.
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    out.sends.clear();
+    out.recvs.clear();
+    out.sends.reserve(n - 1);
+    out.recvs.reserve(n - 1);
+    for (uint32_t s = 1; s < n; ++s)
     {
-        Step step;
-        for (uint32_t s = 1; s < n; ++s)
-        {
-            uint32_t to = (i + s) % n;
-            step.sends.push_back({to, SendBlock(to)});
-        }
-        for (uint32_t s = 1; s < n; ++s)
-        {
-            uint32_t from = (i + n - s) % n;
-            step.recvs.push_back({from, ReceiveBlock(from), false});
-        }
-        p[i][0].push_back(step);
+        const uint32_t to = (member + s) % n;
+        out.sends.push_back({to, SendBlock(to)});
     }
-    return p;
+    for (uint32_t s = 1; s < n; ++s)
+    {
+        const uint32_t from = (member + n - s) % n;
+        out.recvs.push_back({from, ReceiveBlock(from), false});
+    }
+}
+
+uint64_t
+DirectAllToAll::ShortestMessageUnits() const
+{
+    return GetUnits(); // Setup refuses fewer than 2 members
 }
 
 } // namespace ns3

@@ -39,7 +39,10 @@ public:
     std::string GetAlgorithmName() const override;
 
 protected:
-    Program BuildProgram() const override;
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// \return one block: every message carries one
+    uint64_t ShortestMessageUnits() const override;
 };
 
 } // namespace ns3

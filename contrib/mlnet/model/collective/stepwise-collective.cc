@@ -182,6 +182,24 @@ StepwiseCollective::BuildStep(uint32_t member, uint32_t chain, uint32_t step, St
     out = WholeProgram().at(member).at(chain).at(step);
 }
 
+bool
+StepwiseCollective::ReceiveReduces(uint32_t member,
+                                   uint32_t chain,
+                                   uint32_t step,
+                                   uint32_t from) const
+{
+    Step peer;
+    BuildStep(member, chain, step, peer);
+    for (const auto& r : peer.recvs)
+    {
+        if (r.from == from)
+        {
+            return r.reduce;
+        }
+    }
+    return false;
+}
+
 uint64_t
 StepwiseCollective::ShortestMessageUnits() const
 {
@@ -232,7 +250,6 @@ StepwiseCollective::GetSchedule() const
         reduced.assign(reduced.size(), 0);
     };
     const uint32_t unit = GetUnit();
-    Step peer;
     ForEachStep([&](uint32_t m, uint32_t c, uint32_t g, const Step& step) {
         if (m != current)
         {
@@ -247,19 +264,8 @@ StepwiseCollective::GetSchedule() const
         for (const auto& s : step.sends)
         {
             // The receiver awaits it in its step g of chain c (same tag).
-            bool reduce = false;
-            if (c < lengths[s.to].size() && g < lengths[s.to][c])
-            {
-                BuildStep(s.to, c, g, peer);
-                for (const auto& r : peer.recvs)
-                {
-                    if (r.from == m)
-                    {
-                        reduce = r.reduce;
-                        break;
-                    }
-                }
-            }
+            const bool reduce =
+                c < lengths[s.to].size() && g < lengths[s.to][c] && ReceiveReduces(s.to, c, g, m);
             ScheduledMessage msg;
             msg.src = m_ranks[m];
             msg.dst = m_ranks[s.to];

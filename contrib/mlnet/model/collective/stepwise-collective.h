@@ -169,6 +169,17 @@ protected:
      */
     virtual void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const;
     /**
+     * \brief Whether member `member` adds the message from member `from` into its
+     * buffer in step `step` of chain `chain` (its RecvOp's reduce), for GetSchedule.
+     * By default the receiver's step is generated to look; an algorithm whose answer
+     * does not depend on the step overrides it (a step of a direct all-to-all holds
+     * n - 1 receives).
+     */
+    virtual bool ReceiveReduces(uint32_t member,
+                                uint32_t chain,
+                                uint32_t step,
+                                uint32_t from) const;
+    /**
      * \brief Units of the program's shortest message (0: one would be empty, which
      * Setup refuses; UINT64_MAX: the program sends nothing). By default every step is
      * generated to find it; an algorithm whose shortest message has a closed form
