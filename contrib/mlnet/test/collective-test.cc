@@ -287,6 +287,17 @@ TEST_F(CollectiveTest, TorusAllReduceSumsExactly4x2)
     CheckAllReduce(c, t, 8, 1001);
 }
 
+TEST_F(CollectiveTest, TorusAllReduceSumsExactly3x1x2)
+{
+    // Three dimensions, one of them of size 1 (no steps), an odd size that splits
+    // unevenly at every level; generated step by step.
+    auto t = MakeTransport(6);
+    t->SetRate(4, DataRate("1Gbps"));
+    auto c = CreateObject<TorusAllReduce>();
+    c->SetDims({3, 1, 2});
+    CheckAllReduce(c, t, 6, 997);
+}
+
 TEST_F(CollectiveTest, TorusAllReduceOnMeshTakesDimsFromFabricAndRunsLines)
 {
     auto t = MakeTransport(8);

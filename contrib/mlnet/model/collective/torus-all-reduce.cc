@@ -190,84 +190,100 @@ TorusAllReduce::IsRingDegraded(uint32_t member, uint32_t dim) const
     return false;
 }
 
-StepwiseCollective::Program
-TorusAllReduce::BuildProgram() const
+void
+TorusAllReduce::EnsureLayout() const
 {
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    auto dims = ResolveDims();
-    uint32_t nd = static_cast<uint32_t>(dims.size());
-    // degraded[m][d]: the dimension-d ring through m runs as a line.
-    std::vector<std::vector<bool>> degraded(n, std::vector<bool>(nd));
+    if (m_layoutBuilt)
+    {
+        return;
+    }
+    m_layoutDims = ResolveDims();
+    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
+    const uint32_t nd = static_cast<uint32_t>(m_layoutDims.size());
+    m_degraded.assign(static_cast<size_t>(n) * nd, false);
     for (uint32_t m = 0; m < n; ++m)
     {
         for (uint32_t d = 0; d < nd; ++d)
         {
-            degraded[m][d] = dims[d] > 1 && IsRingDegraded(m, d);
+            m_degraded[static_cast<size_t>(m) * nd + d] =
+                m_layoutDims[d] > 1 && IsRingDegraded(m, d);
         }
     }
-    auto halves = Split({0, GetUnits()}, 2);
-    Program p(n, MemberProgram(2));
-    for (uint32_t m = 0; m < n; ++m)
+    m_steps = 0;
+    for (uint32_t k : m_layoutDims)
     {
-        for (uint32_t h = 0; h < 2; ++h)
-        {
-            auto& chain = p[m][h];
-            std::vector<Segment> levels{halves[h]}; // piece before each dimension
-            std::vector<uint32_t> coord(nd);
-            uint32_t rest = m;
-            for (uint32_t d = 0; d < nd; ++d)
-            {
-                coord[d] = rest % dims[d];
-                rest /= dims[d];
-            }
-            auto direction = [&](uint32_t d) { return (h == 0 || degraded[m][d]) ? 1 : -1; };
-            // Reduce-scatter, dimension 0 first: position x sends chunk x - dir*(t+1)
-            // and ends owning chunk x.
-            for (uint32_t d = 0; d < nd; ++d)
-            {
-                uint32_t k = dims[d];
-                auto chunks = Split(levels.back(), k);
-                int32_t dir = direction(d);
-                uint32_t next = Neighbour(m, dims, d, dir);
-                uint32_t prev = Neighbour(m, dims, d, -dir);
-                for (uint32_t t = 0; t + 1 < k; ++t)
-                {
-                    int64_t x = coord[d];
-                    uint32_t sendChunk =
-                        static_cast<uint32_t>(((x - dir * int64_t(t + 1)) % k + k) % k);
-                    uint32_t recvChunk =
-                        static_cast<uint32_t>(((x - dir * int64_t(t + 2)) % k + k) % k);
-                    Step step;
-                    step.sends.push_back({next, chunks[sendChunk]});
-                    step.recvs.push_back({prev, chunks[recvChunk], true});
-                    chain.push_back(step);
-                }
-                levels.push_back(chunks[coord[d]]);
-            }
-            // All-gather in reverse dimension order: position x sends chunk x - dir*t.
-            for (uint32_t d = nd; d-- > 0;)
-            {
-                uint32_t k = dims[d];
-                auto chunks = Split(levels[d], k);
-                int32_t dir = direction(d);
-                uint32_t next = Neighbour(m, dims, d, dir);
-                uint32_t prev = Neighbour(m, dims, d, -dir);
-                for (uint32_t t = 0; t + 1 < k; ++t)
-                {
-                    int64_t x = coord[d];
-                    uint32_t sendChunk =
-                        static_cast<uint32_t>(((x - dir * int64_t(t)) % k + k) % k);
-                    uint32_t recvChunk =
-                        static_cast<uint32_t>(((x - dir * int64_t(t + 1)) % k + k) % k);
-                    Step step;
-                    step.sends.push_back({next, chunks[sendChunk]});
-                    step.recvs.push_back({prev, chunks[recvChunk], false});
-                    chain.push_back(step);
-                }
-            }
-        }
+        m_steps += 2 * (k - 1);
     }
-    return p;
+    m_layoutBuilt = true;
+}
+
+std::vector<uint32_t>
+TorusAllReduce::ChainLengths(uint32_t /* member */) const
+{
+    EnsureLayout();
+    return {m_steps, m_steps}; // one chain per half of the buffer
+}
+
+void
+TorusAllReduce::BuildStep(uint32_t m, uint32_t h, uint32_t t, Step& out) const
+{
+    EnsureLayout();
+    const auto& dims = m_layoutDims;
+    const uint32_t nd = static_cast<uint32_t>(dims.size());
+    // The piece of the member's half before each dimension's reduce-scatter.
+    std::vector<Segment> levels{SplitPart({0, GetUnits()}, 2, h)};
+    std::vector<uint32_t> coord(nd);
+    uint32_t rest = m;
+    for (uint32_t d = 0; d < nd; ++d)
+    {
+        coord[d] = rest % dims[d];
+        rest /= dims[d];
+        levels.push_back(SplitPart(levels.back(), dims[d], coord[d]));
+    }
+    // Chain 0 runs every ring in the + direction, chain 1 in the - direction, except
+    // rings that run as a line (a failed hop or no wrap-around).
+    auto direction = [&](uint32_t d) {
+        return (h == 0 || m_degraded[static_cast<size_t>(m) * nd + d]) ? 1 : -1;
+    };
+    // Position x sends chunk x - dir*(t+1) and receives chunk x - dir*(t+2) in step t
+    // of a dimension's reduce-scatter (it ends owning chunk x); x - dir*t and
+    // x - dir*(t+1) in its all-gather.
+    auto ringStep = [&](uint32_t d, uint32_t local, uint32_t ahead, bool reduce) {
+        const uint32_t k = dims[d];
+        const int32_t dir = direction(d);
+        const int64_t x = coord[d];
+        auto chunk = [&](int64_t back) {
+            return static_cast<uint32_t>(((x - dir * back) % k + k) % k);
+        };
+        out.sends.assign(
+            1,
+            {Neighbour(m, dims, d, dir), SplitPart(levels[d], k, chunk(int64_t(local) + ahead))});
+        out.recvs.assign(1,
+                         {Neighbour(m, dims, d, -dir),
+                          SplitPart(levels[d], k, chunk(int64_t(local) + ahead + 1)),
+                          reduce});
+    };
+    // Reduce-scatter, dimension 0 first; all-gather in reverse dimension order.
+    uint32_t s = t;
+    for (uint32_t d = 0; d < nd; ++d)
+    {
+        if (s + 1 < dims[d])
+        {
+            ringStep(d, s, 1, true);
+            return;
+        }
+        s -= dims[d] - 1;
+    }
+    for (uint32_t d = nd; d-- > 0;)
+    {
+        if (s + 1 < dims[d])
+        {
+            ringStep(d, s, 0, false);
+            return;
+        }
+        s -= dims[d] - 1;
+    }
+    NS_ASSERT_MSG(false, "step " << t << " beyond the torus all-reduce's " << m_steps);
 }
 
 } // namespace ns3

@@ -67,7 +67,8 @@ public:
 
 protected:
     void ValidateConfig() const override;
-    Program BuildProgram() const override;
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
 
 private:
     std::vector<uint32_t> ResolveDims() const;
@@ -78,8 +79,15 @@ private:
                        uint32_t dim,
                        int32_t delta) const;
 
+    /// Resolve the dims and which rings run as lines, once (at Setup's first step).
+    void EnsureLayout() const;
+
     std::vector<uint32_t> m_dims; //!< SetDims
     std::string m_dimsAttr;       //!< attribute Dims, e.g. "4x2"
+    mutable bool m_layoutBuilt{false};
+    mutable std::vector<uint32_t> m_layoutDims; //!< ResolveDims(), kept
+    mutable std::vector<bool> m_degraded;       //!< [member * dims + d]: IsRingDegraded
+    mutable uint32_t m_steps{0};                //!< steps per chain
 };
 
 } // namespace ns3
