@@ -188,9 +188,8 @@ StepwiseCollective::ReceiveReduces(uint32_t member,
                                    uint32_t step,
                                    uint32_t from) const
 {
-    Step peer;
-    BuildStep(member, chain, step, peer);
-    for (const auto& r : peer.recvs)
+    BuildStep(member, chain, step, m_peer); // a scratch kept: no allocation per call
+    for (const auto& r : m_peer.recvs)
     {
         if (r.from == from)
         {

@@ -256,6 +256,7 @@ private:
     std::vector<std::vector<uint32_t>> m_length; //!< [member][chain] steps
     std::vector<std::vector<Step>> m_current;    //!< [member][chain] the step at the cursor
     Step m_scratch;                              //!< OnPacket's step
+    mutable Step m_peer;                         //!< ReceiveReduces' step
     uint32_t m_stride{1};                        //!< tag = chain * stride + step
     std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
     std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
