@@ -472,8 +472,8 @@ TEST_F(CollectiveTest, AllToAllDeliversEveryBlockToItsOwner)
 
 TEST_F(CollectiveTest, DirectAllToAllStepIsEveryPairNearestFirst)
 {
-    // Generated step by step (no whole program kept): one step in which member m sends
-    // its block to m + 1, m + 2, ... (mod n), nothing reduced.
+    // One step in which member m sends its block to m + 1, m + 2, ... (mod n), nothing
+    // reduced (the step is generated on demand; this checks what it holds).
     for (uint32_t n : {2u, 3u, 5u})
     {
         auto t = MakeTransport(n);

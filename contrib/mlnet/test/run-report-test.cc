@@ -254,6 +254,27 @@ TEST_F(RunReportTest, PrintsAnAlignedTable)
     EXPECT_NE(lines[4].find(" events per wall second"), std::string::npos) << lines[4];
 }
 
+// Main fixes ns-3's default resolution to end Time::Mark's bookkeeping, and leaves
+// one the program chose before it alone: this binary runs at picoseconds
+// (gtest-ns3-main.cc), and a serialization time stays exact to the picosecond
+// through Main and a run inside it.
+TEST(RunReportMainTest, KeepsTheResolutionTheProgramChose)
+{
+    ASSERT_EQ(Time::GetResolution(), Time::PS);
+    Time seen;
+    const int status = RunReport::Main([&] {
+        Simulator::Schedule(PicoSeconds(720160), [&] { seen = Simulator::Now(); });
+        Simulator::Run();
+    });
+    Simulator::Destroy();
+    EXPECT_EQ(status, 0);
+    EXPECT_EQ(Time::GetResolution(), Time::PS);
+    EXPECT_EQ(seen.GetPicoSeconds(), 720160);
+    // A second Main in the same process (tests call it many times) is no new fix.
+    EXPECT_EQ(RunReport::Main([] {}), 0);
+    EXPECT_EQ(Time::GetResolution(), Time::PS);
+}
+
 // Durations for people: three significant digits in the unit that keeps them >= 1.
 TEST(RunReportFormatTest, SecondsGetAUnitAndSignificantDigits)
 {

@@ -230,60 +230,60 @@ TorusAllReduce::BuildStep(uint32_t m, uint32_t h, uint32_t t, Step& out) const
     EnsureLayout();
     const auto& dims = m_layoutDims;
     const uint32_t nd = static_cast<uint32_t>(dims.size());
-    // The piece of the member's half before each dimension's reduce-scatter.
-    std::vector<Segment> levels{SplitPart({0, GetUnits()}, 2, h)};
-    std::vector<uint32_t> coord(nd);
-    uint32_t rest = m;
-    for (uint32_t d = 0; d < nd; ++d)
+    // The step's dimension and its place in that dimension's ring: reduce-scatter,
+    // dimension 0 first, then all-gather in reverse dimension order.
+    uint32_t dim = nd;
+    uint32_t local = t;
+    bool reduce = true;
+    for (uint32_t d = 0; d < nd && dim == nd; ++d)
     {
-        coord[d] = rest % dims[d];
-        rest /= dims[d];
-        levels.push_back(SplitPart(levels.back(), dims[d], coord[d]));
+        if (local + 1 < dims[d])
+        {
+            dim = d;
+        }
+        else
+        {
+            local -= dims[d] - 1;
+        }
     }
+    for (uint32_t d = nd; dim == nd && d-- > 0;)
+    {
+        if (local + 1 < dims[d])
+        {
+            dim = d;
+            reduce = false;
+        }
+        else
+        {
+            local -= dims[d] - 1;
+        }
+    }
+    NS_ASSERT_MSG(dim < nd, "step " << t << " beyond the torus all-reduce's " << m_steps);
+    // The piece of the member's half that the dimension's ring splits: the half, cut
+    // down by the member's coordinate in every dimension before it.
+    Segment level = SplitPart({0, GetUnits()}, 2, h);
+    uint32_t rest = m;
+    for (uint32_t d = 0; d < dim; ++d)
+    {
+        level = SplitPart(level, dims[d], rest % dims[d]);
+        rest /= dims[d];
+    }
+    const uint32_t k = dims[dim];
+    const int64_t x = rest % k;
     // Chain 0 runs every ring in the + direction, chain 1 in the - direction, except
     // rings that run as a line (a failed hop or no wrap-around).
-    auto direction = [&](uint32_t d) {
-        return (h == 0 || m_degraded[static_cast<size_t>(m) * nd + d]) ? 1 : -1;
-    };
+    const int32_t dir = (h == 0 || m_degraded[static_cast<size_t>(m) * nd + dim]) ? 1 : -1;
     // Position x sends chunk x - dir*(t+1) and receives chunk x - dir*(t+2) in step t
     // of a dimension's reduce-scatter (it ends owning chunk x); x - dir*t and
     // x - dir*(t+1) in its all-gather.
-    auto ringStep = [&](uint32_t d, uint32_t local, uint32_t ahead, bool reduce) {
-        const uint32_t k = dims[d];
-        const int32_t dir = direction(d);
-        const int64_t x = coord[d];
-        auto chunk = [&](int64_t back) {
-            return static_cast<uint32_t>(((x - dir * back) % k + k) % k);
-        };
-        out.sends.assign(
-            1,
-            {Neighbour(m, dims, d, dir), SplitPart(levels[d], k, chunk(int64_t(local) + ahead))});
-        out.recvs.assign(1,
-                         {Neighbour(m, dims, d, -dir),
-                          SplitPart(levels[d], k, chunk(int64_t(local) + ahead + 1)),
-                          reduce});
+    const int64_t ahead = reduce ? 1 : 0;
+    auto chunk = [&](int64_t back) {
+        return static_cast<uint32_t>(((x - dir * back) % k + k) % k);
     };
-    // Reduce-scatter, dimension 0 first; all-gather in reverse dimension order.
-    uint32_t s = t;
-    for (uint32_t d = 0; d < nd; ++d)
-    {
-        if (s + 1 < dims[d])
-        {
-            ringStep(d, s, 1, true);
-            return;
-        }
-        s -= dims[d] - 1;
-    }
-    for (uint32_t d = nd; d-- > 0;)
-    {
-        if (s + 1 < dims[d])
-        {
-            ringStep(d, s, 0, false);
-            return;
-        }
-        s -= dims[d] - 1;
-    }
-    NS_ASSERT_MSG(false, "step " << t << " beyond the torus all-reduce's " << m_steps);
+    out.sends.assign(1, {Neighbour(m, dims, dim, dir), SplitPart(level, k, chunk(local + ahead))});
+    out.recvs.assign(
+        1,
+        {Neighbour(m, dims, dim, -dir), SplitPart(level, k, chunk(local + ahead + 1)), reduce});
 }
 
 } // namespace ns3

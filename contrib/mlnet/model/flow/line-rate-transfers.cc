@@ -115,9 +115,10 @@ LineRateTransfers::AdmitToNicFifo(uint32_t slot)
     }
     double room = std::floor(fifoPackets - queued + 1e-9);
     // The FIFO is kept full while round-robin messages wait: no room then. Asked only
-    // where it decides, and it stops at the first such message: the NIC's others have
-    // their heads in the FIFO (at most B of them), so this does not scan every message
-    // on the NIC (a direct all-to-all starts n - 1 on each at once).
+    // where it decides, and it stops at the first such message: before it come only
+    // messages with their heads in the FIFO (at most B) and transfers split over
+    // several NICs (skipped here, and few), so this does not scan every message on the
+    // NIC (a direct all-to-all starts n - 1 on each at once).
     auto roundRobinWaiting = [this, &nic, &f]() {
         for (uint32_t j : nic.flows)
         {

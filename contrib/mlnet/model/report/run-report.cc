@@ -437,6 +437,18 @@ RunReport::Finish(std::ostream& os, const std::string& json, const std::string& 
 int
 RunReport::Main(const std::function<void()>& body)
 {
+    // Until the first Simulator::Run or Time::SetResolution, ns-3 keeps a pointer to
+    // every Time alive in a std::set, so that a later SetResolution can convert it
+    // (Time::Mark, Time::Clear): an insert and an erase per Time made while the fabric
+    // is built and the twin predicts (a tenth of a 1024-GPU flow-level iteration's
+    // instructions). A scenario keeps one resolution; a script that wants another
+    // sets it before Main. Fixing the one in force here ends the bookkeeping.
+    static bool resolutionFixed = false;
+    if (!resolutionFixed && Time::GetResolution() == Time::NS)
+    {
+        Time::SetResolution(Time::NS);
+    }
+    resolutionFixed = true;
     // The run's files appear together when it succeeded, or not at all (OutputFiles).
     const bool session = OutputFiles::Begin();
     try

@@ -136,6 +136,13 @@ public:
      * when it returns, discarded when it throws (or when committing fails).
      *
      *   int main(int argc, char* argv[]) { ...flags...; return RunReport::Main([&] { ... }); }
+     *
+     * At ns-3's default (nanosecond) resolution, Main fixes it with
+     * Time::SetResolution before the body: ns-3 stops recording every Time made
+     * until the first Simulator::Run (Time::Mark), which costs a tenth of a large
+     * flow-level run. A program that wants another resolution sets it before Main.
+     * Main must run before any Simulator::Run of the process, as every example's
+     * does (ns-3 allows one SetResolution, and none after a run).
      */
     static int Main(const std::function<void()>& body);
 
