@@ -36,15 +36,14 @@ StepwiseCollective::~StepwiseCollective() = default;
 void
 StepwiseCollective::DoDispose()
 {
-    if (!m_tagger.IsNull() && m_transport && !m_current.empty())
+    if (!m_tagger.IsNull() && m_transport && !m_chains.empty())
     {
         m_transport->SetPacketHook(GetChannel(), MessageTransport::PacketHook());
     }
     m_tagger = PacketTagger();
     m_whole.clear();
     m_wholeBuilt = false;
-    m_length.clear();
-    m_current.clear();
+    m_chains.clear();
     m_arrived.clear();
     Collective::DoDispose();
 }
@@ -373,14 +372,16 @@ StepwiseCollective::DoStart()
             m_out[m] = MakeWorkBuffer(m);
         }
     }
-    m_length.resize(n);
+    m_chains.assign(n, {});
     m_stride = 1;
     for (uint32_t m = 0; m < n; ++m)
     {
-        m_length[m] = ChainLengths(m);
-        for (uint32_t len : m_length[m])
+        const auto lengths = ChainLengths(m);
+        m_chains[m].resize(lengths.size());
+        for (size_t c = 0; c < lengths.size(); ++c)
         {
-            m_stride = std::max(m_stride, len);
+            m_chains[m][c].length = lengths[c];
+            m_stride = std::max(m_stride, lengths[c]);
         }
     }
     m_memberOfRank.clear();
@@ -392,29 +393,20 @@ StepwiseCollective::DoStart()
     {
         m_transport->SetPacketHook(GetChannel(), MakeCallback(&StepwiseCollective::OnPacket, this));
     }
-    m_cursor.assign(n, {});
-    m_current.assign(n, {});
-    m_computing.assign(n, {});
-    m_missing.assign(n, {});
     m_chainsLeft.assign(n, 0);
     m_computeFree.assign(n, Time(0));
     m_arrived.assign(n, {});
     for (uint32_t m = 0; m < n; ++m)
     {
-        uint32_t chains = static_cast<uint32_t>(m_length[m].size());
-        m_cursor[m].assign(chains, 0);
-        m_current[m].resize(chains);
-        m_computing[m].assign(chains, false);
-        m_missing[m].assign(chains, 0);
-        m_chainsLeft[m] = chains;
+        m_chainsLeft[m] = static_cast<uint32_t>(m_chains[m].size());
     }
     // Every member issues its first sends before anyone advances, so step 0 of
     // every chain leaves in chain order.
     for (uint32_t m = 0; m < n; ++m)
     {
-        for (uint32_t c = 0; c < m_length[m].size(); ++c)
+        for (uint32_t c = 0; c < m_chains[m].size(); ++c)
         {
-            if (m_length[m][c] > 0)
+            if (m_chains[m][c].length > 0)
             {
                 LoadStep(m, c);
                 EnterStep(m, c);
@@ -429,9 +421,9 @@ StepwiseCollective::DoStart()
             MemberDone(m);
             continue;
         }
-        for (uint32_t c = 0; c < m_length[m].size(); ++c)
+        for (uint32_t c = 0; c < m_chains[m].size(); ++c)
         {
-            if (m_length[m][c] == 0)
+            if (m_chains[m][c].length == 0)
             {
                 ChainFinished(m);
             }
@@ -452,22 +444,24 @@ StepwiseCollective::ReduceSegment(Eigen::Ref<Eigen::VectorXf> dst, const float* 
 void
 StepwiseCollective::LoadStep(uint32_t m, uint32_t c)
 {
-    BuildStep(m, c, m_cursor[m][c], m_current[m][c]);
+    ChainState& chain = m_chains[m][c];
+    BuildStep(m, c, chain.cursor, chain.current);
     // Messages for a step may come before it is loaded (they are kept in m_arrived).
-    const uint32_t tag = c * m_stride + m_cursor[m][c];
+    const uint32_t tag = c * m_stride + chain.cursor;
     uint32_t missing = 0;
-    for (const auto& r : m_current[m][c].recvs)
+    for (const auto& r : chain.current.recvs)
     {
         missing += m_arrived[m].count(Key(tag, r.from)) == 0 ? 1 : 0;
     }
-    m_missing[m][c] = missing;
+    chain.missing = missing;
 }
 
 void
 StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
 {
-    const Step& step = m_current[m][c];
-    uint32_t tag = c * m_stride + m_cursor[m][c];
+    const ChainState& chain = m_chains[m][c];
+    const Step& step = chain.current;
+    uint32_t tag = c * m_stride + chain.cursor;
     uint32_t unit = GetUnit();
     for (const auto& s : step.sends)
     {
@@ -492,16 +486,17 @@ StepwiseCollective::HandleMessage(const Message& msg)
     uint32_t m = it->second;
     uint32_t c = msg.tag / m_stride;
     uint32_t g = msg.tag % m_stride;
-    NS_ASSERT_MSG(c < m_cursor[m].size(), "bad tag " << msg.tag);
-    NS_ASSERT_MSG(g >= m_cursor[m][c], "message for a step already completed");
+    NS_ASSERT_MSG(c < m_chains[m].size(), "bad tag " << msg.tag);
+    ChainState& chain = m_chains[m][c];
+    NS_ASSERT_MSG(g >= chain.cursor, "message for a step already completed");
     bool fresh = m_arrived[m].emplace(Key(msg.tag, from->second), msg).second;
     NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
-    if (g == m_cursor[m][c] && !m_computing[m][c])
+    if (g == chain.cursor && !chain.computing)
     {
         // The loaded step at the cursor awaits it (while a reduction runs, the step at
         // the cursor is not loaded yet: LoadStep counts this message then).
-        NS_ASSERT(m_missing[m][c] > 0);
-        if (--m_missing[m][c] == 0)
+        NS_ASSERT(chain.missing > 0);
+        if (--chain.missing == 0)
         {
             Advance(m, c);
         }
@@ -509,7 +504,7 @@ StepwiseCollective::HandleMessage(const Message& msg)
     else
     {
         NS_LOG_LOGIC("member " << m << " buffers message for step " << g << " of chain " << c
-                               << " (at step " << m_cursor[m][c] << ")");
+                               << " (at step " << chain.cursor << ")");
     }
 }
 
@@ -517,13 +512,14 @@ void
 StepwiseCollective::Advance(uint32_t m, uint32_t c)
 {
     auto& arrived = m_arrived[m];
+    ChainState& chain = m_chains[m][c];
     uint32_t unit = GetUnit();
     while (true)
     {
-        uint32_t g = m_cursor[m][c];
+        uint32_t g = chain.cursor;
         uint32_t tag = c * m_stride + g;
-        const Step& step = m_current[m][c];
-        if (m_missing[m][c] > 0)
+        const Step& step = chain.current;
+        if (chain.missing > 0)
         {
             return; // still waiting
         }
@@ -555,7 +551,7 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
             arrived.erase(it);
         }
         m_stepTrace(m, c, g);
-        ++m_cursor[m][c];
+        ++chain.cursor;
         if (reducedBytes > 0 && m_reduceTimePerByte > 0)
         {
             // One compute resource per member: this reduction starts when the
@@ -563,11 +559,11 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
             Time now = Simulator::Now();
             Time start = std::max(now, m_computeFree[m]);
             m_computeFree[m] = start + Seconds(m_reduceTimePerByte * reducedBytes);
-            m_computing[m][c] = true;
+            chain.computing = true;
             Simulator::Schedule(m_computeFree[m] - now, &StepwiseCollective::Resume, this, m, c);
             return;
         }
-        if (m_cursor[m][c] == m_length[m][c])
+        if (chain.cursor == chain.length)
         {
             ChainFinished(m);
             return;
@@ -580,8 +576,9 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
 void
 StepwiseCollective::Resume(uint32_t m, uint32_t c)
 {
-    m_computing[m][c] = false;
-    if (m_cursor[m][c] == m_length[m][c])
+    ChainState& chain = m_chains[m][c];
+    chain.computing = false;
+    if (chain.cursor == chain.length)
     {
         ChainFinished(m);
         return;

@@ -238,8 +238,8 @@ protected:
 
 private:
     void CheckProgram() const;
-    /// Load the step at the cursor of member m's chain c into m_current, and count
-    /// its receives not arrived yet into m_missing.
+    /// Load the step at the cursor of member m's chain c, and count its receives not
+    /// arrived yet.
     void LoadStep(uint32_t m, uint32_t c);
     const Program& WholeProgram() const;
     void EnterStep(uint32_t m, uint32_t c);
@@ -251,19 +251,25 @@ private:
 
     PacketTagger m_tagger; //!< optional packet labeller
 
-    mutable Program m_whole;                     //!< BuildProgram(), for the default BuildStep
-    mutable bool m_wholeBuilt{false};            //!< m_whole is the current program
-    std::vector<std::vector<uint32_t>> m_length; //!< [member][chain] steps
-    std::vector<std::vector<Step>> m_current;    //!< [member][chain] the step at the cursor
-    Step m_scratch;                              //!< OnPacket's step
-    mutable Step m_peer;                         //!< ReceiveReduces' step
-    uint32_t m_stride{1};                        //!< tag = chain * stride + step
-    std::vector<std::vector<uint32_t>> m_cursor; //!< [member][chain] current step
-    std::vector<std::vector<bool>> m_computing;  //!< [member][chain] in a reduction
-    /// [member][chain] receives of the loaded step at the cursor not arrived yet
-    std::vector<std::vector<uint32_t>> m_missing;
-    std::vector<uint32_t> m_chainsLeft;                           //!< per member
-    std::vector<Time> m_computeFree;                              //!< per member: reductions end
+    /// Where one chain of one member is: one record per chain, so a member holds a
+    /// single vector however many things are tracked per chain.
+    struct ChainState
+    {
+        Step current;          //!< the step at the cursor (when loaded)
+        uint32_t length{0};    //!< steps in the chain (ChainLengths)
+        uint32_t cursor{0};    //!< the current step
+        uint32_t missing{0};   //!< receives of the loaded step not arrived yet
+        bool computing{false}; //!< a reduction of the step before the cursor runs
+    };
+
+    mutable Program m_whole;                       //!< BuildProgram(), for the default BuildStep
+    mutable bool m_wholeBuilt{false};              //!< m_whole is the current program
+    std::vector<std::vector<ChainState>> m_chains; //!< [member][chain]
+    Step m_scratch;                                //!< OnPacket's step
+    mutable Step m_peer;                           //!< ReceiveReduces' step
+    uint32_t m_stride{1};                          //!< tag = chain * stride + step
+    std::vector<uint32_t> m_chainsLeft;            //!< per member
+    std::vector<Time> m_computeFree;               //!< per member: reductions end
     std::vector<std::unordered_map<uint64_t, Message>> m_arrived; //!< per member
     std::unordered_map<uint32_t, uint32_t> m_memberOfRank;        //!< rank -> member
 
