@@ -9,6 +9,8 @@
  * rank) on a fat-tree and a torus; a ToR's table does not grow with the rank count;
  * a disconnected fabric is refused naming the first unreachable pair.
  */
+#include "route-oracle.h"
+
 #include "ns3/core-module.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-options.h"
@@ -28,6 +30,9 @@
 #include <unistd.h>
 
 using namespace ns3;
+using mlnettest::ExpectNextHopsAsBreadthFirstSearch;
+using mlnettest::NodeIdLimit;
+using mlnettest::ReferenceNextLinks;
 
 namespace
 {
@@ -61,86 +66,6 @@ Torus(const std::string& dims, const std::string& dataPath)
     f.torusDims = dims;
     f.dataPath = dataPath;
     return f;
-}
-
-/// Next-hop link ids of every node towards `dstRank` by a plain BFS over working links:
-/// the links (in id order) whose far end is one hop closer to the destination.
-std::vector<std::vector<uint32_t>>
-ReferenceNextLinks(Ptr<Cluster> c, uint32_t dstRank, uint32_t nv)
-{
-    const uint32_t far = std::numeric_limits<uint32_t>::max();
-    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(nv); // (neighbour, link)
-    for (const ClusterLink& l : c->GetLinks())
-    {
-        if (!l.failed)
-        {
-            adj[l.nodeA].emplace_back(l.nodeB, l.id);
-            adj[l.nodeB].emplace_back(l.nodeA, l.id);
-        }
-    }
-    std::vector<uint32_t> d(nv, far);
-    std::deque<uint32_t> queue{c->GetRankNode(dstRank)->GetId()};
-    d[queue.front()] = 0;
-    while (!queue.empty())
-    {
-        uint32_t u = queue.front();
-        queue.pop_front();
-        for (auto [v, link] : adj[u])
-        {
-            if (d[v] == far)
-            {
-                d[v] = d[u] + 1;
-                queue.push_back(v);
-            }
-        }
-    }
-    std::vector<std::vector<uint32_t>> next(nv);
-    for (const ClusterLink& l : c->GetLinks())
-    {
-        if (l.failed || d[l.nodeA] == far || d[l.nodeB] == far)
-        {
-            continue;
-        }
-        if (d[l.nodeB] + 1 == d[l.nodeA])
-        {
-            next[l.nodeA].push_back(l.id);
-        }
-        else if (d[l.nodeA] + 1 == d[l.nodeB])
-        {
-            next[l.nodeB].push_back(l.id);
-        }
-    }
-    return next;
-}
-
-uint32_t
-NodeIdLimit(Ptr<Cluster> c)
-{
-    NodeContainer all = c->GetAllNodes();
-    uint32_t limit = 0;
-    for (uint32_t i = 0; i < all.GetN(); ++i)
-    {
-        limit = std::max(limit, all.Get(i)->GetId() + 1);
-    }
-    return limit;
-}
-
-/// The planner's next links of every node towards every rank equal a plain BFS's.
-void
-ExpectNextHopsAsBreadthFirstSearch(Ptr<Cluster> c, const std::string& what)
-{
-    const uint32_t nv = NodeIdLimit(c);
-    RoutePlanner planner(c);
-    planner.Compute();
-    for (uint32_t r = 0; r < c->GetNRanks(); ++r)
-    {
-        std::vector<std::vector<uint32_t>> reference = ReferenceNextLinks(c, r, nv);
-        for (uint32_t v = 0; v < nv; ++v)
-        {
-            ASSERT_EQ(planner.NextLinks(v, r), reference[v])
-                << what << ": node " << v << " rank " << r;
-        }
-    }
 }
 
 /// Every node's FastForwarding against a table built the old way (one device vector per

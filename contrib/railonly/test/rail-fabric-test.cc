@@ -3,6 +3,7 @@
 // (every route walked in the RoutePlanner tables), collectives at packet level, and
 // bad input.
 #include "mlnet-test-support.h"
+#include "route-oracle.h"
 
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
@@ -320,6 +321,33 @@ private:
     Ptr<RoutePreference> m_inner;
 };
 
+/// A small instance of each rail fabric: rail-only with one- and two-tier rails,
+/// rail-optimized and the NVLink fat-tree.
+struct RailCase
+{
+    const char* fabric;
+    uint32_t ranks;
+    uint32_t domainSize;
+    uint32_t radix;
+};
+
+const RailCase kRailCases[] = {{"rail-only", 32, 4, 64},
+                               {"rail-only", 12, 2, 4},
+                               {"rail-optimized", 16, 4, 8},
+                               {"nvlink-fattree", 32, 4, 8}};
+
+Ptr<Cluster>
+BuildRailCase(const RailCase& k, const std::string& policy)
+{
+    FabricRequest request;
+    request.fabric = k.fabric;
+    request.ranks = k.ranks;
+    request.domainSize = k.domainSize;
+    request.radix = k.radix;
+    request.crossRailPolicy = policy;
+    return FabricRegistry::Build(request);
+}
+
 } // namespace
 
 TEST_F(RailFabricTest, ReusedPreferenceAnswersGiveTheTablesOfAskingEveryTime)
@@ -330,28 +358,11 @@ TEST_F(RailFabricTest, ReusedPreferenceAnswersGiveTheTablesOfAskingEveryTime)
     // rail-optimized and the NVLink fat-tree, both policies. (On these fabrics a GPU's
     // two-link set arises in one context only; a memo keyed on the context alone fails
     // here, one keyed on the set alone would not.)
-    struct Case
-    {
-        const char* fabric;
-        uint32_t ranks;
-        uint32_t domainSize;
-        uint32_t radix;
-    };
-
     for (const char* policy : {"source", "destination"})
     {
-        for (const Case& k : {Case{"rail-only", 32, 4, 64},
-                              Case{"rail-only", 12, 2, 4},
-                              Case{"rail-optimized", 16, 4, 8},
-                              Case{"nvlink-fattree", 32, 4, 8}})
+        for (const RailCase& k : kRailCases)
         {
-            FabricRequest request;
-            request.fabric = k.fabric;
-            request.ranks = k.ranks;
-            request.domainSize = k.domainSize;
-            request.radix = k.radix;
-            request.crossRailPolicy = policy;
-            Ptr<Cluster> c = FabricRegistry::Build(request);
+            Ptr<Cluster> c = BuildRailCase(k, policy);
             const std::string what = std::string(k.fabric) + " " + policy;
             RoutePlanner reused(c);
             reused.Compute();
@@ -377,6 +388,29 @@ TEST_F(RailFabricTest, ReusedPreferenceAnswersGiveTheTablesOfAskingEveryTime)
             EXPECT_GT(compared, c->GetNRanks() * (c->GetNRanks() - 1)) << what;
             Simulator::Destroy();
         }
+    }
+}
+
+TEST_F(RailFabricTest, ShortestPathSetsEqualABreadthFirstSearchFromEveryRank)
+{
+    // The planner carries a node's set over from one destination to the next where
+    // neither its distance nor a neighbour's moved. On the rail fabrics consecutive
+    // ranks share an HB domain but not a rail: the sets before route preferences
+    // (cleared here) must be a plain search's from every rank, intact and with a GPU's
+    // rail link and a rail switch's up-link failed.
+    for (const RailCase& k : kRailCases)
+    {
+        Ptr<Cluster> c = BuildRailCase(k, "source");
+        c->SetRoutePreference(nullptr);
+        mlnettest::ExpectNextHopsAsBreadthFirstSearch(c, std::string(k.fabric) + " intact");
+        // A GPU's link to its rail (the last link of rank 5's node), and the last link
+        // of the registry (a switch's, on the two-tier rails).
+        const auto& gpuLinks = c->GetLinksOfNode(c->GetRankNode(5)->GetId());
+        ASSERT_FALSE(gpuLinks.empty());
+        c->FailLink(gpuLinks.back());
+        c->FailLink(c->GetLinks().back().id);
+        mlnettest::ExpectNextHopsAsBreadthFirstSearch(c, std::string(k.fabric) + " failed");
+        Simulator::Destroy();
     }
 }
 

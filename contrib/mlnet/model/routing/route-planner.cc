@@ -215,8 +215,43 @@ RoutePlanner::Compute()
             m_linkBetween[(uint64_t{l.nodeB} << 32) | l.nodeA] = l.id;
         }
     }
+    // Each node's working links in registry order, as (link, other end): a node's
+    // next hops towards a destination are those whose other end is one hop nearer.
+    std::vector<uint32_t> adjStart(static_cast<size_t>(nv) + 1, 0);
+    for (const auto& l : links)
+    {
+        if (!l.failed)
+        {
+            ++adjStart[l.nodeA + 1];
+            ++adjStart[l.nodeB + 1];
+        }
+    }
+    for (uint32_t v = 0; v < nv; ++v)
+    {
+        adjStart[v + 1] += adjStart[v];
+    }
+    std::vector<std::pair<uint32_t, uint32_t>> adj(adjStart[nv]);
+    {
+        std::vector<uint32_t> fill(adjStart.begin(), adjStart.end() - 1);
+        for (const auto& l : links)
+        {
+            if (!l.failed)
+            {
+                adj[fill[l.nodeA]++] = {l.id, l.nodeB};
+                adj[fill[l.nodeB]++] = {l.id, l.nodeA};
+            }
+        }
+    }
     // One destination at a time: its distances, next hops and row are scratch, reused.
+    // `raw` is the row before route preferences and dimension order, kept from one
+    // destination to the next: a node's set changes only where its own distance or a
+    // neighbour's did, and consecutive destinations (ranks under one switch or HB
+    // domain) move the distances of few nodes.
     std::vector<uint32_t> row(nv);
+    std::vector<uint32_t> raw(nv, 0);
+    std::vector<uint32_t> before(nv, kUnreachable);
+    std::vector<uint8_t> dirty(nv, 1);
+    std::vector<uint32_t> hops;
     // Per node, the last two sets it had (a GPU of a rail-only fabric alternates between
     // two: towards its own rail and towards the others).
     std::vector<uint32_t> lastSet(nv, 0);
@@ -224,7 +259,6 @@ RoutePlanner::Compute()
     std::vector<uint32_t> d(nv);
     std::vector<uint32_t> dist(nv);
     std::vector<boost::default_color_type> color(nv);
-    std::vector<std::vector<uint32_t>> next(nv);
     PreferMemo memo{std::vector<uint32_t>(nv, 0),
                     std::vector<uint64_t>(nv, 0),
                     std::vector<uint32_t>(nv, 0)};
@@ -271,12 +305,11 @@ RoutePlanner::Compute()
             for (uint32_t u : neighbours)
             {
                 const std::vector<uint32_t>& du = shared.Get(u, distancesFrom);
+                // Branch-free, so that it vectorizes: kUnreachable + 1 wraps to 0.
                 for (uint32_t v = 0; v < nv; ++v)
                 {
-                    if (du[v] != kUnreachable)
-                    {
-                        d[v] = std::min(d[v], du[v] + 1);
-                    }
+                    const uint32_t via = du[v] + 1;
+                    d[v] = via != 0 && via < d[v] ? via : d[v];
                 }
             }
             d[dstNode] = 0;
@@ -285,19 +318,20 @@ RoutePlanner::Compute()
         {
             distancesFrom(dstNode, d);
         }
-        for (const auto& l : links)
+        // The nodes whose set may have changed: those whose distance moved, and their
+        // neighbours (every node for the first destination).
+        if (r > 0)
         {
-            if (l.failed || d[l.nodeA] == kUnreachable || d[l.nodeB] == kUnreachable)
+            for (uint32_t v = 0; v < nv; ++v)
             {
-                continue;
-            }
-            if (d[l.nodeB] + 1 == d[l.nodeA])
-            {
-                next[l.nodeA].push_back(l.id);
-            }
-            else if (d[l.nodeA] + 1 == d[l.nodeB])
-            {
-                next[l.nodeB].push_back(l.id);
+                if (d[v] != before[v])
+                {
+                    dirty[v] = 1;
+                    for (uint32_t k = adjStart[v]; k < adjStart[v + 1]; ++k)
+                    {
+                        dirty[adj[k].second] = 1;
+                    }
+                }
             }
         }
         // Most sets are one link: compared inline, not through memcmp (callgrind, the
@@ -307,27 +341,45 @@ RoutePlanner::Compute()
         };
         for (uint32_t v = 0; v < nv; ++v)
         {
+            if (!dirty[v])
+            {
+                continue;
+            }
+            dirty[v] = 0;
+            hops.clear();
+            if (d[v] != kUnreachable)
+            {
+                for (uint32_t k = adjStart[v]; k < adjStart[v + 1]; ++k)
+                {
+                    const uint32_t o = adj[k].second;
+                    if (d[o] != kUnreachable && d[o] + 1 == d[v])
+                    {
+                        hops.push_back(adj[k].first);
+                    }
+                }
+            }
             // A node mostly repeats one of the two sets it had last.
-            if (next[v].empty())
+            if (hops.empty())
             {
-                row[v] = 0;
+                raw[v] = 0;
             }
-            else if (same(next[v], w.sets[lastSet[v]]))
+            else if (same(hops, w.sets[lastSet[v]]))
             {
-                row[v] = lastSet[v];
+                raw[v] = lastSet[v];
             }
-            else if (same(next[v], w.sets[lastSet2[v]]))
+            else if (same(hops, w.sets[lastSet2[v]]))
             {
                 std::swap(lastSet[v], lastSet2[v]);
-                row[v] = lastSet[v];
+                raw[v] = lastSet[v];
             }
             else
             {
                 lastSet2[v] = lastSet[v];
-                row[v] = lastSet[v] = Intern(next[v]);
+                raw[v] = lastSet[v] = Intern(hops);
             }
-            next[v].clear();
         }
+        before.swap(d);
+        row = raw;
         if (dimensionOrder)
         {
             DimensionOrderRow(r, row);
