@@ -489,7 +489,8 @@ StepwiseCollective::HandleMessage(const Message& msg)
     NS_ASSERT_MSG(c < m_chains[m].size(), "bad tag " << msg.tag);
     ChainState& chain = m_chains[m][c];
     NS_ASSERT_MSG(g >= chain.cursor, "message for a step already completed");
-    bool fresh = m_arrived[m].emplace(Key(msg.tag, from->second), msg).second;
+    bool fresh =
+        m_arrived[m].emplace(Key(msg.tag, from->second), Arrived{msg.bytes, msg.data}).second;
     NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
     if (g == chain.cursor && !chain.computing)
     {
@@ -527,7 +528,7 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
         for (const auto& r : step.recvs)
         {
             auto it = arrived.find(Key(tag, r.from));
-            const Message& msg = it->second;
+            const Arrived& msg = it->second;
             NS_ASSERT_MSG(msg.bytes == r.seg.length * unit,
                           "message of " << msg.bytes << " bytes, expected " << r.seg.length * unit);
             if (HasRealPayload())

@@ -270,7 +270,16 @@ private:
     uint32_t m_stride{1};                          //!< tag = chain * stride + step
     std::vector<uint32_t> m_chainsLeft;            //!< per member
     std::vector<Time> m_computeFree;               //!< per member: reductions end
-    std::vector<std::unordered_map<uint64_t, Message>> m_arrived; //!< per member
+
+    /// What a step takes from an arrived message (a Message, less its addressing and
+    /// times: a direct all-to-all of 1024 ranks holds a million of them at once).
+    struct Arrived
+    {
+        uint64_t bytes{0}; //!< application bytes
+        MessageBytes data; //!< real contents, or null
+    };
+
+    std::vector<std::unordered_map<uint64_t, Arrived>> m_arrived; //!< per member, by Key
     std::unordered_map<uint32_t, uint32_t> m_memberOfRank;        //!< rank -> member
 
     /// Fires when a member completes a step of a chain: member, chain, step.

@@ -165,7 +165,7 @@ private:
     std::vector<Ending> m_ending; //!< scratch of Finish
     EventId m_update;             //!< the pending Update of this instant
     bool m_updatePending{false};  //!< m_update is scheduled and has not run
-    EventId m_completion;         //!< the next completion
+    EventId m_completion;         //!< the next completion (null when none is pending)
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;
 };

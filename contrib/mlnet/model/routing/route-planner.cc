@@ -203,6 +203,11 @@ RoutePlanner::Compute()
     m_recent.clear();
     w.exceptions.clear();
     w.rowOf.assign(nRanks, 0);
+    w.rankNodes.resize(nRanks);
+    for (uint32_t r = 0; r < nRanks; ++r)
+    {
+        w.rankNodes[r] = m_cluster->GetRankNode(r)->GetId();
+    }
     w.firstException.assign(static_cast<size_t>(nRanks) + 1, 0);
     const FabricSpec& spec = m_cluster->GetFabricSpec();
     const bool dimensionOrder = spec.routing == "dor";
@@ -827,8 +832,8 @@ RoutePlanner::FlowPath(uint32_t srcRank,
 {
     const RouteTables& t = *m_tables;
     const auto& links = m_cluster->GetLinks();
-    const uint32_t srcNode = m_cluster->GetRankNode(srcRank)->GetId();
-    const uint32_t dstNode = m_cluster->GetRankNode(dstRank)->GetId();
+    const uint32_t srcNode = t.rankNodes.at(srcRank);
+    const uint32_t dstNode = t.rankNodes.at(dstRank);
     path.clear();
     for (uint32_t node = srcNode; node != dstNode;)
     {

@@ -73,6 +73,7 @@ struct RouteTables
     std::vector<size_t> firstException; //!< rank -> its first exception (ranks + 1 entries)
     std::vector<Exception> exceptions;  //!< every rank's exceptions, by rank then node
     std::vector<uint32_t> seeds;        //!< node id -> its flow-hash seed
+    std::vector<uint32_t> rankNodes;    //!< rank -> the id of its node
 
     /// \return the index of the set towards `dstRank` at `nodeId` (0: none)
     uint32_t SetIndex(uint32_t nodeId, uint32_t dstRank) const;

@@ -35,6 +35,7 @@
 #include "ns3/route-planner.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -84,14 +85,20 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
     // A rank pair's route is asked for by every message between them (a ring asks for
     // each of its n pairs 2(n-1) times): the last routes are kept, one per slot of a
     // direct-mapped cache of at most kRouteSlots pairs (bounded memory whatever the
-    // schedule).
+    // schedule). A hashed path of up to kInlineHops links is kept in its slot (one cache
+    // line, no allocation: an all-to-all of 1024 ranks asks for a million pairs once
+    // each, and copying heap-held routes in and out of the slots was a tenth of its
+    // run); a split route, or a longer path, in the slot's vector.
     constexpr uint32_t kRouteSlots = 1u << 16;
+    constexpr uint32_t kInlineHops = 6; // a 3-tier fat-tree's longest path
 
     struct Cached
     {
         uint64_t pair{std::numeric_limits<uint64_t>::max()};
         uint32_t nic{0};
-        FluidNetwork::LinkShares shares;
+        uint32_t hops{0}; //!< > 0: a path of that many links in `keys`, each share 1
+        std::array<uint32_t, kInlineHops> keys{};
+        FluidNetwork::LinkShares shares; //!< when hops == 0
     };
 
     const uint64_t nRanks = cluster->GetNRanks();
@@ -102,47 +109,70 @@ TimelineReplay::ClusterRoutes(Ptr<const Cluster> cluster,
                                                              uint32_t dst,
                                                              FluidNetwork::LinkShares& shares) {
         const uint64_t pair = src * nRanks + dst;
-        Cached& c = (*cache)[(pair * 0x9E3779B97F4A7C15ULL >> 16) % cache->size()];
+        // Slots by (distance, source): the pairs of one distance (dst - src mod n: a
+        // ring's, or an all-to-all step's) take consecutive slots from a hashed start.
+        const uint64_t distance = (dst + nRanks - src) % nRanks;
+        Cached& c = (*cache)[((distance * 0x9E3779B97F4A7C15ULL >> 16) + src) % cache->size()];
         if (c.pair != pair)
         {
             c.pair = std::numeric_limits<uint64_t>::max(); // until routed (it may throw)
             FlowKey key;
             c.shares.clear();
+            c.hops = 0;
             if (flowKey && src != dst && flowKey(src, dst, key))
             {
                 // One path: its first link is the only one leaving the sender (its NIC),
                 // then the others by directed link key (FlowShares' order).
                 planner.FlowPath(src, dst, key, *path);
                 std::sort(path->begin() + 1, path->end());
-                for (uint32_t k : *path)
+                if (path->size() <= kInlineHops)
                 {
-                    c.shares.emplace_back(k, 1.0);
+                    c.hops = static_cast<uint32_t>(path->size());
+                    std::copy(path->begin(), path->end(), c.keys.begin());
+                }
+                else
+                {
+                    for (uint32_t k : *path)
+                    {
+                        c.shares.emplace_back(k, 1.0);
+                    }
                 }
                 c.nic = 1;
-                c.pair = pair;
-                shares.assign(c.shares.begin(), c.shares.end());
-                return c.nic;
             }
-            auto routeShares = planner.LinkShares(src, dst);
-            // The links leaving the sender (its NIC) first, then the others.
-            const uint32_t srcNode = cluster->GetRankNode(src)->GetId();
-            const auto& links = cluster->GetLinks();
-            auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
-                const ClusterLink& l = links[ks.first / 2];
-                return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
-            };
-            std::copy_if(routeShares.begin(),
-                         routeShares.end(),
-                         std::back_inserter(c.shares),
-                         leavesSource);
-            c.nic = static_cast<uint32_t>(c.shares.size());
-            std::copy_if(routeShares.begin(),
-                         routeShares.end(),
-                         std::back_inserter(c.shares),
-                         [&](const auto& ks) { return !leavesSource(ks); });
+            else
+            {
+                auto routeShares = planner.LinkShares(src, dst);
+                // The links leaving the sender (its NIC) first, then the others.
+                const uint32_t srcNode = cluster->GetRankNode(src)->GetId();
+                const auto& links = cluster->GetLinks();
+                auto leavesSource = [&](const std::pair<uint32_t, double>& ks) {
+                    const ClusterLink& l = links[ks.first / 2];
+                    return (ks.first % 2 == 0 ? l.nodeA : l.nodeB) == srcNode;
+                };
+                std::copy_if(routeShares.begin(),
+                             routeShares.end(),
+                             std::back_inserter(c.shares),
+                             leavesSource);
+                c.nic = static_cast<uint32_t>(c.shares.size());
+                std::copy_if(routeShares.begin(),
+                             routeShares.end(),
+                             std::back_inserter(c.shares),
+                             [&](const auto& ks) { return !leavesSource(ks); });
+            }
             c.pair = pair;
         }
-        shares.assign(c.shares.begin(), c.shares.end());
+        if (c.hops > 0)
+        {
+            shares.resize(c.hops);
+            for (uint32_t i = 0; i < c.hops; ++i)
+            {
+                shares[i] = {c.keys[i], 1.0};
+            }
+        }
+        else
+        {
+            shares.assign(c.shares.begin(), c.shares.end());
+        }
         return c.nic;
     };
 }
