@@ -842,6 +842,67 @@ TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomRealFabrics)
     }
 }
 
+TEST_F(TimelineReplayTest, ClusterRoutesGiveEveryPairItsHashedPathWhateverTheCache)
+{
+    // The route function keeps a pair's hashed path in its cache slot when it has at
+    // most six links and in the slot's vector when longer: every pair, asked in an order
+    // that evicts (all pairs, then again in reverse), must get the planner's own path,
+    // its first link (the NIC) first and the others by directed link key.
+    FatTreeHelper fatTree(16);
+    fatTree.SetTiers(3);
+    TorusHelper torus({8, 8}); // direct connect: up to 8 links
+    const std::vector<std::pair<Ptr<Cluster>, bool>> fabrics = {{fatTree.Install(), false},
+                                                                {torus.Install(), true}};
+    for (const auto& [cluster, longerThanSix] : fabrics)
+    {
+        RoutePlanner planner(cluster);
+        planner.Compute();
+        auto key = [](uint32_t src, uint32_t dst, FlowKey& k) {
+            k.srcAddr = 0x0a000000 + src;
+            k.dstAddr = 0x0a000000 + dst;
+            k.srcPort = static_cast<uint16_t>(49152 + (src * 31 + dst) % 1000);
+            k.dstPort = 9000;
+            return true;
+        };
+        auto route = TimelineReplay::ClusterRoutes(cluster, planner, key);
+        const uint32_t n = cluster->GetNRanks();
+        std::vector<std::pair<uint32_t, uint32_t>> pairs;
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            for (uint32_t d = 0; d < n; ++d)
+            {
+                if (s != d)
+                {
+                    pairs.emplace_back(s, d);
+                }
+            }
+        }
+        std::vector<std::pair<uint32_t, uint32_t>> asked(pairs);
+        asked.insert(asked.end(), pairs.rbegin(), pairs.rend());
+        size_t longest = 0;
+        Shares got;
+        std::vector<uint32_t> path;
+        for (const auto& [s, d] : asked)
+        {
+            FlowKey k;
+            key(s, d, k);
+            planner.FlowPath(s, d, k, path);
+            longest = std::max(longest, path.size());
+            std::sort(path.begin() + 1, path.end());
+            Shares want;
+            for (uint32_t link : path)
+            {
+                want.emplace_back(link, 1.0);
+            }
+            ASSERT_EQ(route(s, d, got), 1u) << s << " -> " << d;
+            ASSERT_EQ(got, want) << s << " -> " << d;
+        }
+        // Both kinds of slot were used: the 3-tier fat-tree's longest path fills a slot.
+        EXPECT_EQ(longest > 6, longerThanSix) << longest;
+        EXPECT_GE(longest, 6u);
+    }
+}
+
 TEST_F(TimelineReplayTest, KeepsMessagesOnlyWhenAsked)
 {
     std::mt19937 gen(7);
