@@ -4,7 +4,7 @@
 #include "ns3/double.h"
 #include "ns3/global-value.h"
 #include "ns3/log.h"
-#include "ns3/map-scheduler.h"
+#include "ns3/lazy-heap-scheduler.h"
 #include "ns3/process-runtime.h"
 #include "ns3/run-report.h"
 #include "ns3/string.h"
@@ -39,7 +39,7 @@ ProgressScheduler::GetTypeId()
 }
 
 ProgressScheduler::ProgressScheduler()
-    : m_inner(CreateObject<MapScheduler>())
+    : m_inner(CreateObject<LazyHeapScheduler>())
 {
 }
 

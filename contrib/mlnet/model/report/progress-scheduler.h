@@ -3,9 +3,9 @@
  * ProgressScheduler: one progress line on stderr at a steady wall-clock interval
  * while a simulation runs, without adding a single event.
  *
- * It is an ns-3 Scheduler that delegates to an inner one (MapScheduler, ns-3's
- * default) and, every 256 events it hands to the simulator, looks at the wall clock.
- * When the interval has passed it prints
+ * It is an ns-3 Scheduler that delegates to an inner one (LazyHeapScheduler, in
+ * model/runtime/) and, every 256 events it hands to the simulator, looks at the wall
+ * clock. When the interval has passed it prints
  *
  *   progress: simulated 12.5 ms of 27.1 ms expected (46%), 1.32e+06 events/s, wall 5.0 s
  *
