@@ -3,8 +3,8 @@
 
 #include "ns3/double.h"
 #include "ns3/global-value.h"
-#include "ns3/log.h"
 #include "ns3/lazy-heap-scheduler.h"
+#include "ns3/log.h"
 #include "ns3/process-runtime.h"
 #include "ns3/run-report.h"
 #include "ns3/string.h"
