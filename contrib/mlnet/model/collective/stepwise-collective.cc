@@ -459,7 +459,7 @@ StepwiseCollective::LoadStep(uint32_t m, uint32_t c)
 void
 StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
 {
-    const ChainState& chain = m_chains[m][c];
+    ChainState& chain = m_chains[m][c];
     const Step& step = chain.current;
     uint32_t tag = c * m_stride + chain.cursor;
     uint32_t unit = GetUnit();
@@ -473,6 +473,11 @@ StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
             data = buf;
         }
         SendToMember(m, s.to, tag, s.seg.length * unit, data);
+    }
+    // Nothing reads a step's sends once issued (BuildStep fills them anew).
+    if (chain.current.sends.capacity() > kKeptSends)
+    {
+        std::vector<SendOp>().swap(chain.current.sends);
     }
 }
 

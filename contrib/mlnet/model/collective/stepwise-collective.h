@@ -242,7 +242,12 @@ private:
     /// arrived yet.
     void LoadStep(uint32_t m, uint32_t c);
     const Program& WholeProgram() const;
+    /// Issue the sends of the loaded step at the cursor of member m's chain c. A step
+    /// of more than kKeptSends sends gives their memory back once they are issued (a
+    /// direct all-to-all's n - 1 per member: 24 MB at 1024 ranks); a narrower one
+    /// keeps the capacity for the next step.
     void EnterStep(uint32_t m, uint32_t c);
+    static constexpr size_t kKeptSends = 64; //!< see EnterStep
     void Advance(uint32_t m, uint32_t c);
     void Resume(uint32_t m, uint32_t c);
     void ChainFinished(uint32_t m);

@@ -89,6 +89,8 @@ FluidMessageTransport::DoDispose()
     m_updatePending = false;
     m_fluid.reset();
     m_inFlight.clear();
+    m_messages = SlotPool<Message>();
+    m_batches = SlotPool<std::vector<uint32_t>>();
     if (m_model)
     {
         m_model->Dispose();
@@ -170,7 +172,9 @@ FluidMessageTransport::Send(uint32_t src,
     {
         m_inFlight.resize(slot + 1);
     }
-    m_inFlight[slot] = {std::move(msg), latency + m_perMessageOverhead.GetSeconds()};
+    const uint32_t message = m_messages.Acquire();
+    m_messages[message] = std::move(msg);
+    m_inFlight[slot] = {message, latency + m_perMessageOverhead.GetSeconds()};
     if (!m_updatePending)
     {
         m_updatePending = true;
@@ -234,11 +238,12 @@ FluidMessageTransport::Finish(double t)
     m_ending.clear();
     for (const auto& [slot, end] : m_fluid->Advance(t))
     {
-        InFlight& x = m_inFlight[slot];
-        CountOnLinks(slot, x.msg.bytes);
+        const InFlight& x = m_inFlight[slot];
+        const Message& msg = m_messages[x.message];
+        CountOnLinks(slot, msg.bytes);
         if (!m_flowCompleted.IsEmpty())
         {
-            m_flowCompleted(x.msg, Seconds(end));
+            m_flowCompleted(msg, Seconds(end));
         }
         m_ending.push_back({std::max(now, Seconds(end + x.delivery)), slot});
     }
@@ -250,11 +255,11 @@ FluidMessageTransport::Finish(double t)
     {
         const Time at = m_ending[i].at;
         const uint32_t batch = m_batches.Acquire();
-        std::vector<Message>& messages = m_batches[batch];
+        std::vector<uint32_t>& messages = m_batches[batch];
         messages.clear();
         for (; i < m_ending.size() && m_ending[i].at == at; ++i)
         {
-            messages.push_back(std::move(m_inFlight[m_ending[i].handle].msg));
+            messages.push_back(m_inFlight[m_ending[i].handle].message);
         }
         Simulator::Schedule(at - now, &FluidMessageTransport::DeliverBatch, this, batch);
     }
@@ -263,13 +268,16 @@ FluidMessageTransport::Finish(double t)
 void
 FluidMessageTransport::DeliverBatch(uint32_t batch)
 {
-    // Delivering may end more transfers and fill other batches (and grow the pool): the
-    // messages are taken out while they are delivered, the record keeps their capacity.
-    std::vector<Message> messages;
+    // Delivering may send (growing m_messages), end more transfers and fill other
+    // batches (growing the pool): the batch is taken out while it is delivered, the
+    // record keeps its capacity, and each message leaves its slot before its delivery.
+    std::vector<uint32_t> messages;
     messages.swap(m_batches[batch]);
     const Time now = Simulator::Now();
-    for (Message& msg : messages)
+    for (const uint32_t slot : messages)
     {
+        Message msg = std::move(m_messages[slot]);
+        m_messages.Release(slot);
         msg.delivered = now;
         Deliver(msg);
     }

@@ -119,11 +119,11 @@ protected:
     void DoDispose() override;
 
 private:
-    /// A message in flight, by its FluidTransfers handle.
+    /// A transfer in flight, by its FluidTransfers handle: its message and latency.
     struct InFlight
     {
-        Message msg;
-        double delivery{0}; //!< L + PerMessageOverhead (s)
+        uint32_t message{0}; //!< slot in m_messages
+        double delivery{0};  //!< L + PerMessageOverhead (s)
     };
 
     /// Add a message's wire bytes and frames to the counters of the route its transfer
@@ -152,6 +152,10 @@ private:
     Ptr<MessageTransport> m_packet;
     Ptr<AlphaBetaModel> m_model;
     std::unique_ptr<FluidTransfers> m_fluid;
+    /// Messages from Send until delivered, by slot: stored once, while their transfer
+    /// runs and then while their delivery waits (a million at once in a 1024-rank
+    /// direct all-to-all)
+    SlotPool<Message> m_messages;
     std::vector<InFlight> m_inFlight;  //!< by FluidTransfers handle
     FluidNetwork::LinkShares m_shares; //!< scratch
     /// Per directed link (2 id + B->A), the bytes and frames of even-split shares
@@ -159,9 +163,9 @@ private:
     std::vector<double> m_splitBytes;
     std::vector<double> m_splitPackets;
     Time m_perMessageOverhead;
-    /// Messages delivered at one instant by one event, in the order they ended (a
-    /// record keeps its capacity when reused)
-    SlotPool<std::vector<Message>> m_batches;
+    /// The messages (slots in m_messages) delivered at one instant by one event, in
+    /// the order they ended (a record keeps its capacity when reused)
+    SlotPool<std::vector<uint32_t>> m_batches;
     std::vector<Ending> m_ending; //!< scratch of Finish
     EventId m_update;             //!< the pending Update of this instant
     bool m_updatePending{false};  //!< m_update is scheduled and has not run
