@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -443,10 +444,23 @@ RunReport::Main(const std::function<void()>& body)
     // is built and the twin predicts (a tenth of a 1024-GPU flow-level iteration's
     // instructions). A scenario keeps one resolution; a script that wants another
     // sets it before Main. Fixing the one in force here ends the bookkeeping.
+    //
+    // ns-3 3.37 allows SetResolution only while that record exists: after a
+    // SetResolution (the tutorial's `Time::SetResolution(Time::NS)` at the top of
+    // main) or a Simulator::Run it is gone and a second SetResolution dereferences
+    // null. The record is a private static of Time, exported by libns3-core
+    // (Time::g_markingTimes); Main reads it through the dynamic linker and fixes the
+    // resolution only while it is alive. Where the symbol is not found (another ns-3),
+    // Main leaves the resolution alone: the run is the same, only slower to set up.
     static bool resolutionFixed = false;
     if (!resolutionFixed && Time::GetResolution() == Time::NS)
     {
-        Time::SetResolution(Time::NS);
+        const auto* record =
+            static_cast<void* const*>(dlsym(RTLD_DEFAULT, "_ZN3ns34Time14g_markingTimesE"));
+        if (record != nullptr && *record != nullptr)
+        {
+            Time::SetResolution(Time::NS);
+        }
     }
     resolutionFixed = true;
     // The run's files appear together when it succeeded, or not at all (OutputFiles).

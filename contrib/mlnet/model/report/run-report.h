@@ -141,8 +141,9 @@ public:
      * Time::SetResolution before the body: ns-3 stops recording every Time made
      * until the first Simulator::Run (Time::Mark), which costs a tenth of a large
      * flow-level run. A program that wants another resolution sets it before Main.
-     * Main must run before any Simulator::Run of the process, as every example's
-     * does (ns-3 allows one SetResolution, and none after a run).
+     * Main leaves the resolution alone where ns-3 no longer allows SetResolution: after
+     * one (ns-3's tutorial idiom Time::SetResolution(Time::NS) included) or after a
+     * Simulator::Run.
      */
     static int Main(const std::function<void()>& body);
 
