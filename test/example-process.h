@@ -45,17 +45,19 @@ struct RunSettings
 };
 
 /**
- * \brief Run build/examples/<name>/<name> with flags as RunSettings say; capture stdout
- * and stderr (stderr goes to a file outside the working directory). A run the timeout
+ * \brief Run a program of the build (a path under the build folder, e.g.
+ * "test/resolution-before-main") with flags as RunSettings say; capture stdout and
+ * stderr (stderr goes to a file outside the working directory). A run the timeout
  * killed has timedOut set and status -1.
  */
 inline ExampleRun
-RunExampleIn(const std::string& name, const std::string& flags, const RunSettings& how)
+RunProgramIn(const std::string& program, const std::string& flags, const RunSettings& how)
 {
-    std::string bin = std::string(MLNET_BUILD_DIR) + "/examples/" + name + "/" + name;
+    std::string bin = std::string(MLNET_BUILD_DIR) + "/" + program;
     // ctest runs test cases in parallel processes: one stderr file per process.
-    std::string errFile =
-        ::testing::TempDir() + "/" + name + "-stderr-" + std::to_string(getpid()) + ".txt";
+    std::string errFile = ::testing::TempDir() + "/" +
+                          std::filesystem::path(program).filename().string() + "-stderr-" +
+                          std::to_string(getpid()) + ".txt";
     std::string command =
         (how.workDir.empty() ? "" : "cd '" + how.workDir + "' && ") +
         (how.env.empty() ? "" : "env " + how.env + " ") +
@@ -85,6 +87,15 @@ RunExampleIn(const std::string& name, const std::string& flags, const RunSetting
     e.err = ss.str();
     std::remove(errFile.c_str());
     return e;
+}
+
+/**
+ * \brief Run build/examples/<name>/<name> with flags as RunSettings say (RunProgramIn).
+ */
+inline ExampleRun
+RunExampleIn(const std::string& name, const std::string& flags, const RunSettings& how)
+{
+    return RunProgramIn("examples/" + name + "/" + name, flags, how);
 }
 
 /**

@@ -8,56 +8,37 @@
  * ns-3's record of every Time made before the body runs (the program reads the
  * record's pointer: "time record gone").
  */
-#include <array>
-#include <cstdio>
-#include <gtest/gtest.h>
-#include <string>
-#include <sys/wait.h>
+#include "example-process.h"
+
+using namespace mlnettest;
 
 namespace
 {
 
-struct Outcome
-{
-    int status{-1};
-    std::string out;
-};
-
-Outcome
+ExampleRun
 RunProgram(const std::string& argument)
 {
-    const std::string command =
-        std::string(MLNET_BUILD_DIR) + "/test/resolution-before-main " + argument + " 2>&1";
-    Outcome o;
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 512> buf{};
-    while (pipe != nullptr && fgets(buf.data(), buf.size(), pipe) != nullptr)
-    {
-        o.out += buf.data();
-    }
-    const int raw = pipe != nullptr ? pclose(pipe) : -1;
-    o.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return o;
+    return RunProgramIn("test/resolution-before-main", argument, RunSettings{});
 }
 
 TEST(RunReportMainProcessTest, RunsAfterTheProgramSetTheResolution)
 {
-    const Outcome o = RunProgram("set");
-    EXPECT_EQ(o.status, 0) << o.out;
+    const ExampleRun o = RunProgram("set");
+    EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(o.out, "time record gone\nevent at 720 ns\n");
 }
 
 TEST(RunReportMainProcessTest, RunsAfterTheProgramRanASimulation)
 {
-    const Outcome o = RunProgram("run");
-    EXPECT_EQ(o.status, 0) << o.out;
+    const ExampleRun o = RunProgram("run");
+    EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(o.out, "time record gone\nevent at 720 ns\n");
 }
 
 TEST(RunReportMainProcessTest, RunsWhenMainFixesTheResolution)
 {
-    const Outcome o = RunProgram("");
-    EXPECT_EQ(o.status, 0) << o.out;
+    const ExampleRun o = RunProgram("");
+    EXPECT_EQ(o.status, 0) << o.err;
     EXPECT_EQ(o.out, "time record gone\nevent at 720 ns\n");
 }
 

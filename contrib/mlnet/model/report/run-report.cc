@@ -452,17 +452,14 @@ RunReport::Main(const std::function<void()>& body)
     // (Time::g_markingTimes); Main reads it through the dynamic linker and fixes the
     // resolution only while it is alive. Where the symbol is not found (another ns-3),
     // Main leaves the resolution alone: the run is the same, only slower to set up.
-    static bool resolutionFixed = false;
-    if (!resolutionFixed && Time::GetResolution() == Time::NS)
+    // While the record exists no SetResolution has been made, so the resolution in
+    // force is ns-3's default; a second Main finds the record gone.
+    const auto* record =
+        static_cast<void* const*>(dlsym(RTLD_DEFAULT, "_ZN3ns34Time14g_markingTimesE"));
+    if (record != nullptr && *record != nullptr)
     {
-        const auto* record =
-            static_cast<void* const*>(dlsym(RTLD_DEFAULT, "_ZN3ns34Time14g_markingTimesE"));
-        if (record != nullptr && *record != nullptr)
-        {
-            Time::SetResolution(Time::NS);
-        }
+        Time::SetResolution(Time::GetResolution());
     }
-    resolutionFixed = true;
     // The run's files appear together when it succeeded, or not at all (OutputFiles).
     const bool session = OutputFiles::Begin();
     try
