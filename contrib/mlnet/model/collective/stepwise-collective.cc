@@ -448,12 +448,44 @@ StepwiseCollective::LoadStep(uint32_t m, uint32_t c)
     BuildStep(m, c, chain.cursor, chain.current);
     // Messages for a step may come before it is loaded (they are kept in m_arrived).
     const uint32_t tag = c * m_stride + chain.cursor;
+    auto& arrived = m_arrived[m];
     uint32_t missing = 0;
+    if (HasRealPayload())
+    {
+        for (const auto& r : chain.current.recvs)
+        {
+            missing += arrived.count(Key(tag, r.from)) == 0 ? 1 : 0;
+        }
+        chain.missing = missing;
+        return;
+    }
+    // Virtual payloads: only sizes are read. The step keeps the totals of its receives
+    // and takes the messages that came early; the others are counted as they come.
+    const uint64_t unit = GetUnit();
+    chain.expectedBytes = 0;
+    chain.reducedBytes = 0;
+    chain.takenBytes = 0;
     for (const auto& r : chain.current.recvs)
     {
-        missing += m_arrived[m].count(Key(tag, r.from)) == 0 ? 1 : 0;
+        const uint64_t bytes = r.seg.length * unit;
+        chain.expectedBytes += bytes;
+        chain.reducedBytes += r.reduce ? bytes : 0;
+        auto it = arrived.empty() ? arrived.end() : arrived.find(Key(tag, r.from));
+        if (it == arrived.end())
+        {
+            ++missing;
+            continue;
+        }
+        NS_ASSERT_MSG(it->second.bytes == bytes,
+                      "message of " << it->second.bytes << " bytes, expected " << bytes);
+        chain.takenBytes += it->second.bytes;
+        arrived.erase(it);
     }
     chain.missing = missing;
+    if (chain.current.recvs.capacity() > kKeptOps)
+    {
+        std::vector<RecvOp>().swap(chain.current.recvs);
+    }
 }
 
 void
@@ -475,7 +507,7 @@ StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
         SendToMember(m, s.to, tag, s.seg.length * unit, data);
     }
     // Nothing reads a step's sends once issued (BuildStep fills them anew).
-    if (chain.current.sends.capacity() > kKeptSends)
+    if (chain.current.sends.capacity() > kKeptOps)
     {
         std::vector<SendOp>().swap(chain.current.sends);
     }
@@ -494,14 +526,26 @@ StepwiseCollective::HandleMessage(const Message& msg)
     NS_ASSERT_MSG(c < m_chains[m].size(), "bad tag " << msg.tag);
     ChainState& chain = m_chains[m][c];
     NS_ASSERT_MSG(g >= chain.cursor, "message for a step already completed");
-    bool fresh =
-        m_arrived[m].emplace(Key(msg.tag, from->second), Arrived{msg.bytes, msg.data}).second;
-    NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
-    if (g == chain.cursor && !chain.computing)
+    // The loaded step at the cursor awaits it (while a reduction runs, the step at the
+    // cursor is not loaded yet: LoadStep counts this message then).
+    const bool awaited = g == chain.cursor && !chain.computing;
+    if (awaited && !HasRealPayload())
     {
-        // The loaded step at the cursor awaits it (while a reduction runs, the step at
-        // the cursor is not loaded yet: LoadStep counts this message then).
-        NS_ASSERT(chain.missing > 0);
+        // Only its size is read: counted, checked against the step's total when the
+        // step completes (Advance), not kept.
+        chain.takenBytes += msg.bytes;
+    }
+    else
+    {
+        bool fresh =
+            m_arrived[m].emplace(Key(msg.tag, from->second), Arrived{msg.bytes, msg.data}).second;
+        NS_ASSERT_MSG(fresh, "duplicate message " << msg.tag << " from member " << from->second);
+    }
+    if (awaited)
+    {
+        NS_ASSERT_MSG(chain.missing > 0,
+                      "message " << msg.tag << " from member " << from->second
+                                 << " beyond its step's receives");
         if (--chain.missing == 0)
         {
             Advance(m, c);
@@ -530,29 +574,35 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
             return; // still waiting
         }
         uint64_t reducedBytes = 0;
+        if (!HasRealPayload())
+        {
+            // Its messages were counted as they came (HandleMessage, LoadStep).
+            NS_ASSERT_MSG(chain.takenBytes == chain.expectedBytes,
+                          "messages of " << chain.takenBytes << " bytes for step " << g
+                                         << ", expected " << chain.expectedBytes);
+            reducedBytes = chain.reducedBytes;
+        }
         for (const auto& r : step.recvs)
         {
+            if (!HasRealPayload())
+            {
+                break; // nothing kept (the receives may be gone: LoadStep)
+            }
             auto it = arrived.find(Key(tag, r.from));
             const Arrived& msg = it->second;
             NS_ASSERT_MSG(msg.bytes == r.seg.length * unit,
                           "message of " << msg.bytes << " bytes, expected " << r.seg.length * unit);
-            if (HasRealPayload())
-            {
-                NS_ASSERT_MSG(msg.data && msg.data->size() == r.seg.length * sizeof(float),
-                              "real payload missing");
-                auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
-                if (r.reduce)
-                {
-                    ReduceSegment(dst, reinterpret_cast<const float*>(msg.data->data()));
-                }
-                else
-                {
-                    std::memcpy(dst.data(), msg.data->data(), msg.data->size());
-                }
-            }
+            NS_ASSERT_MSG(msg.data && msg.data->size() == r.seg.length * sizeof(float),
+                          "real payload missing");
+            auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
             if (r.reduce)
             {
+                ReduceSegment(dst, reinterpret_cast<const float*>(msg.data->data()));
                 reducedBytes += msg.bytes;
+            }
+            else
+            {
+                std::memcpy(dst.data(), msg.data->data(), msg.data->size());
             }
             arrived.erase(it);
         }

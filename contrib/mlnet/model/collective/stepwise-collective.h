@@ -239,15 +239,17 @@ protected:
 private:
     void CheckProgram() const;
     /// Load the step at the cursor of member m's chain c, and count its receives not
-    /// arrived yet.
+    /// arrived yet. With virtual payloads the step keeps only the totals of its
+    /// receives (the messages that came early are taken then), and one of more than
+    /// kKeptOps receives gives their memory back (a direct all-to-all's n - 1).
     void LoadStep(uint32_t m, uint32_t c);
     const Program& WholeProgram() const;
     /// Issue the sends of the loaded step at the cursor of member m's chain c. A step
-    /// of more than kKeptSends sends gives their memory back once they are issued (a
+    /// of more than kKeptOps sends gives their memory back once they are issued (a
     /// direct all-to-all's n - 1 per member: 24 MB at 1024 ranks); a narrower one
     /// keeps the capacity for the next step.
     void EnterStep(uint32_t m, uint32_t c);
-    static constexpr size_t kKeptSends = 64; //!< see EnterStep
+    static constexpr size_t kKeptOps = 64; //!< see LoadStep and EnterStep
     void Advance(uint32_t m, uint32_t c);
     void Resume(uint32_t m, uint32_t c);
     void ChainFinished(uint32_t m);
@@ -260,10 +262,16 @@ private:
     /// single vector however many things are tracked per chain.
     struct ChainState
     {
-        Step current;          //!< the step at the cursor (when loaded)
-        uint32_t length{0};    //!< steps in the chain (ChainLengths)
-        uint32_t cursor{0};    //!< the current step
-        uint32_t missing{0};   //!< receives of the loaded step not arrived yet
+        Step current;        //!< the step at the cursor (when loaded)
+        uint32_t length{0};  //!< steps in the chain (ChainLengths)
+        uint32_t cursor{0};  //!< the current step
+        uint32_t missing{0}; //!< receives of the loaded step not arrived yet
+        /// Virtual payloads only (nothing but a message's size is read): the loaded
+        /// step's bytes to receive, of them to reduce, and the bytes of its messages
+        /// taken so far (counted as they arrive, not kept)
+        uint64_t expectedBytes{0};
+        uint64_t reducedBytes{0};
+        uint64_t takenBytes{0};
         bool computing{false}; //!< a reduction of the step before the cursor runs
     };
 
@@ -277,7 +285,9 @@ private:
     std::vector<Time> m_computeFree;               //!< per member: reductions end
 
     /// What a step takes from an arrived message (a Message, less its addressing and
-    /// times: a direct all-to-all of 1024 ranks holds a million of them at once).
+    /// times), kept until its step is loaded (virtual payloads: a message for the
+    /// loaded step is only counted; a direct all-to-all of 1024 ranks would otherwise
+    /// keep a million at once) or completes (real payloads).
     struct Arrived
     {
         uint64_t bytes{0}; //!< application bytes

@@ -49,6 +49,7 @@
 #include "ns3/traced-callback.h"
 
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -142,13 +143,6 @@ private:
     /// The delivery event of a batch: deliver its messages in order.
     void DeliverBatch(uint32_t batch);
 
-    /// A message ending in the current Finish: its delivery time and transfer handle.
-    struct Ending
-    {
-        Time at;
-        uint32_t handle;
-    };
-
     Ptr<MessageTransport> m_packet;
     Ptr<AlphaBetaModel> m_model;
     std::unique_ptr<FluidTransfers> m_fluid;
@@ -166,10 +160,12 @@ private:
     /// The messages (slots in m_messages) delivered at one instant by one event, in
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
-    std::vector<Ending> m_ending; //!< scratch of Finish
-    EventId m_update;             //!< the pending Update of this instant
-    bool m_updatePending{false};  //!< m_update is scheduled and has not run
-    EventId m_completion;         //!< the next completion (null when none is pending)
+    /// Scratch of Finish: the batches it opened, by delivery instant (time steps)
+    std::unordered_map<int64_t, uint32_t> m_openBatches;
+    static constexpr size_t kOpenBatchesKept = 64; //!< see Finish
+    EventId m_update;                              //!< the pending Update of this instant
+    bool m_updatePending{false};                   //!< m_update is scheduled and has not run
+    EventId m_completion; //!< the next completion (null when none is pending)
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;
 };

@@ -31,6 +31,7 @@
 #define MLNET_FLUID_TRANSFERS_H
 
 #include "ns3/fluid-network.h"
+#include "ns3/packed-route.h"
 
 #include <cstdint>
 #include <memory>
@@ -116,7 +117,7 @@ public:
      * for a transfer in flight or one Advance just ended (until the next Start)
      * \param handle the transfer's handle
      */
-    virtual const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const = 0;
+    virtual const PackedRoute& GetRoute(uint32_t handle) const = 0;
     /// \return transfers started and not ended
     virtual uint32_t GetActive() const = 0;
 

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace ns3
@@ -68,9 +69,9 @@ LineRateTransfers::Start(double now,
     const uint32_t slot = m_flows.Acquire();
     Flow& f = m_flows[slot];
     f.order = m_startOrder++;
-    f.shares = route;
+    f.route.Assign(route);
     f.nicCount = senderLinks;
-    f.nic = f.nicCount == 1 ? f.shares[0].first : kNone;
+    f.nic = f.nicCount == 1 ? route[0].first : kNone;
     f.packets = packets;
     f.wire = wire;
     f.head = 0;
@@ -86,11 +87,11 @@ LineRateTransfers::Start(double now,
     }
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
-        uint32_t key = f.shares[k].first;
+        uint32_t key = f.route.Key(k);
         NicOf(key).flows.push_back(slot);
         Touch(key);
     }
-    for (const auto& [key, share] : f.shares)
+    for (const auto& [key, share] : route)
     {
         ++m_load[key].flows;
     }
@@ -250,7 +251,7 @@ LineRateTransfers::NewRate(const Flow& f, uint32_t slot) const
     bool blocked = false;
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
-        uint32_t key = f.shares[k].first;
+        uint32_t key = f.route.Key(k);
         const Nic& nic = m_nics[m_nicOf[key]];
         blocked |= !nic.fifo.empty();
         spb = std::max(spb, nic.weight / m_capacity[key]);
@@ -265,12 +266,12 @@ LineRateTransfers::UpdateRates()
     for (uint32_t slot : m_retired)
     {
         Flow& f = m_flows[slot];
-        for (uint32_t k = 0; k < f.shares.size(); ++k)
+        for (uint32_t k = 0; k < f.route.Size(); ++k)
         {
-            uint32_t key = f.shares[k].first;
+            uint32_t key = f.route.Key(k);
             Load& d = m_load[key];
             Rebase(key);
-            d.offered -= f.shares[k].second * f.rate;
+            d.offered -= f.route.Share(k) * f.rate;
             if (--d.flows == 0)
             {
                 d.offered = 0;
@@ -296,9 +297,9 @@ LineRateTransfers::UpdateRates()
             {
                 for (uint32_t k = 0; k < f.nicCount; ++k)
                 {
-                    if (f.shares[k].first == key)
+                    if (f.route.Key(k) == key)
                     {
-                        nic.weight += f.shares[k].second;
+                        nic.weight += f.route.Share(k);
                     }
                 }
             }
@@ -324,11 +325,11 @@ LineRateTransfers::UpdateRates()
         if (rate != f.rate)
         {
             // Its links: the backlog so far, then the new offered load.
-            for (uint32_t k = 0; k < f.shares.size(); ++k)
+            for (uint32_t k = 0; k < f.route.Size(); ++k)
             {
-                uint32_t key = f.shares[k].first;
+                uint32_t key = f.route.Key(k);
                 Rebase(key);
-                m_load[key].offered += f.shares[k].second * (rate - f.rate);
+                m_load[key].offered += f.route.Share(k) * (rate - f.rate);
             }
         }
         f.rate = rate;
@@ -337,24 +338,22 @@ LineRateTransfers::UpdateRates()
         if (rate > 0)
         {
             double left = f.head > 0 ? f.head : f.rest;
-            f.end = m_now + std::max(0.0, left / rate);
-            m_ends.push({f.end, slot, f.version});
+            m_ends.push_back({m_now + std::max(0.0, left / rate), slot, f.version});
+            std::push_heap(m_ends.begin(), m_ends.end(), std::greater<>());
         }
     }
-    // Stale heap entries: rebuild when they outnumber the live ones.
+    // Stale heap entries: rebuild when they outnumber the live ones (a flow's current
+    // entry is the one of its version).
     if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
     {
-        std::vector<PhaseEnd> live;
-        live.reserve(m_activeFlows);
-        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
-        {
-            const Flow& f = m_flows[slot];
-            if (f.active && f.rate > 0)
-            {
-                live.push_back({f.end, slot, f.version});
-            }
-        }
-        m_ends = decltype(m_ends)(std::greater<>(), std::move(live));
+        m_ends.erase(std::remove_if(m_ends.begin(),
+                                    m_ends.end(),
+                                    [this](const PhaseEnd& e) {
+                                        const Flow& f = m_flows[e.flow];
+                                        return !f.active || f.version != e.version;
+                                    }),
+                     m_ends.end());
+        std::make_heap(m_ends.begin(), m_ends.end(), std::greater<>());
     }
     ++m_rateUpdates;
 }
@@ -375,13 +374,14 @@ LineRateTransfers::PendingEnd()
 {
     while (!m_ends.empty())
     {
-        const PhaseEnd& e = m_ends.top();
+        const PhaseEnd& e = m_ends.front();
         const Flow& f = m_flows[e.flow];
         if (f.active && f.version == e.version)
         {
             return e.t;
         }
-        m_ends.pop();
+        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+        m_ends.pop_back();
     }
     return kInfinity;
 }
@@ -389,28 +389,39 @@ LineRateTransfers::PendingEnd()
 const std::vector<FluidTransfers::Ended>&
 LineRateTransfers::Advance(double t)
 {
-    // Every phase ending within kTie of t ends now, in start order.
+    // Every phase ending within kTie of t ends now, in start order. The due entries are
+    // popped to the back of the heap's vector, where they are sorted by start order:
+    // the batch takes no memory of its own (a million phases at once in a 1024-rank
+    // direct all-to-all).
     m_now = std::max(m_now, t);
     m_ended.clear();
-    m_batch.clear();
-    while (!m_ends.empty())
+    size_t heap = m_ends.size();
+    size_t batch = heap;
+    while (heap > 0)
     {
-        const PhaseEnd e = m_ends.top();
+        const PhaseEnd& e = m_ends.front();
         const Flow& f = m_flows[e.flow];
-        if (f.active && f.version == e.version)
+        const bool live = f.active && f.version == e.version;
+        if (live && e.t - t > FluidNetwork::kTie)
         {
-            if (e.t - t > FluidNetwork::kTie)
-            {
-                break;
-            }
-            m_batch.emplace_back(f.order, e.flow);
+            break;
         }
-        m_ends.pop();
+        std::pop_heap(m_ends.begin(), m_ends.begin() + heap, std::greater<>());
+        --heap;
+        if (live)
+        {
+            PhaseEnd& due = m_ends[--batch];
+            std::swap(due, m_ends[heap]); // over a stale entry popped before, if any
+            due.order = m_flows[due.flow].order;
+        }
     }
-    std::sort(m_batch.begin(), m_batch.end()); // start order (orders are unique)
+    std::sort(m_ends.begin() + batch, m_ends.end(), [](const PhaseEnd& a, const PhaseEnd& b) {
+        return a.order < b.order; // orders are unique
+    });
     m_dirty = true;
-    for (const auto& [order, slot] : m_batch)
+    for (size_t i = batch; i < m_ends.size(); ++i)
     {
+        const uint32_t slot = m_ends[i].flow;
         Flow& f = m_flows[slot];
         ++f.version;
         f.t0 = t;
@@ -430,6 +441,7 @@ LineRateTransfers::Advance(double t)
         f.rest = 0;
         FinishTransfer(f, slot);
     }
+    m_ends.resize(heap);
     return m_ended;
 }
 
@@ -441,15 +453,16 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
     // behind a congested one is only fed at that one's rate, which the offered loads
     // (NIC rates) overstate.
     double wait = 0;
-    for (const auto& [key, share] : f.shares)
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
     {
+        const uint32_t key = f.route.Key(k);
         wait = std::max(wait, Backlog(key, m_now) / m_capacity[key]);
     }
     m_ended.push_back({slot, m_now + wait});
     // It leaves its NIC links now; its offered loads at the next rate update.
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
-        uint32_t key = f.shares[k].first;
+        uint32_t key = f.route.Key(k);
         auto& flows = m_nics[m_nicOf[key]].flows;
         flows.erase(std::find(flows.begin(), flows.end(), slot));
         Touch(key);
@@ -458,10 +471,10 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
     m_retired.push_back(slot);
 }
 
-const FluidNetwork::LinkShares&
+const PackedRoute&
 LineRateTransfers::GetRoute(uint32_t handle) const
 {
-    return m_flows[handle].shares;
+    return m_flows[handle].route;
 }
 
 uint32_t

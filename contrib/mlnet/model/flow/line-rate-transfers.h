@@ -42,11 +42,11 @@
 #define MLNET_LINE_RATE_TRANSFERS_H
 
 #include "ns3/fluid-transfers.h"
+#include "ns3/packed-route.h"
 #include "ns3/slot-pool.h"
 
 #include <cstdint>
 #include <deque>
-#include <queue>
 #include <vector>
 
 namespace ns3
@@ -72,7 +72,7 @@ public:
     double NextEnd() override;
     double PendingEnd() override;
     const std::vector<Ended>& Advance(double t) override;
-    const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const override;
+    const PackedRoute& GetRoute(uint32_t handle) const override;
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
@@ -85,18 +85,17 @@ private:
     /// A transfer in flight (a slot, reused): its route and fluid state.
     struct Flow
     {
-        uint64_t order{0};               //!< start order: ties are handled in it
-        uint64_t packets{0};             //!< n
-        double wire{0};                  //!< W, wire bytes per link
-        uint32_t nicCount{0};            //!< shares[0, nicCount): links leaving the sender
-        uint32_t nic{kNone};             //!< its only first-hop link key (kNone when split)
-        FluidNetwork::LinkShares shares; //!< (directed link key, share)
-        double head{0};                  //!< wire bytes of its head still in the NIC FIFO, at t0
-        double rest{0};                  //!< wire bytes still to send round-robin, at t0
-        double t0{0};                    //!< when head and rest were taken
-        double rate{0};                  //!< current NIC rate (wire bytes per second)
-        double end{0};                   //!< its phase ends then (rate > 0)
-        uint32_t version{0}; //!< bumped when `end` changes: older heap entries are stale
+        uint64_t order{0};    //!< start order: ties are handled in it
+        uint64_t packets{0};  //!< n
+        double wire{0};       //!< W, wire bytes per link
+        double head{0};       //!< wire bytes of its head still in the NIC FIFO, at t0
+        double rest{0};       //!< wire bytes still to send round-robin, at t0
+        double t0{0};         //!< when head and rest were taken
+        double rate{0};       //!< current NIC rate (wire bytes per second)
+        PackedRoute route;    //!< its directed links and shares
+        uint32_t nicCount{0}; //!< route links [0, nicCount) leave the sender
+        uint32_t nic{kNone};  //!< its only first-hop link key (kNone when split)
+        uint32_t version{0};  //!< bumped when its phase end changes: older heap entries are stale
         bool active{false};
         bool phaseChanged{false}; //!< head or rest reset: `end` must be recomputed
         bool marked{false};       //!< in the rate update's list
@@ -127,9 +126,15 @@ private:
     Load LoadAt(uint32_t key, double t) const;
 
     /// A transfer's phase end, as computed at its last rate change.
+    /// A phase's end in the heap m_ends; popped into a batch (Advance), its flow's start
+    /// order instead of its time.
     struct PhaseEnd
     {
-        double t;
+        union {
+            double t;
+            uint64_t order;
+        };
+
         uint32_t flow;
         uint32_t version;
 
@@ -161,11 +166,10 @@ private:
     std::vector<uint32_t> m_touched; //!< NIC keys whose transfers' rates must be recomputed
     std::vector<uint32_t> m_retired; //!< transfers ended since the last rate update
     /// scratch: (start order, slot) of the transfers whose phase ends together
-    std::vector<std::pair<uint64_t, uint32_t>> m_batch;
     std::vector<uint32_t> m_update; //!< scratch: transfers whose rate is recomputed
     std::vector<Ended> m_ended;     //!< the last Advance's transfers
-    std::priority_queue<PhaseEnd, std::vector<PhaseEnd>, std::greater<>> m_ends;
-    bool m_dirty{false}; //!< rates must be updated
+    std::vector<PhaseEnd> m_ends;   //!< a min-heap (std::push_heap) of phase ends, stale ones too
+    bool m_dirty{false};            //!< rates must be updated
     double m_now{0};
     uint64_t m_rateUpdates{0};
     uint64_t m_flowsUpdated{0};

@@ -36,7 +36,7 @@ MaxMinTransfers::Start(double now,
     NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
     const uint32_t slot = m_transfers.Acquire();
     Transfer& x = m_transfers[slot];
-    x.route = route;
+    x.route.Assign(route);
     x.order = m_order++;
     x.nic = senderLinks == 1 ? route[0].first : kNone;
     x.head = 0;
@@ -94,7 +94,8 @@ void
 MaxMinTransfers::StartHead(double now, uint32_t slot)
 {
     Transfer& x = m_transfers[slot];
-    x.headFlow = m_net.Start(now, x.head, x.route, true);
+    x.route.CopyTo(m_route);
+    x.headFlow = m_net.Start(now, x.head, m_route, true);
     if (x.headFlow >= m_owner.size())
     {
         m_owner.resize(x.headFlow + 1);
@@ -178,7 +179,7 @@ MaxMinTransfers::FlowEnded(double t, const Owner& owner)
     }
 }
 
-const FluidNetwork::LinkShares&
+const PackedRoute&
 MaxMinTransfers::GetRoute(uint32_t handle) const
 {
     return m_transfers[handle].route;

@@ -56,7 +56,7 @@ public:
     double NextEnd() override;
     double PendingEnd() override;
     const std::vector<Ended>& Advance(double t) override;
-    const FluidNetwork::LinkShares& GetRoute(uint32_t handle) const override;
+    const PackedRoute& GetRoute(uint32_t handle) const override;
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
@@ -67,7 +67,7 @@ private:
     /// One message's transfer (a slot, reused).
     struct Transfer
     {
-        FluidNetwork::LinkShares route;
+        PackedRoute route;
         uint64_t order{0};
         uint32_t nic{kNone};      //!< its one sender link, or kNone
         double head{0};           //!< head bytes (0: none)
@@ -104,6 +104,7 @@ private:
     std::vector<Owner> m_flowsEnded;          //!< scratch
     std::vector<uint32_t> m_done;             //!< scratch: the transfers that ended
     std::vector<Ended> m_ended;               //!< the last Advance's transfers
+    FluidNetwork::LinkShares m_route;         //!< scratch: a head's route
     uint32_t m_active{0};
     uint64_t m_order{0};
 };
