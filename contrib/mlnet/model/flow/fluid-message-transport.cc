@@ -236,9 +236,11 @@ FluidMessageTransport::Finish(double t)
 {
     // One event per delivery instant, its messages in the order they ended: this call's
     // batches found by their instant (no sort, and no record of the ended transfers
-    // beside the fluid's: a million at one instant in a 1024-rank direct all-to-all).
-    // Batches of distinct instants may be scheduled in any order.
+    // beside the fluid's: a million at one instant in a 1024-rank direct all-to-all),
+    // scheduled once every FlowCompleted sink has run (their order does not matter:
+    // their instants differ).
     const Time now = Simulator::Now();
+    m_opened.clear();
     for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         const InFlight& x = m_inFlight[slot];
@@ -254,9 +256,13 @@ FluidMessageTransport::Finish(double t)
         {
             open->second = m_batches.Acquire();
             m_batches[open->second].clear();
-            Simulator::Schedule(at - now, &FluidMessageTransport::DeliverBatch, this, open->second);
+            m_opened.emplace_back(at, open->second);
         }
         m_batches[open->second].push_back(x.message);
+    }
+    for (const auto& [at, batch] : m_opened)
+    {
+        Simulator::Schedule(at - now, &FluidMessageTransport::DeliverBatch, this, batch);
     }
     // A map's clear() visits all its buckets, which never shrink: a large one goes.
     if (m_openBatches.size() > kOpenBatchesKept)

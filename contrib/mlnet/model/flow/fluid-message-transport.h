@@ -50,6 +50,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -162,9 +163,10 @@ private:
     SlotPool<std::vector<uint32_t>> m_batches;
     /// Scratch of Finish: the batches it opened, by delivery instant (time steps)
     std::unordered_map<int64_t, uint32_t> m_openBatches;
-    static constexpr size_t kOpenBatchesKept = 64; //!< see Finish
-    EventId m_update;                              //!< the pending Update of this instant
-    bool m_updatePending{false};                   //!< m_update is scheduled and has not run
+    std::vector<std::pair<Time, uint32_t>> m_opened; //!< scratch of Finish: (instant, batch)
+    static constexpr size_t kOpenBatchesKept = 64;   //!< see Finish
+    EventId m_update;                                //!< the pending Update of this instant
+    bool m_updatePending{false};                     //!< m_update is scheduled and has not run
     EventId m_completion; //!< the next completion (null when none is pending)
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;
