@@ -582,29 +582,29 @@ StepwiseCollective::Advance(uint32_t m, uint32_t c)
                                          << ", expected " << chain.expectedBytes);
             reducedBytes = chain.reducedBytes;
         }
-        for (const auto& r : step.recvs)
+        else
         {
-            if (!HasRealPayload())
+            for (const auto& r : step.recvs)
             {
-                break; // nothing kept (the receives may be gone: LoadStep)
+                auto it = arrived.find(Key(tag, r.from));
+                const Arrived& msg = it->second;
+                NS_ASSERT_MSG(msg.bytes == r.seg.length * unit,
+                              "message of " << msg.bytes << " bytes, expected "
+                                            << r.seg.length * unit);
+                NS_ASSERT_MSG(msg.data && msg.data->size() == r.seg.length * sizeof(float),
+                              "real payload missing");
+                auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
+                if (r.reduce)
+                {
+                    ReduceSegment(dst, reinterpret_cast<const float*>(msg.data->data()));
+                    reducedBytes += msg.bytes;
+                }
+                else
+                {
+                    std::memcpy(dst.data(), msg.data->data(), msg.data->size());
+                }
+                arrived.erase(it);
             }
-            auto it = arrived.find(Key(tag, r.from));
-            const Arrived& msg = it->second;
-            NS_ASSERT_MSG(msg.bytes == r.seg.length * unit,
-                          "message of " << msg.bytes << " bytes, expected " << r.seg.length * unit);
-            NS_ASSERT_MSG(msg.data && msg.data->size() == r.seg.length * sizeof(float),
-                          "real payload missing");
-            auto dst = m_out[m].segment(r.seg.offset, r.seg.length);
-            if (r.reduce)
-            {
-                ReduceSegment(dst, reinterpret_cast<const float*>(msg.data->data()));
-                reducedBytes += msg.bytes;
-            }
-            else
-            {
-                std::memcpy(dst.data(), msg.data->data(), msg.data->size());
-            }
-            arrived.erase(it);
         }
         m_stepTrace(m, c, g);
         ++chain.cursor;
