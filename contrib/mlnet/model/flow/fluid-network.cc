@@ -15,9 +15,11 @@
 #include "fluid-network.h"
 
 #include "ns3/assert.h"
+#include "ns3/fluid-heap.h"
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -100,13 +102,13 @@ FluidNetwork::PendingCompletion()
 {
     while (!m_ends.empty())
     {
-        const Entry& e = m_ends.top();
+        const Entry& e = m_ends.front();
         const Flow& f = m_flows[e.index];
         if (f.active && f.version == e.version)
         {
             return e.t;
         }
-        m_ends.pop();
+        fluidheap::Pop(m_ends);
     }
     return kInfinity;
 }
@@ -118,7 +120,7 @@ FluidNetwork::Complete(double t)
     m_completed.clear();
     while (!m_ends.empty())
     {
-        const Entry e = m_ends.top();
+        const Entry e = m_ends.front();
         const Flow& f = m_flows[e.index];
         if (f.active && f.version == e.version)
         {
@@ -128,7 +130,7 @@ FluidNetwork::Complete(double t)
             }
             m_completed.push_back(e.index);
         }
-        m_ends.pop();
+        fluidheap::Pop(m_ends);
     }
     std::sort(m_completed.begin(), m_completed.end(), [this](uint32_t a, uint32_t b) {
         return m_flows[a].order < m_flows[b].order;
@@ -187,26 +189,20 @@ FluidNetwork::Recompute()
             ++f.version;
             if (f.rate > 0)
             {
-                m_ends.push({f.end, slot, f.version});
+                fluidheap::Push(m_ends, Entry{f.end, slot, f.version});
             }
         }
     }
     m_flowsRecomputed += m_compFlows.size();
     ++m_recomputations;
-    // Stale heap entries: rebuild when they outnumber the live ones.
+    // Stale heap entries: dropped in place when they outnumber the live ones (no new
+    // vector: a recomputation of a million flows leaves a million stale entries).
     if (m_ends.size() > 2 * static_cast<size_t>(m_active) + 64)
     {
-        std::vector<Entry> live;
-        live.reserve(m_active);
-        for (uint32_t slot = 0; slot < m_flows.size(); ++slot)
-        {
-            const Flow& f = m_flows[slot];
-            if (f.active && f.rate > 0)
-            {
-                live.push_back({f.end, slot, f.version});
-            }
-        }
-        m_ends = MinHeap(std::greater<>(), std::move(live));
+        fluidheap::DropStale(m_ends, [this](const Entry& e) {
+            const Flow& f = m_flows[e.index];
+            return !f.active || f.version != e.version;
+        });
     }
 }
 
@@ -288,22 +284,26 @@ FluidNetwork::FillClass(bool priority)
         l.weight = 0;
         l.unfrozen = 0;
         ++l.version;
-        for (uint32_t slot : l.flows)
+    }
+    // Each link's unfrozen shares, flow by flow: O(flow-link pairs) (a link looking
+    // its share up in each of its flows' routes cost a route length more per pair).
+    for (uint32_t slot : m_compFlows)
+    {
+        const Flow& f = m_flows[slot];
+        if (f.priority != priority)
         {
-            const Flow& f = m_flows[slot];
-            if (f.priority != priority)
-            {
-                continue;
-            }
-            ++l.unfrozen;
-            for (const auto& [k, share] : f.links)
-            {
-                if (k == key)
-                {
-                    l.weight += share;
-                }
-            }
+            continue;
         }
+        for (const auto& [key, share] : f.links)
+        {
+            Link& l = m_links[key];
+            ++l.unfrozen;
+            l.weight += share;
+        }
+    }
+    for (uint32_t key : m_compLinks)
+    {
+        const Link& l = m_links[key];
         if (l.unfrozen > 0)
         {
             initial.push_back({l.remaining / l.weight, key, l.version});

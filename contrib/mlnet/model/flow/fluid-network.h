@@ -170,7 +170,7 @@ private:
     std::vector<uint32_t> m_compLinks; //!< scratch: the component's links
     std::vector<uint32_t> m_completed; //!< the last Complete's flows
     std::vector<uint32_t> m_touched;   //!< scratch: links whose level changed
-    MinHeap m_ends;                    //!< flows' ends
+    std::vector<Entry> m_ends;         //!< flows' ends: a min-heap (std::push_heap), stale ones too
     uint32_t m_epoch{0};
     uint32_t m_active{0};
     uint64_t m_order{0};

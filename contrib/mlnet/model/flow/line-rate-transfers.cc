@@ -16,11 +16,11 @@
 #include "line-rate-transfers.h"
 
 #include "ns3/assert.h"
+#include "ns3/fluid-heap.h"
 #include "ns3/log.h"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 namespace ns3
@@ -338,22 +338,17 @@ LineRateTransfers::UpdateRates()
         if (rate > 0)
         {
             double left = f.head > 0 ? f.head : f.rest;
-            m_ends.push_back({m_now + std::max(0.0, left / rate), slot, f.version});
-            std::push_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+            fluidheap::Push(m_ends, PhaseEnd{m_now + std::max(0.0, left / rate), slot, f.version});
         }
     }
     // Stale heap entries: rebuild when they outnumber the live ones (a flow's current
     // entry is the one of its version).
     if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
     {
-        m_ends.erase(std::remove_if(m_ends.begin(),
-                                    m_ends.end(),
-                                    [this](const PhaseEnd& e) {
-                                        const Flow& f = m_flows[e.flow];
-                                        return !f.active || f.version != e.version;
-                                    }),
-                     m_ends.end());
-        std::make_heap(m_ends.begin(), m_ends.end(), std::greater<>());
+        fluidheap::DropStale(m_ends, [this](const PhaseEnd& e) {
+            const Flow& f = m_flows[e.flow];
+            return !f.active || f.version != e.version;
+        });
     }
     ++m_rateUpdates;
 }
@@ -380,8 +375,7 @@ LineRateTransfers::PendingEnd()
         {
             return e.t;
         }
-        std::pop_heap(m_ends.begin(), m_ends.end(), std::greater<>());
-        m_ends.pop_back();
+        fluidheap::Pop(m_ends);
     }
     return kInfinity;
 }
@@ -406,7 +400,7 @@ LineRateTransfers::Advance(double t)
         {
             break;
         }
-        std::pop_heap(m_ends.begin(), m_ends.begin() + heap, std::greater<>());
+        fluidheap::PopTo(m_ends, heap);
         --heap;
         if (live)
         {
