@@ -240,7 +240,6 @@ FluidMessageTransport::Finish(double t)
     // scheduled once every FlowCompleted sink has run (their order does not matter:
     // their instants differ).
     const Time now = Simulator::Now();
-    m_opened.clear();
     for (const auto& [slot, end] : m_fluid->Advance(t))
     {
         const InFlight& x = m_inFlight[slot];
@@ -256,20 +255,25 @@ FluidMessageTransport::Finish(double t)
         {
             open->second = m_batches.Acquire();
             m_batches[open->second].clear();
-            m_opened.emplace_back(at, open->second);
         }
         m_batches[open->second].push_back(x.message);
     }
-    for (const auto& [at, batch] : m_opened)
+    for (const auto& [step, batch] : m_openBatches)
     {
-        Simulator::Schedule(at - now, &FluidMessageTransport::DeliverBatch, this, batch);
+        Simulator::Schedule(TimeStep(step) - now,
+                            &FluidMessageTransport::DeliverBatch,
+                            this,
+                            batch);
     }
     // A map's clear() visits all its buckets, which never shrink: a large one goes.
     if (m_openBatches.size() > kOpenBatchesKept)
     {
         m_openBatches = {};
     }
-    m_openBatches.clear();
+    else
+    {
+        m_openBatches.clear();
+    }
 }
 
 void

@@ -161,12 +161,12 @@ private:
     /// The messages (slots in m_messages) delivered at one instant by one event, in
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
-    /// Scratch of Finish: the batches it opened, by delivery instant (time steps)
+    /// Scratch of Finish: the batches it opened, by delivery instant (time steps); they
+    /// are scheduled from it once every FlowCompleted sink has run
     std::unordered_map<int64_t, uint32_t> m_openBatches;
-    std::vector<std::pair<Time, uint32_t>> m_opened; //!< scratch of Finish: (instant, batch)
-    static constexpr size_t kOpenBatchesKept = 64;   //!< see Finish
-    EventId m_update;                                //!< the pending Update of this instant
-    bool m_updatePending{false};                     //!< m_update is scheduled and has not run
+    static constexpr size_t kOpenBatchesKept = 64; //!< see Finish
+    EventId m_update;                              //!< the pending Update of this instant
+    bool m_updatePending{false};                   //!< m_update is scheduled and has not run
     EventId m_completion; //!< the next completion (null when none is pending)
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;

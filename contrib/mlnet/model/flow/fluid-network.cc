@@ -17,6 +17,7 @@
 #include "ns3/assert.h"
 #include "ns3/fluid-heap.h"
 #include "ns3/log.h"
+#include "ns3/packed-route.h"
 
 #include <algorithm>
 #include <functional>
@@ -43,24 +44,31 @@ FluidNetwork::FluidNetwork(std::vector<double> capacity)
 uint32_t
 FluidNetwork::Start(double now, double bytes, const LinkShares& links, bool priority)
 {
+    PackedRoute route;
+    route.Assign(links);
+    return Start(now, bytes, route, priority);
+}
+
+uint32_t
+FluidNetwork::Start(double now, double bytes, const PackedRoute& links, bool priority)
+{
     NS_ASSERT_MSG(bytes > 0, "a flow without bytes");
-    NS_ASSERT_MSG(!links.empty(), "a flow that crosses no link");
+    NS_ASSERT_MSG(links.Size() > 0, "a flow that crosses no link");
     // The owner completes what is due before it starts more (FluidMessageTransport's
     // CompleteDue), so no flow is settled past its end.
     NS_ASSERT_MSG(now <= PendingCompletion() + kTie, "a flow started past a due completion");
     m_now = std::max(m_now, now);
     const uint32_t slot = m_flows.Acquire();
     Flow& f = m_flows[slot];
-    f.links = links;
-    f.position.resize(links.size());
-    for (size_t k = 0; k < links.size(); ++k)
+    f.hops.resize(links.Size());
+    for (uint32_t k = 0; k < links.Size(); ++k)
     {
-        const uint32_t key = links[k].first;
+        const uint32_t key = links.Key(k);
         NS_ASSERT_MSG(key < m_links.size() && m_capacity[key] > 0,
                       "link " << key << " has no capacity");
-        NS_ASSERT_MSG(links[k].second > 0, "a share that is not positive");
+        NS_ASSERT_MSG(links.Share(k) > 0, "a share that is not positive");
         Link& l = m_links[key];
-        f.position[k] = static_cast<uint32_t>(l.flows.size());
+        f.hops[k] = {key, static_cast<uint32_t>(l.flows.size()), links.Share(k)};
         l.flows.push_back(slot);
         MarkDirty(key);
     }
@@ -138,28 +146,25 @@ FluidNetwork::Complete(double t)
     for (uint32_t slot : m_completed)
     {
         Flow& f = m_flows[slot];
-        for (size_t k = 0; k < f.links.size(); ++k)
+        for (const Hop& hop : f.hops)
         {
             // Swap-remove from the link's list, fixing the moved flow's position.
-            const uint32_t key = f.links[k].first;
-            auto& list = m_links[key].flows;
-            const uint32_t at = f.position[k];
+            auto& list = m_links[hop.key].flows;
             const uint32_t moved = list.back();
-            list[at] = moved;
+            list[hop.position] = moved;
             list.pop_back();
             if (moved != slot)
             {
-                Flow& g = m_flows[moved];
-                for (size_t j = 0; j < g.links.size(); ++j)
+                for (Hop& other : m_flows[moved].hops)
                 {
-                    if (g.links[j].first == key)
+                    if (other.key == hop.key)
                     {
-                        g.position[j] = at;
+                        other.position = hop.position;
                         break;
                     }
                 }
             }
-            MarkDirty(key);
+            MarkDirty(hop.key);
         }
         f.active = false;
         f.left = 0;
@@ -234,12 +239,12 @@ FluidNetwork::CollectComponent()
             }
             f.seen = m_epoch;
             m_compFlows.push_back(slot);
-            for (const auto& [key, share] : f.links)
+            for (const Hop& hop : f.hops)
             {
-                if (m_links[key].seen != m_epoch)
+                if (m_links[hop.key].seen != m_epoch)
                 {
-                    m_links[key].seen = m_epoch;
-                    m_compLinks.push_back(key);
+                    m_links[hop.key].seen = m_epoch;
+                    m_compLinks.push_back(hop.key);
                 }
             }
         }
@@ -294,11 +299,11 @@ FluidNetwork::FillClass(bool priority)
         {
             continue;
         }
-        for (const auto& [key, share] : f.links)
+        for (const Hop& hop : f.hops)
         {
-            Link& l = m_links[key];
+            Link& l = m_links[hop.key];
             ++l.unfrozen;
-            l.weight += share;
+            l.weight += hop.share;
         }
     }
     for (uint32_t key : m_compLinks)
@@ -333,17 +338,17 @@ FluidNetwork::FillClass(bool priority)
             f.frozen = true;
             f.newRate = level;
             --unfrozen;
-            for (const auto& [key, share] : f.links)
+            for (const Hop& hop : f.hops)
             {
-                Link& m = m_links[key];
-                m.remaining = std::max(0.0, m.remaining - share * f.newRate);
-                m.weight = std::max(0.0, m.weight - share);
+                Link& m = m_links[hop.key];
+                m.remaining = std::max(0.0, m.remaining - hop.share * f.newRate);
+                m.weight = std::max(0.0, m.weight - hop.share);
                 --m.unfrozen;
                 ++m.version;
                 if (m.touched != m_epoch)
                 {
                     m.touched = m_epoch;
-                    m_touched.push_back(key);
+                    m_touched.push_back(hop.key);
                 }
             }
         }

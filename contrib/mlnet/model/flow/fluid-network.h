@@ -43,6 +43,8 @@
 namespace ns3
 {
 
+class PackedRoute;
+
 /**
  * \brief Max-min fair fluid sharing of directed links by flows (see the file comment).
  *
@@ -74,6 +76,8 @@ public:
      *        the others share what priority flows leave); a sender NIC's FIFO head
      * \return its handle, valid until it completes (handles are reused afterwards)
      */
+    uint32_t Start(double now, double bytes, const PackedRoute& links, bool priority = false);
+    /// \copydoc Start(double,double,const PackedRoute&,bool)
     uint32_t Start(double now, double bytes, const LinkShares& links, bool priority = false);
 
     /**
@@ -110,11 +114,19 @@ public:
 
 private:
     /// A flow in flight (a slot, reused).
+    /// One link a flow crosses: 16 bytes, the size of a (key, share) pair with its
+    /// padding, which holds the flow's place in the link's list (no vector of places)
+    struct Hop
+    {
+        uint32_t key;      //!< directed link key
+        uint32_t position; //!< the flow's index in that link's list of flows
+        double share;      //!< share of the flow's rate the link carries
+    };
+
     struct Flow
     {
-        LinkShares links;
-        std::vector<uint32_t> position; //!< per entry of links: its index in that link's list
-        double left{0};                 //!< bytes left at t0
+        std::vector<Hop> hops; //!< the links it crosses (capacity kept when the slot is reused)
+        double left{0};        //!< bytes left at t0
         double t0{0};
         double rate{0};
         double end{0};

@@ -74,7 +74,7 @@ MaxMinTransfers::Start(double now,
     const double rest = wire - x.head;
     if (rest > 0)
     {
-        uint32_t flow = m_net.Start(now, rest, route, false);
+        uint32_t flow = m_net.Start(now, rest, x.route, false);
         if (flow >= m_owner.size())
         {
             m_owner.resize(flow + 1);
@@ -94,8 +94,7 @@ void
 MaxMinTransfers::StartHead(double now, uint32_t slot)
 {
     Transfer& x = m_transfers[slot];
-    x.route.CopyTo(m_route);
-    x.headFlow = m_net.Start(now, x.head, m_route, true);
+    x.headFlow = m_net.Start(now, x.head, x.route, true);
     if (x.headFlow >= m_owner.size())
     {
         m_owner.resize(x.headFlow + 1);

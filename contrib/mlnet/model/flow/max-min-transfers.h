@@ -104,7 +104,6 @@ private:
     std::vector<Owner> m_flowsEnded;          //!< scratch
     std::vector<uint32_t> m_done;             //!< scratch: the transfers that ended
     std::vector<Ended> m_ended;               //!< the last Advance's transfers
-    FluidNetwork::LinkShares m_route;         //!< scratch: a head's route
     uint32_t m_active{0};
     uint64_t m_order{0};
 };

@@ -105,16 +105,6 @@ public:
         return m_spilled ? m_links.pairs[k].second : 1.0;
     }
 
-    /// \brief Write it out as (key, share) pairs, in order.
-    void CopyTo(FluidNetwork::LinkShares& route) const
-    {
-        route.resize(m_size);
-        for (uint32_t k = 0; k < m_size; ++k)
-        {
-            route[k] = {Key(k), Share(k)};
-        }
-    }
-
 private:
     void Free()
     {
