@@ -52,7 +52,7 @@ main(int argc, char* argv[])
                        "busbw_gbps"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        fabric.transport = run.transport; // decides --dataPath=auto
+        fabric.transport = run.transport; // with the level, decides --dataPath=auto
         // The grid: (fabric options, run options) per point.
         std::vector<std::pair<FabricOptions, CollectiveRunOptions>> points;
         if (sweep)
@@ -91,6 +91,7 @@ main(int argc, char* argv[])
         fabric.traces.DeclareOutputs({{"json", json}, {"csv", csv}}); // before the run
         for (auto& point : points)
         {
+            point.first.level = runLevel; // at flow level: a fabric without devices
             point.second.level = runLevel;
         }
         for (size_t i = 0; i < points.size(); ++i)

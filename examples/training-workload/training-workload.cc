@@ -61,7 +61,8 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
-        fabric.transport = transport; // decides --dataPath=auto
+        fabric.transport = transport; // with the level, decides --dataPath=auto
+        fabric.level = level.Get();
         fabric.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         TrainingWorkload job = TrainingWorkload::FromFile(

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the tests that run collectives or the twin share (on top of
- * mlnet-test-support.h): run options made in one line, a transport that only reports
- * a packetization.
+ * mlnet-test-support.h): run options and small fabrics made in one line, a transport
+ * that only reports a packetization.
  */
 #ifndef MLNET_COLLECTIVE_TEST_SUPPORT_H
 #define MLNET_COLLECTIVE_TEST_SUPPORT_H
 
 #include "ns3/cluster.h"
 #include "ns3/collective-runner.h"
+#include "ns3/fabric-options.h"
 #include "ns3/message-transport.h"
 
 #include <string>
@@ -29,6 +30,38 @@ Coll(const std::string& collective,
     r.bytes = bytes;
     r.real = real;
     return r;
+}
+
+/// \return an ideal switch of `ranks`
+inline ns3::FabricOptions
+Ideal(uint32_t ranks)
+{
+    ns3::FabricOptions f;
+    f.fabric = "ideal";
+    f.ranks = ranks;
+    return f;
+}
+
+/// \return a two-tier fat-tree of `ranks`, ToRs oversubscribed by `oversubscription`
+inline ns3::FabricOptions
+FatTree(uint32_t ranks, double oversubscription = 1.0)
+{
+    ns3::FabricOptions f;
+    f.fabric = "fattree";
+    f.ranks = ranks;
+    f.tiers = 2;
+    f.oversubscription = oversubscription;
+    return f;
+}
+
+/// \return a torus of `dims`, e.g. "4x4"
+inline ns3::FabricOptions
+Torus(const std::string& dims)
+{
+    ns3::FabricOptions f;
+    f.fabric = "torus";
+    f.torusDims = dims;
+    return f;
 }
 
 /// A transport that sends nothing and only reports a packetization: P = 1000, O = 50

@@ -20,9 +20,10 @@ DataPathChoice::AddToCommandLine(ScenarioCommandLine& cmd, std::string& value)
 {
     cmd.AddChoice("dataPath",
                   "data path: auto (fast for the roce and udp transports without --flowmon, "
-                  "and without --ecn for udp; ipv4 for tcp and dctcp), ipv4 (Internet stack) "
-                  "or fast (table-driven forwarding without IPv4: roce and udp; same "
-                  "completion times)",
+                  "and without --ecn for udp; ipv4 for tcp and dctcp; at --level=flow with udp "
+                  "and without --pcap or --linkMonitor, no devices at all: the fabric as a "
+                  "graph), ipv4 (Internet stack) or fast (table-driven forwarding without IPv4: "
+                  "roce and udp; same completion times)",
                   value,
                   Choices());
 }
@@ -69,6 +70,24 @@ DataPathChoice::Resolve(const std::string& choice,
         return needs.empty() ? "fast" : "ipv4";
     }
     return choice;
+}
+
+std::string
+DataPathChoice::Resolve(const std::string& choice,
+                        const std::string& transport,
+                        const std::vector<std::string>& ipv4Only,
+                        RunLevel level,
+                        const std::vector<std::string>& deviceOnly)
+{
+    std::string path = Resolve(choice, transport, ipv4Only);
+    // The fluid reads the graph alone; udp's packets are all it needs to know of
+    // (FluidMessageTransport), tcp and roce install sockets or forwarding on devices.
+    if (level == RunLevel::FLOW && choice == "auto" && path == "fast" && transport == "udp" &&
+        deviceOnly.empty())
+    {
+        return "none";
+    }
+    return path;
 }
 
 } // namespace ns3

@@ -9,10 +9,15 @@
  * flag that needs IPv4 is given (--flowmon: FlowMonitor watches IPv4; --ecn: RED
  * marks in a queue disc). An explicit fast with either is an error naming
  * --dataPath and the flag; ipv4 is always allowed. pcap traces work on both paths.
+ * At the flow level (the scenarios that say their level: FabricOptions::level, the
+ * rail-only LLM runner) auto takes "none" where it would take fast for udp and no
+ * flag reads devices (--pcap, --linkMonitor): the fabric is built as a graph, without
+ * devices, channels, queues or forwarding, and gives the fast path's results.
  */
 #ifndef MLNET_DATA_PATH_CHOICE_H
 #define MLNET_DATA_PATH_CHOICE_H
 
+#include "ns3/run-level.h"
 #include "ns3/scenario-command-line.h"
 
 #include <string>
@@ -43,6 +48,17 @@ public:
     static std::string Resolve(const std::string& choice,
                                const std::string& transport,
                                const std::vector<std::string>& ipv4Only = {});
+    /**
+     * \brief The data path a run at `level` uses: Resolve's, except that auto at the
+     * flow level takes "none" (no devices: the fabric as a graph, FabricHelper::
+     * SetDataPath) where Resolve would take fast and no flag needs devices.
+     * \param deviceOnly the flags given that read devices, e.g. {"--pcap"}
+     */
+    static std::string Resolve(const std::string& choice,
+                               const std::string& transport,
+                               const std::vector<std::string>& ipv4Only,
+                               RunLevel level,
+                               const std::vector<std::string>& deviceOnly);
 };
 
 } // namespace ns3

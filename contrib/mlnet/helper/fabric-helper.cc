@@ -99,11 +99,12 @@ FabricHelper::SetDeviceAttribute(const std::string& name, const AttributeValue& 
 void
 FabricHelper::SetDataPath(const std::string& dataPath)
 {
-    if (dataPath != "ipv4" && dataPath != "fast")
+    if (dataPath != "ipv4" && dataPath != "fast" && dataPath != "none")
     {
         throw std::invalid_argument("unknown data path '" + dataPath +
-                                    "'; valid: ipv4 (Internet stack, the default) or fast "
-                                    "(table-driven forwarding, UDP message transport only)");
+                                    "'; valid: ipv4 (Internet stack, the default), fast "
+                                    "(table-driven forwarding, UDP message transport only) or "
+                                    "none (no devices: the flow level's graph)");
     }
     m_dataPath = dataPath;
 }
@@ -178,6 +179,10 @@ FabricHelper::CreateNodes(uint32_t n) const
 {
     NodeContainer nodes;
     nodes.Create(n);
+    if (m_dataPath == "none")
+    {
+        return nodes; // ids for the graph: no stack, no forwarding
+    }
     if (m_dataPath == "fast")
     {
         for (uint32_t i = 0; i < n; ++i)
@@ -378,6 +383,22 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
 {
     CheckPlaced(a);
     CheckPlaced(b);
+    if (m_dataPath == "none")
+    {
+        // A link of the graph: its rate and delay (Finish gives its ports' buffers), and
+        // the addresses the fast path would record, which the flow keys hash.
+        const uint32_t id = cluster->AddGraphLink(a->GetId(),
+                                                  b->GetId(),
+                                                  linkClass,
+                                                  rate.GetBitRate() ? rate : m_rate,
+                                                  delay.IsNegative() ? m_delay : delay,
+                                                  0,
+                                                  0);
+        const uint32_t base = NextSubnet();
+        RecordFastAddress(cluster, a->GetId(), Ipv4Address(base + 1));
+        RecordFastAddress(cluster, b->GetId(), Ipv4Address(base + 2));
+        return id;
+    }
     Ptr<PointToPointNetDevice> devA;
     Ptr<PointToPointNetDevice> devB;
     if (m_partitions > 1 || HasInterframeGap())
@@ -403,13 +424,7 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
     }
     uint32_t id = cluster->AddLink(devA, devB, linkClass);
 
-    // One /30 per link out of 10.0.0.0/8.
-    uint32_t subnet = m_nextSubnet++;
-    if (subnet >= (1u << 22))
-    {
-        throw std::invalid_argument("too many links for 10.0.0.0/8 addressing (4M max)");
-    }
-    uint32_t base = (10u << 24) + subnet * 4;
+    const uint32_t base = NextSubnet();
     uint32_t ifs[2];
     Ptr<NetDevice> ends[2] = {devA, devB};
     if (m_dataPath == "fast")
@@ -436,6 +451,18 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
     return id;
 }
 
+uint32_t
+FabricHelper::NextSubnet()
+{
+    // One /30 per link out of 10.0.0.0/8.
+    uint32_t subnet = m_nextSubnet++;
+    if (subnet >= (1u << 22))
+    {
+        throw std::invalid_argument("too many links for 10.0.0.0/8 addressing (4M max)");
+    }
+    return (10u << 24) + subnet * 4;
+}
+
 void
 FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
 {
@@ -444,6 +471,31 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
         throw std::invalid_argument("PFC needs the fast data path: priority flow control is "
                                     "modelled in FastForwarding's egress stage; use "
                                     "--dataPath=fast with --pfc, or drop --pfc");
+    }
+    const bool graph = m_dataPath == "none";
+    if (graph && m_ecn)
+    {
+        throw std::invalid_argument("ECN marks packets in switch queues: a fabric without "
+                                    "devices (--dataPath=none) has none; use --dataPath=fast "
+                                    "or ipv4 with --ecn, or drop --ecn");
+    }
+    // The queue a port of a host and of a switch holds on the fast path (and on the graph).
+    const QueueSize switchQueue = m_queueSize;
+    const QueueSize hostQueue =
+        m_queueSize.GetUnit() == m_hostQueueSize.GetUnit()
+            ? QueueSize(m_queueSize.GetUnit(), m_queueSize.GetValue() + m_hostQueueSize.GetValue())
+            : m_queueSize;
+    for (const auto& l : cluster->GetLinks())
+    {
+        if (graph)
+        {
+            // No devices: the link says what its ports would queue on the fast path.
+            auto port = [&](uint32_t node) {
+                bool host = cluster->GetRankOfNode(node) != UINT32_MAX;
+                return Cluster::QueueBytes(host ? hostQueue : switchQueue, m_mtu);
+            };
+            cluster->SetLinkBuffers(l.id, port(l.nodeA), port(l.nodeB));
+        }
     }
     // Queues: deep FIFO on hosts, device DropTail (or RED-ECN) on switches.
     TrafficControlHelper hostTc;
@@ -478,6 +530,10 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     {
         for (auto dev : {l.devA, l.devB})
         {
+            if (graph)
+            {
+                break;
+            }
             if (fast)
             {
                 // No queue disc: a host device queue as deep as the IPv4 path's FIFO
@@ -490,11 +546,9 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
                     // attributes), not the IPv4 path's RED threshold in packets.
                     ff->SetEcnMarker(CreateObject<EcnMarker>());
                 }
-                if (host && m_queueSize.GetUnit() == m_hostQueueSize.GetUnit())
+                if (host)
                 {
-                    dev->GetQueue()->SetMaxSize(
-                        QueueSize(m_queueSize.GetUnit(),
-                                  m_queueSize.GetValue() + m_hostQueueSize.GetValue()));
+                    dev->GetQueue()->SetMaxSize(hostQueue);
                 }
                 continue;
             }
@@ -512,7 +566,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
             }
         }
     }
-    for (uint32_t r = 0; fast && r < cluster->GetNRanks(); ++r)
+    for (uint32_t r = 0; (fast || graph) && r < cluster->GetNRanks(); ++r)
     {
         Ptr<Node> node = cluster->GetRankNode(r);
         auto it = m_firstAddress.find(node->GetId());
@@ -522,7 +576,10 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
                                         " has no link; every rank needs at least one");
         }
         cluster->SetRankAddress(r, it->second);
-        node->GetObject<FastForwarding>()->SetLocalRank(r);
+        if (fast)
+        {
+            node->GetObject<FastForwarding>()->SetLocalRank(r);
+        }
     }
     if (fast && m_pfc)
     {
@@ -537,7 +594,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
             ff->SetPriorityFlowControl(pfc);
         }
     }
-    for (uint32_t r = 0; !fast && r < cluster->GetNRanks(); ++r)
+    for (uint32_t r = 0; !fast && !graph && r < cluster->GetNRanks(); ++r)
     {
         Ptr<Ipv4> ipv4 = cluster->GetRankNode(r)->GetObject<Ipv4>();
         if (ipv4->GetNInterfaces() < 2)

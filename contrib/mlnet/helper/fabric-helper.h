@@ -63,7 +63,11 @@ public:
      * \brief Choose the data path: "ipv4" (default: Internet stack, FlowHashRouting,
      * queue discs on hosts, UDP/TCP sockets) or "fast" (no Internet stack; FastForwarding
      * on every node, for UdpMessageTransport only; same frames, queues and completion
-     * times, less wall time). Throws std::invalid_argument for any other name.
+     * times, less wall time), or "none": no devices, channels, queues or stacks at all,
+     * the fabric as a graph of nodes and links with rates, delays and port buffers
+     * (Cluster::AddGraphLink) and the fast path's addresses, for the flow level alone
+     * (FluidMessageTransport over UdpMessageTransport); no ECN, PFC or load balancer.
+     * Throws std::invalid_argument for any other name.
      */
     void SetDataPath(const std::string& dataPath);
     /**
@@ -75,7 +79,7 @@ public:
     void SetPfc(bool enable);
     /// \return whether PFC is on
     bool GetPfc() const;
-    /// \return the data path, "ipv4" or "fast"
+    /// \return the data path, "ipv4", "fast" or "none"
     std::string GetDataPath() const;
     /**
      * \brief Choose how nodes pick among a destination's candidate devices: "hash"
@@ -178,10 +182,12 @@ protected:
     bool m_pfc{false};                   //!< PriorityFlowControl on fast-path nodes
     uint32_t m_ecnThreshold{65};         //!< marking threshold (packets)
     std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_deviceAttributes; //!< extras
-    std::string m_dataPath{"ipv4"};      //!< "ipv4" or "fast"
+    std::string m_dataPath{"ipv4"};      //!< "ipv4", "fast" or "none"
     std::string m_loadBalancing{"hash"}; //!< LoadBalancer policy name
 
 private:
+    /// The base address of the next link's /30 out of 10.0.0.0/8 (throws past 4M links).
+    uint32_t NextSubnet();
     /// A link inside one process: the devices on a LocalPointToPointChannel.
     std::pair<Ptr<PointToPointNetDevice>, Ptr<PointToPointNetDevice>> ConnectLocal(
         Ptr<Node> a,

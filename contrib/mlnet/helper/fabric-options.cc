@@ -172,7 +172,7 @@ FabricOptions::ResolvedDataPath() const
     {
         ipv4Only.push_back("--ecn"); // RED-ECN for DCTCP; roce's EcnMarker is on the fast path
     }
-    return DataPathChoice::Resolve(dataPath, transport, ipv4Only);
+    return DataPathChoice::Resolve(dataPath, transport, ipv4Only, level, traces.DeviceFlags());
 }
 
 bool

@@ -10,6 +10,7 @@
 #include "ns3/cluster.h"
 #include "ns3/fabric-helper.h"
 #include "ns3/fabric-registry.h"
+#include "ns3/run-level.h"
 #include "ns3/scenario-command-line.h"
 #include "ns3/trace-options.h"
 #include "ns3/value-parser.h"
@@ -73,6 +74,9 @@ struct FabricOptions
     std::string loadBalancing{"hash"};
     /// the transport the scenario runs (set it after parsing): decides dataPath=auto
     std::string transport{"udp"};
+    /// the level the scenario runs at (set it after parsing): at flow level dataPath=auto
+    /// builds no devices where nothing needs them (DataPathChoice::Resolve)
+    RunLevel level{RunLevel::PACKET};
     TraceOptions traces; //!< --pcap, --pcapClass, --flowmon (attached by Build)
     // Faults (FaultPlan, doc/faults.md): named and timed failures, convergence delay.
     std::string fail;              //!< --fail: fault list, e.g. tor-agg:0@200us,node:switch2@1ms

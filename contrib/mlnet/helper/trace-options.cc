@@ -68,6 +68,21 @@ TraceOptions::Ipv4OnlyFlags() const
     return flowmon.empty() ? std::vector<std::string>{} : std::vector<std::string>{"--flowmon"};
 }
 
+std::vector<std::string>
+TraceOptions::DeviceFlags() const
+{
+    std::vector<std::string> flags;
+    if (!pcap.empty())
+    {
+        flags.emplace_back("--pcap");
+    }
+    if (!monitors.linkMonitor.empty())
+    {
+        flags.emplace_back("--linkMonitor");
+    }
+    return flags;
+}
+
 void
 TraceOptions::Attach(Ptr<Cluster> cluster, const std::string& name) const
 {

@@ -61,6 +61,9 @@ public:
     /// \return the flags given that need the IPv4 data path ({"--flowmon"} or none), for
     /// DataPathChoice::Resolve
     std::vector<std::string> Ipv4OnlyFlags() const;
+    /// \return the flags given that read the fabric's devices ({"--pcap", "--linkMonitor"}
+    /// or fewer), for DataPathChoice::Resolve at the flow level
+    std::vector<std::string> DeviceFlags() const;
     /**
      * \brief Enable what the flags ask for on this cluster's devices and nodes.
      * Call after the fabric is built and before Simulator::Run. Throws

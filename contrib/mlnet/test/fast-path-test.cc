@@ -30,6 +30,9 @@
 
 using namespace ns3;
 using mlnettest::Coll;
+using mlnettest::FatTree;
+using mlnettest::Ideal;
+using mlnettest::Torus;
 
 namespace
 {
@@ -103,34 +106,6 @@ ExpectSame(const FabricOptions& fabric, const CollectiveRunOptions& run, int fai
     }
     // The fast path does less work per packet: fewer simulator events, never more.
     EXPECT_LE(fast.events, ipv4.events) << what;
-}
-
-FabricOptions
-Ideal(uint32_t ranks)
-{
-    FabricOptions f;
-    f.fabric = "ideal";
-    f.ranks = ranks;
-    return f;
-}
-
-FabricOptions
-FatTree(uint32_t ranks)
-{
-    FabricOptions f;
-    f.fabric = "fattree";
-    f.ranks = ranks;
-    f.tiers = 2;
-    return f;
-}
-
-FabricOptions
-Torus(const std::string& dims)
-{
-    FabricOptions f;
-    f.fabric = "torus";
-    f.torusDims = dims;
-    return f;
 }
 
 } // namespace

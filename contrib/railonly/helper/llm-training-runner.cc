@@ -365,7 +365,11 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
 std::string
 LlmRunOptions::ResolveDataPath() const
 {
-    return DataPathChoice::Resolve(dataPath, transport, traces.Ipv4OnlyFlags());
+    return DataPathChoice::Resolve(dataPath,
+                                   transport,
+                                   traces.Ipv4OnlyFlags(),
+                                   level,
+                                   traces.DeviceFlags());
 }
 
 void

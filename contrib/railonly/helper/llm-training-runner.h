@@ -91,7 +91,7 @@ struct LlmRunResult
     uint32_t tasks{0};                                //!< tasks of the iteration graph
     uint32_t railReplicas{1};     //!< rails one simulated rail stands for (1: every rail simulated)
     bool railReplicasExact{true}; //!< one switch per rail: the replica is the full run
-    std::string dataPath;         //!< ipv4 | fast: the path it ran on
+    std::string dataPath;         //!< ipv4 | fast | none: the path it ran on
     std::vector<uint64_t>
         linkBytes;    //!< wire bytes per link (id order), A->B then B->A, as simulated
     RunHealth health; //!< the packet run's health (RunHealth::Measure)

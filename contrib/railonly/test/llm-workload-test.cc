@@ -3,6 +3,8 @@
 // rail fabrics: exact groups, the FLOP formula, zero spine bytes for rail-aligned
 // dense GPT, rail-only = rail-optimized for dense GPT, the two-phase all-to-all's
 // bytes per link class, and a failed rail switch rerouted through the HB domain.
+#include "small-llm-options.h"
+
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
@@ -22,21 +24,16 @@ using namespace ns3;
 namespace
 {
 
-/// A GPT small enough to simulate in well under a second: 4 domains x 4 GPUs.
+/// A GPT small enough to simulate in well under a second: the shared small model on
+/// 4 domains x 4 GPUs (DP 2), with the runner's default level and transport.
 LlmRunOptions
 TinyOptions()
 {
-    LlmRunOptions o;
+    LlmRunOptions o = railtest::SmallOptions();
     o.domains = 4;
-    o.domainSize = 4;
-    o.model.layers = 2;
-    o.model.hidden = 256;
-    o.model.seqLength = 128;
-    o.model.microBatches = 2;
-    o.model.vocab = 1024;
-    o.model.tp = 4;
-    o.model.pp = 2;
     o.model.dp = 2;
+    o.level = LlmRunOptions().level;
+    o.transport = LlmRunOptions().transport;
     return o;
 }
 

@@ -6,6 +6,7 @@
 // link by link (rail 0 and NVLink carry the same bytes, rails 1..K-1 none); the flags
 // it needs are refused by name.
 #include "mlnet-test-support.h"
+#include "small-llm-options.h"
 
 #include "ns3/boolean.h"
 #include "ns3/llm-training-runner.h"
@@ -18,29 +19,10 @@
 
 using namespace ns3;
 using mlnettest::InvalidArgumentMessage;
+using railtest::SmallOptions;
 
 namespace
 {
-
-/// 8 HB domains of 4 GPUs, TP 4, PP 2, DP 4: each rail is one switch of 8 GPUs.
-LlmRunOptions
-SmallOptions()
-{
-    LlmRunOptions o;
-    o.domains = 8;
-    o.domainSize = 4;
-    o.model.layers = 2;
-    o.model.hidden = 256;
-    o.model.seqLength = 128;
-    o.model.microBatches = 2;
-    o.model.vocab = 1024;
-    o.model.tp = 4;
-    o.model.pp = 2;
-    o.model.dp = 4;
-    o.transport = "udp";
-    o.level = RunLevel::FLOW;
-    return o;
-}
 
 /// The same model with every layer MoE (hierarchical all-to-all, per rail).
 LlmRunOptions

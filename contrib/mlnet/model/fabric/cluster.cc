@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cluster.h"
 
+#include "ns3/channel.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
 #include "ns3/route-preference.h"
 #include "ns3/trace-names.h"
 
@@ -113,6 +115,75 @@ Cluster::AddLink(Ptr<PointToPointNetDevice> a,
     BindDevice(a, link.id, true);
     BindDevice(b, link.id, false);
     return link.id;
+}
+
+uint32_t
+Cluster::AddGraphLink(uint32_t nodeA,
+                      uint32_t nodeB,
+                      const std::string& linkClass,
+                      DataRate rate,
+                      Time delay,
+                      double bufferA,
+                      double bufferB)
+{
+    NS_ASSERT_MSG(rate.GetBitRate() > 0, "a graph link without a rate");
+    ClusterLink link;
+    link.id = static_cast<uint32_t>(m_links.size());
+    link.linkClass = linkClass;
+    link.nodeA = nodeA;
+    link.nodeB = nodeB;
+    link.rate = rate;
+    link.delay = delay;
+    link.bufferA = bufferA;
+    link.bufferB = bufferB;
+    m_links.push_back(link);
+    ++m_linkStateVersion;
+    m_linksOfNode[nodeA].push_back(link.id);
+    m_linksOfNode[nodeB].push_back(link.id);
+    return link.id;
+}
+
+void
+Cluster::SetLinkBuffers(uint32_t linkId, double bufferA, double bufferB)
+{
+    ClusterLink& l = m_links.at(linkId);
+    NS_ASSERT_MSG(!l.devA, "a link with devices: its queues say what they hold");
+    l.bufferA = bufferA;
+    l.bufferB = bufferB;
+}
+
+double
+Cluster::QueueBytes(QueueSize size, uint32_t mtu)
+{
+    const double n = static_cast<double>(size.GetValue());
+    return size.GetUnit() == QueueSizeUnit::BYTES ? n : n * (mtu + PppHeader().GetSerializedSize());
+}
+
+DataRate
+Cluster::GetLinkRate(uint32_t linkId, bool aToB) const
+{
+    const ClusterLink& l = m_links.at(linkId);
+    Ptr<PointToPointNetDevice> dev = aToB ? l.devA : l.devB;
+    if (!dev)
+    {
+        return l.rate;
+    }
+    DataRateValue rate;
+    dev->GetAttribute("DataRate", rate);
+    return rate.Get();
+}
+
+Time
+Cluster::GetLinkDelay(uint32_t linkId) const
+{
+    const ClusterLink& l = m_links.at(linkId);
+    if (!l.devA)
+    {
+        return l.delay;
+    }
+    TimeValue delay;
+    l.devA->GetChannel()->GetAttribute("Delay", delay);
+    return delay.Get();
 }
 
 void
@@ -262,9 +333,7 @@ Cluster::GetInjectionRate(uint32_t rank) const
         const ClusterLink& l = m_links[id];
         if (!l.failed)
         {
-            DataRateValue rate;
-            l.devA->GetAttribute("DataRate", rate);
-            bps += rate.Get().GetBitRate();
+            bps += GetLinkRate(id, true).GetBitRate();
         }
     }
     return DataRate(bps);
@@ -330,6 +399,10 @@ Cluster::FailLink(uint32_t linkId)
     ++m_linkStateVersion;
     for (auto dev : {l.devA, l.devB})
     {
+        if (!dev)
+        {
+            continue; // a graph link: nothing is sent on it
+        }
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
         em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
         em->SetRate(1.0);
@@ -352,6 +425,10 @@ Cluster::DetachLink(uint32_t linkId)
     ++m_linkStateVersion;
     for (auto dev : {l.devA, l.devB})
     {
+        if (!dev)
+        {
+            continue; // a graph link: no frames to stop counting
+        }
         DeviceSlot& s = m_slots[m_slotOfDevice.at(PeekPointer(dev))];
         if (s.linkId == linkId)
         {
@@ -373,8 +450,11 @@ Cluster::ReattachLink(uint32_t linkId)
     l.failed = false;
     l.detached = false;
     ++m_linkStateVersion;
-    BindDevice(l.devA, linkId, true);
-    BindDevice(l.devB, linkId, false);
+    if (l.devA && l.devB)
+    {
+        BindDevice(l.devA, linkId, true);
+        BindDevice(l.devB, linkId, false);
+    }
 }
 
 std::map<std::string, uint64_t>

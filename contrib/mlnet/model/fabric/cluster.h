@@ -22,6 +22,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
@@ -85,6 +86,14 @@ struct ClusterLink
     uint64_t packetsBtoA{0};         //!< frames sent B -> A
     bool failed{false};              //!< set by Cluster::FailLink (and DetachLink)
     bool detached{false};            //!< out of service by DetachLink (devices intact)
+    /// A link of a fabric built as a graph (FabricHelper's "none" data path, for the
+    /// flow level) has no devices: it says its rate (each direction), its propagation
+    /// delay and the bytes each end's port can queue here. Zero on a link with devices,
+    /// whose devices say them (Cluster::GetLinkRate, GetLinkDelay).
+    DataRate rate{0};
+    Time delay{0};     //!< see rate
+    double bufferA{0}; //!< bytes end A's port queues (graph links; see rate)
+    double bufferB{0}; //!< bytes end B's port queues (graph links; see rate)
 };
 
 /**
@@ -126,6 +135,42 @@ public:
     uint32_t AddLink(Ptr<PointToPointNetDevice> a,
                      Ptr<PointToPointNetDevice> b,
                      const std::string& linkClass);
+    /**
+     * \brief Register a link of a fabric built as a graph: no devices, nothing sent on
+     * it but what the flow level's fluid counts (AddLinkTraffic).
+     * \param nodeA node id of end A (a node registered with AddRankNode or AddSwitchNode)
+     * \param nodeB node id of end B
+     * \param linkClass class of the link, e.g. "host-tor"
+     * \param rate its rate in each direction (> 0)
+     * \param delay its propagation delay
+     * \param bufferA bytes end A's port queues
+     * \param bufferB bytes end B's port queues
+     * \return the link id
+     */
+    uint32_t AddGraphLink(uint32_t nodeA,
+                          uint32_t nodeB,
+                          const std::string& linkClass,
+                          DataRate rate,
+                          Time delay,
+                          double bufferA,
+                          double bufferB);
+    /**
+     * \brief Set the bytes the ports of a graph link (AddGraphLink) queue: what the
+     * fabric helper gives its hosts' and switches' ports.
+     */
+    void SetLinkBuffers(uint32_t linkId, double bufferA, double bufferB);
+    /**
+     * \return the bytes a port queue of `size` holds: a limit in packets counts full
+     * frames (MTU plus the PPP header)
+     */
+    static double QueueBytes(QueueSize size, uint32_t mtu);
+    /**
+     * \return a link's rate in one direction: its sending device's, or the graph's
+     * (AddGraphLink)
+     */
+    DataRate GetLinkRate(uint32_t linkId, bool aToB) const;
+    /// \return a link's propagation delay: its channel's, or the graph's (AddGraphLink)
+    Time GetLinkDelay(uint32_t linkId) const;
     /**
      * \brief Record the IPv4 interface indexes of a link's devices (after addressing).
      */

@@ -607,6 +607,10 @@ FaultPlan::Apply(Ptr<Cluster> cluster, const std::vector<std::string>& failable)
         {
             for (auto dev : {links[id].devA, links[id].devB})
             {
+                if (!dev)
+                {
+                    continue; // a graph link (no devices): no frames to lose
+                }
                 // Every frame the failed link's receivers drop is a frame this fault lost.
                 dev->TraceConnectWithoutContext(
                     "PhyRxDrop",

@@ -109,6 +109,7 @@ public:
      * \brief Refresh, and give every node's FlowHashRouting (or, on a fast-data-path
      * fabric, its FastForwarding) its table, made from these tables on the node's first
      * lookup (DeferredRankTable: a flow-level run, which forwards no frame, makes none).
+     * On a fabric without devices (data path "none") it only refreshes.
      */
     void Install();
 

@@ -243,6 +243,26 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
     m_cluster = cluster;
     m_fastPath = cluster->GetFabricSpec().dataPath == "fast";
     uint32_t n = cluster->GetNRanks();
+    uint32_t fixed = kIpv4Header + kUdpHeader + MlnetTransportHeader::SIZE;
+    if (cluster->GetFabricSpec().dataPath == "none")
+    {
+        // A fabric without devices (the flow level's): what its packets would be, and the
+        // flow keys; nothing to send on (Send refuses).
+        m_graph = true;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            m_rankOfAddress[cluster->GetRankAddress(r).Get()] = r;
+        }
+        const uint32_t mtu = cluster->GetFabricSpec().mtu;
+        if (n == 0 || mtu <= fixed)
+        {
+            throw std::invalid_argument("UdpMessageTransport::Install: the fabric needs ranks "
+                                        "and an MTU above " +
+                                        std::to_string(fixed) + " bytes");
+        }
+        m_maxPayload = mtu - fixed;
+        return;
+    }
     m_ranks.resize(n);
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
     for (uint32_t r = 0; r < n; ++r)
@@ -311,7 +331,6 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
         }
         rs.socket->SetRecvCallback(MakeCallback(&UdpMessageTransport::HandleRead, this).Bind(r));
     }
-    uint32_t fixed = kIpv4Header + kUdpHeader + MlnetTransportHeader::SIZE;
     if (n == 0 || mtu == std::numeric_limits<uint32_t>::max() || mtu <= fixed)
     {
         throw std::invalid_argument(
@@ -366,6 +385,12 @@ UdpMessageTransport::Send(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     CheckSend(src, dst, bytes, data);
+    if (m_graph)
+    {
+        throw std::invalid_argument("UdpMessageTransport::Send: the fabric has no devices "
+                                    "(data path none, built for the flow level); run at "
+                                    "--level=flow, or build it with --dataPath=fast or ipv4");
+    }
     uint64_t packets = (bytes + m_maxPayload - 1) / m_maxPayload;
     if (packets > std::numeric_limits<uint32_t>::max())
     {

@@ -30,7 +30,9 @@
  * the same sender and receiver logic sends each packet as a frame with a
  * FastFrameHeader (28 bytes, as IPv4 + UDP) straight to the device FastForwarding
  * picks, and receives frames from it: same bytes on the wire, same queues, same
- * completion times, no socket, IPv4 or traffic-control layer.
+ * completion times, no socket, IPv4 or traffic-control layer. On a fabric without
+ * devices ("none", the flow level's graph) it only says what its packets and flow keys
+ * would be, for FluidMessageTransport; Send throws there.
  */
 #ifndef MLNET_UDP_MESSAGE_TRANSPORT_H
 #define MLNET_UDP_MESSAGE_TRANSPORT_H
@@ -280,6 +282,7 @@ private:
 
     uint32_t m_maxPayload{0};
     bool m_fastPath{false}; //!< the cluster uses the fast data path
+    bool m_graph{false};    //!< the cluster has no devices (data path none): no Send
     std::vector<RankState> m_ranks;
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
 

@@ -22,7 +22,6 @@
 #include "ns3/node-list.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
-#include "ns3/ppp-header.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
 #include "ns3/route-planner.h"
@@ -191,16 +190,12 @@ AlphaBetaModel::Refresh()
     m_linkStateSeen = m_cluster->GetLinkStateVersion();
     for (const auto& l : links)
     {
-        DataRateValue rateA;
-        DataRateValue rateB;
-        l.devA->GetAttribute("DataRate", rateA);
-        l.devB->GetAttribute("DataRate", rateB);
-        TimeValue delay;
-        l.devA->GetChannel()->GetAttribute("Delay", delay);
         LinkTiming& c = m_links[l.id];
-        c.secondsPerByteAtoB = 8.0 / static_cast<double>(rateA.Get().GetBitRate());
-        c.secondsPerByteBtoA = 8.0 / static_cast<double>(rateB.Get().GetBitRate());
-        c.delay = delay.Get().GetSeconds();
+        c.secondsPerByteAtoB =
+            8.0 / static_cast<double>(m_cluster->GetLinkRate(l.id, true).GetBitRate());
+        c.secondsPerByteBtoA =
+            8.0 / static_cast<double>(m_cluster->GetLinkRate(l.id, false).GetBitRate());
+        c.delay = m_cluster->GetLinkDelay(l.id).GetSeconds();
     }
     m_capacity.resize(2 * m_links.size());
     for (size_t id = 0; id < m_links.size(); ++id)
@@ -708,14 +703,6 @@ AlphaBetaModel::GetLinkCapacities() const
 
 namespace
 {
-/// Bytes a queue of `size` holds: a packet limit counts full frames of the device.
-double
-QueueBytes(QueueSize size, uint32_t mtu)
-{
-    const double n = static_cast<double>(size.GetValue());
-    return size.GetUnit() == QueueSizeUnit::BYTES ? n : n * (mtu + PppHeader().GetSerializedSize());
-}
-
 /// Bytes a device's port queues: its transmit queue plus the queue disc on it.
 double
 PortBuffer(const Ptr<PointToPointNetDevice>& device)
@@ -726,12 +713,12 @@ PortBuffer(const Ptr<PointToPointNetDevice>& device)
         return std::numeric_limits<double>::infinity();
     }
     const uint32_t mtu = device->GetMtu();
-    double bytes = QueueBytes(queue->GetMaxSize(), mtu);
+    double bytes = Cluster::QueueBytes(queue->GetMaxSize(), mtu);
     if (Ptr<TrafficControlLayer> tc = device->GetNode()->GetObject<TrafficControlLayer>())
     {
         if (Ptr<QueueDisc> disc = tc->GetRootQueueDiscOnDevice(device))
         {
-            bytes += QueueBytes(disc->GetMaxSize(), mtu);
+            bytes += Cluster::QueueBytes(disc->GetMaxSize(), mtu);
         }
     }
     return bytes;
@@ -746,8 +733,9 @@ AlphaBetaModel::GetLinkBuffers() const
     std::vector<double> buffers(2 * links.size());
     for (const auto& l : links)
     {
-        buffers[2 * l.id] = PortBuffer(l.devA);
-        buffers[2 * l.id + 1] = PortBuffer(l.devB);
+        // A graph link (no devices) says what its ports queue.
+        buffers[2 * l.id] = l.devA ? PortBuffer(l.devA) : l.bufferA;
+        buffers[2 * l.id + 1] = l.devB ? PortBuffer(l.devB) : l.bufferB;
     }
     return buffers;
 }
