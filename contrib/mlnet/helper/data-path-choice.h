@@ -10,9 +10,10 @@
  * marks in a queue disc). An explicit fast with either is an error naming
  * --dataPath and the flag; ipv4 is always allowed. pcap traces work on both paths.
  * At the flow level (the scenarios that say their level: FabricOptions::level, the
- * rail-only LLM runner) auto takes "none" where it would take fast for udp and no
- * flag reads devices (--pcap, --linkMonitor): the fabric is built as a graph, without
- * devices, channels, queues or forwarding, and gives the fast path's results.
+ * rail-only LLM runner) auto takes "none" for udp and tcp when no flag reads IPv4
+ * (--flowmon, --ecn) or devices (--pcap, --linkMonitor): the fabric is built as a
+ * graph, without devices, channels, queues or forwarding, and gives the results of
+ * the path auto would take otherwise (fast for udp, ipv4 for tcp).
  */
 #ifndef MLNET_DATA_PATH_CHOICE_H
 #define MLNET_DATA_PATH_CHOICE_H
@@ -51,7 +52,7 @@ public:
     /**
      * \brief The data path a run at `level` uses: Resolve's, except that auto at the
      * flow level takes "none" (no devices: the fabric as a graph, FabricHelper::
-     * SetDataPath) where Resolve would take fast and no flag needs devices.
+     * SetDataPath) for udp and tcp when no flag needs IPv4 or devices.
      * \param deviceOnly the flags given that read devices, e.g. {"--pcap"}
      */
     static std::string Resolve(const std::string& choice,

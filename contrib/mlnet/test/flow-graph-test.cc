@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A fabric without devices (FabricHelper::SetDataPath("none"), what --dataPath=auto
- * builds at the flow level for udp): the graph of nodes and links the fluid reads.
- * It has the fast path's links, rates, delays, port buffers, addresses and routes and
- * no device, stack or forwarding object; flow-level runs on it give the fast path's
- * results to the bit (the same ECMP choices), with failed links too; sending packets on it fails
- * with one line; --dataPath=auto takes it only at the flow level, for udp, without a flag that
- * reads devices.
+ * builds at the flow level for udp and tcp): the graph of nodes and links the fluid
+ * reads. It has the fast path's links, rates, delays, port buffers, addresses and
+ * routes and no device, stack or forwarding object; flow-level runs on it give the
+ * fast path's results to the bit (the same ECMP choices), with failed links too, and
+ * tcp runs the IPv4 path's; sending packets on it fails with one line; --dataPath=auto
+ * takes it only at the flow level, for udp and tcp, without a flag that reads IPv4 or
+ * devices.
  */
 #include "collective-test-support.h"
 
@@ -19,6 +20,7 @@
 #include "ns3/fast-forwarding.h"
 #include "ns3/ipv4.h"
 #include "ns3/network-module.h"
+#include "ns3/tcp-message-transport.h"
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +67,7 @@ RunFlow(FabricOptions fabric, const std::string& dataPath, CollectiveRunOptions 
 {
     fabric.dataPath = dataPath;
     fabric.level = RunLevel::FLOW;
+    fabric.transport = run.transport;
     Ptr<Cluster> cluster = fabric.Build();
     EXPECT_EQ(cluster->GetFabricSpec().dataPath, dataPath == "auto" ? "none" : dataPath);
     run.level = RunLevel::FLOW;
@@ -154,6 +157,27 @@ TEST_F(FlowGraphTest, FlowLevelRunsGiveTheFastPathsResultsToTheBit)
     }
 }
 
+TEST_F(FlowGraphTest, TcpFlowLevelRunsGiveTheIpv4PathsResultsToTheBit)
+{
+    // Max-min sharing over the even ECMP split, with the segments of the IPv4 path.
+    FabricOptions failed = FatTree(16, 1.0);
+    failed.failLinks = 1;
+    for (const auto& [f, coll] : {std::pair{FatTree(16, 1.0), Coll("allreduce", "ring", "1MiB")},
+                                  std::pair{FatTree(32, 2.0), Coll("alltoall", "direct", "64KiB")},
+                                  std::pair{failed, Coll("alltoall", "pairwise", "256KiB")}})
+    {
+        CollectiveRunOptions run = coll;
+        run.transport = "tcp";
+        const std::string what = f.Label() + " tcp " + run.collective + "/" + run.algorithm;
+        Outcome ipv4 = RunFlow(f, "ipv4", run);
+        Outcome graph = RunFlow(f, "auto", run);
+        ASSERT_GT(ipv4.simulatedS, 0) << what;
+        EXPECT_EQ(graph.simulatedS, ipv4.simulatedS) << what;
+        EXPECT_EQ(graph.perLink, ipv4.perLink) << what;
+        EXPECT_LE(graph.events, ipv4.events) << what;
+    }
+}
+
 TEST_F(FlowGraphTest, SendingPacketsOnItFailsWithOneLine)
 {
     FabricOptions f = FatTree(8, 1.0);
@@ -163,21 +187,27 @@ TEST_F(FlowGraphTest, SendingPacketsOnItFailsWithOneLine)
     Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();
     udp->Install(graph); // what FluidMessageTransport asks of it: packets and flow keys
     EXPECT_GT(udp->GetMaxPayload(), 8000u);
-    try
+    Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
+    tcp->Install(graph);
+    EXPECT_EQ(tcp->GetMaxPayload(), graph->GetFabricSpec().mtu - 52); // IPv4 + TCP options
+    for (Ptr<MessageTransport> transport : {Ptr<MessageTransport>(udp), Ptr<MessageTransport>(tcp)})
     {
-        udp->Send(0, 1, 0, 0, 1000, nullptr);
-        FAIL() << "a send on a fabric without devices went through";
-    }
-    catch (const std::invalid_argument& e)
-    {
-        const std::string message = e.what();
-        EXPECT_NE(message.find("no devices"), std::string::npos) << message;
-        EXPECT_NE(message.find("--level=flow"), std::string::npos) << message;
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        try
+        {
+            transport->Send(0, 1, 0, 0, 1000, nullptr);
+            FAIL() << "a send on a fabric without devices went through";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            const std::string message = e.what();
+            EXPECT_NE(message.find("no devices"), std::string::npos) << message;
+            EXPECT_NE(message.find("--level=flow"), std::string::npos) << message;
+            EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        }
     }
 }
 
-TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelForUdpWithoutFlagsThatReadDevices)
+TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelForUdpAndTcpWithoutFlagsThatReadDevices)
 {
     const RunLevel flow = RunLevel::FLOW;
     const RunLevel packet = RunLevel::PACKET;
@@ -187,7 +217,10 @@ TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelForUdpWithoutFlagsThatReadDevices
     EXPECT_EQ(DataPathChoice::Resolve("ipv4", "udp", {}, flow, {}), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {}, flow, {"--pcap"}), "fast");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {"--flowmon"}, flow, {}), "ipv4");
-    EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp", {}, flow, {}), "ipv4");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp", {}, flow, {}), "none");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp", {}, packet, {}), "ipv4");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "dctcp", {}, flow, {}), "ipv4");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {"--ecn"}, flow, {}), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, flow, {}), "fast");
 
     FabricOptions withPcap = FatTree(8, 1.0);

@@ -250,8 +250,10 @@ TcpMessageTransport::Install(Ptr<Cluster> cluster)
             "--dataPath=ipv4");
     }
     uint32_t n = cluster->GetNRanks();
-    uint32_t mtu = std::numeric_limits<uint32_t>::max();
-    for (uint32_t r = 0; r < n; ++r)
+    // A fabric without devices (the flow level's graph): the MTU it was built with.
+    const bool graph = cluster->GetFabricSpec().dataPath == "none";
+    uint32_t mtu = graph ? cluster->GetFabricSpec().mtu : std::numeric_limits<uint32_t>::max();
+    for (uint32_t r = 0; !graph && r < n; ++r)
     {
         Ptr<Node> node = cluster->GetRankNode(r);
         if (!node->GetObject<TcpL4Protocol>())
@@ -283,6 +285,13 @@ TcpMessageTransport::Install(Ptr<Cluster> cluster)
                                     std::to_string(mtu - headers) + " or 0 for automatic");
     }
     m_cluster = cluster;
+    if (graph)
+    {
+        // What FluidMessageTransport asks of it: the segments a message becomes. No
+        // listener: nothing to send on (Send refuses).
+        m_graph = true;
+        return;
+    }
     for (uint32_t r = 0; r < n; ++r)
     {
         Ptr<Socket> s = CreateConfiguredSocket(r);
@@ -331,6 +340,12 @@ TcpMessageTransport::Send(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     CheckSend(src, dst, bytes, data);
+    if (m_graph)
+    {
+        throw std::invalid_argument("TcpMessageTransport::Send: the fabric has no devices "
+                                    "(data path none, built for the flow level); run at "
+                                    "--level=flow, or build it with --dataPath=ipv4");
+    }
     NotifySend(src, dst, bytes);
     uint64_t key = Key(src, dst);
     auto ins = m_connections.try_emplace(key);
