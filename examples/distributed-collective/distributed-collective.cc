@@ -33,7 +33,6 @@ main(int argc, char* argv[])
     FabricOptions fabric;
     fabric.fabric = "fattree";
     fabric.ranks = 16;
-    fabric.dataPath = "fast";
     fabric.fabricHelp = "fabric: " + FabricRegistry::NameList() +
                         "; rail-only (or railonly) is --domains x --domainSize GPUs";
     fabric.extraFabrics = {"railonly"};
@@ -78,6 +77,7 @@ main(int argc, char* argv[])
         RunReport report("distributed-collective");
         report.SetCommandLine(argc, argv);
         run.level = level.Get();
+        fabric.level = run.level; // auto: the fast path, or no devices at the flow level
         if (run.level == RunLevel::FLOW && DistributedSession::GetProcessCount() > 1)
         {
             throw std::invalid_argument("--level=flow runs in one process (the fluid needs "

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * What the tests that run collectives or the twin share (on top of
- * mlnet-test-support.h): run options and small fabrics made in one line, a transport
- * that only reports a packetization.
+ * mlnet-test-support.h): run options and small fabrics made in one line, what a run
+ * gave on every link, a transport that only reports a packetization.
  */
 #ifndef MLNET_COLLECTIVE_TEST_SUPPORT_H
 #define MLNET_COLLECTIVE_TEST_SUPPORT_H
@@ -11,8 +11,10 @@
 #include "ns3/collective-runner.h"
 #include "ns3/fabric-options.h"
 #include "ns3/message-transport.h"
+#include "ns3/simulator.h"
 
 #include <string>
+#include <vector>
 
 namespace mlnettest
 {
@@ -62,6 +64,32 @@ Torus(const std::string& dims)
     f.fabric = "torus";
     f.torusDims = dims;
     return f;
+}
+
+/// What a collective run gave, for comparing two builds of one fabric.
+struct RunOutcome
+{
+    double simulatedS{0};
+    std::vector<uint64_t> perLink; //!< wire bytes per link, A->B and B->A interleaved
+    uint64_t events{0};
+};
+
+/// \brief Run `run` on `cluster` (at run.level), then destroy the simulator.
+/// \return its end, the bytes on every link and its events
+inline RunOutcome
+RunOn(ns3::Ptr<ns3::Cluster> cluster, const ns3::CollectiveRunOptions& run)
+{
+    ns3::CollectiveRunResult r = ns3::CollectiveRunner::Run(cluster, run);
+    RunOutcome o;
+    o.simulatedS = r.simulatedS;
+    o.events = r.events;
+    for (const ns3::ClusterLink& l : cluster->GetLinks())
+    {
+        o.perLink.push_back(l.bytesAtoB);
+        o.perLink.push_back(l.bytesBtoA);
+    }
+    ns3::Simulator::Destroy();
+    return o;
 }
 
 /// A transport that sends nothing and only reports a packetization: P = 1000, O = 50

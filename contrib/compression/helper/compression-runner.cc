@@ -65,7 +65,7 @@ CompressionRunner::MakeCodec(const CompressionConfig& c)
 std::string
 CompressionConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath, "udp");
+    return DataPathChoice::Resolve(dataPath, "udp", {}, level, {});
 }
 
 void

@@ -8,7 +8,8 @@
  * accuracy (null if never reached) and final accuracy. Sweep runs a grid of link
  * bandwidths x schemes, one simulation each (the caller's RunReport records them).
  * The data path (--dataPath, DataPathChoice) is the fast one unless ipv4 is asked
- * for: both give the same times and bit-identical models (compression-test.cc).
+ * for: both give the same times and bit-identical models (compression-test.cc). At the
+ * flow level auto builds no devices ("none": the fluid carries the encoded values).
  */
 #ifndef COMPRESSION_COMPRESSION_RUNNER_H
 #define COMPRESSION_COMPRESSION_RUNNER_H
@@ -52,7 +53,8 @@ struct CompressionConfig
 
     /// \brief Throw std::invalid_argument naming the bad flag and what would be valid.
     void Validate() const;
-    /// \return the data path of the runs: auto is fast (the transport is udp)
+    /// \return the data path of the runs: auto is fast (the transport is udp), or none
+    /// at the flow level
     std::string DataPath() const;
 };
 

@@ -20,11 +20,10 @@ DataPathChoice::AddToCommandLine(ScenarioCommandLine& cmd, std::string& value)
 {
     cmd.AddChoice("dataPath",
                   "data path: auto (fast for the roce and udp transports without --flowmon, "
-                  "and without --ecn for udp; ipv4 for tcp and dctcp; at --level=flow with udp "
-                  "or tcp and without --pcap, --linkMonitor, --flowmon or --ecn, no devices at "
-                  "all: the fabric as a graph), ipv4 (Internet stack) or fast (table-driven "
-                  "forwarding without IPv4: "
-                  "roce and udp; same completion times)",
+                  "and without --ecn for udp; ipv4 for tcp and dctcp; at --level=flow without "
+                  "--pcap, --linkMonitor, --flowmon, --ecn or --pfc, no devices at all: the "
+                  "fabric as a graph), ipv4 (Internet stack) or fast (table-driven "
+                  "forwarding without IPv4: roce and udp; same completion times)",
                   value,
                   Choices());
 }
@@ -81,11 +80,10 @@ DataPathChoice::Resolve(const std::string& choice,
                         const std::vector<std::string>& deviceOnly)
 {
     std::string path = Resolve(choice, transport, ipv4Only);
-    // The fluid reads the graph alone and asks udp and tcp only what their packets
-    // would be (FluidMessageTransport). Not for dctcp (its switches mark ECN) or roce
-    // (PFC and ECN at every node), nor with a flag that reads IPv4 or devices.
-    if (level == RunLevel::FLOW && choice == "auto" && (transport == "udp" || transport == "tcp") &&
-        ipv4Only.empty() && deviceOnly.empty())
+    // The fluid reads the graph alone and asks the transport only what its packets
+    // would be (FluidMessageTransport); it reads neither the ECN marks dctcp and roce
+    // imply nor roce's PFC. Not with a flag that reads IPv4 or devices.
+    if (level == RunLevel::FLOW && choice == "auto" && ipv4Only.empty() && deviceOnly.empty())
     {
         return "none";
     }

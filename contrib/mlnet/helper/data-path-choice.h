@@ -9,11 +9,14 @@
  * flag that needs IPv4 is given (--flowmon: FlowMonitor watches IPv4; --ecn: RED
  * marks in a queue disc). An explicit fast with either is an error naming
  * --dataPath and the flag; ipv4 is always allowed. pcap traces work on both paths.
- * At the flow level (the scenarios that say their level: FabricOptions::level, the
- * rail-only LLM runner) auto takes "none" for udp and tcp when no flag reads IPv4
- * (--flowmon, --ecn) or devices (--pcap, --linkMonitor): the fabric is built as a
- * graph, without devices, channels, queues or forwarding, and gives the results of
- * the path auto would take otherwise (fast for udp, ipv4 for tcp).
+ * At the flow level (every scenario with one: FabricOptions::level, and the runners
+ * that resolve the path themselves with their level) auto takes
+ * "none" for every transport when no flag reads IPv4 (--flowmon, --ecn with udp or
+ * tcp) or devices (--pcap, --linkMonitor, an explicit --pfc, --ecn with roce): the
+ * fabric is built as a graph, without devices, channels, queues or forwarding, and
+ * gives the results of the path auto would take otherwise (fast for udp and roce,
+ * ipv4 for tcp and dctcp). The switch ECN marking and PFC that dctcp and roce imply
+ * are left off there: the fluid reads neither (TransportChoice::SetFabricFeatures).
  */
 #ifndef MLNET_DATA_PATH_CHOICE_H
 #define MLNET_DATA_PATH_CHOICE_H
@@ -40,7 +43,7 @@ public:
     /**
      * \brief The data path a run uses.
      * \param choice auto, ipv4 or fast (the flag's value)
-     * \param transport the run's transport: udp, tcp or dctcp
+     * \param transport the run's transport: udp, tcp, dctcp or roce
      * \param ipv4Only the flags given that need IPv4, e.g. {"--flowmon", "--ecn"}
      * \return "ipv4" or "fast"
      * Throws std::invalid_argument naming --dataPath for an unknown choice or for fast
@@ -52,8 +55,8 @@ public:
     /**
      * \brief The data path a run at `level` uses: Resolve's, except that auto at the
      * flow level takes "none" (no devices: the fabric as a graph, FabricHelper::
-     * SetDataPath) for udp and tcp when no flag needs IPv4 or devices.
-     * \param deviceOnly the flags given that read devices, e.g. {"--pcap"}
+     * SetDataPath) when no flag needs IPv4 or devices.
+     * \param deviceOnly the flags given that read devices, e.g. {"--pcap", "--pfc"}
      */
     static std::string Resolve(const std::string& choice,
                                const std::string& transport,

@@ -391,9 +391,7 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
                                                   b->GetId(),
                                                   linkClass,
                                                   rate.GetBitRate() ? rate : m_rate,
-                                                  delay.IsNegative() ? m_delay : delay,
-                                                  0,
-                                                  0);
+                                                  delay.IsNegative() ? m_delay : delay);
         const uint32_t base = NextSubnet();
         RecordFastAddress(cluster, a->GetId(), Ipv4Address(base + 1));
         RecordFastAddress(cluster, b->GetId(), Ipv4Address(base + 2));
@@ -485,18 +483,6 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
         m_queueSize.GetUnit() == m_hostQueueSize.GetUnit()
             ? QueueSize(m_queueSize.GetUnit(), m_queueSize.GetValue() + m_hostQueueSize.GetValue())
             : m_queueSize;
-    for (const auto& l : cluster->GetLinks())
-    {
-        if (graph)
-        {
-            // No devices: the link says what its ports would queue on the fast path.
-            auto port = [&](uint32_t node) {
-                bool host = cluster->GetRankOfNode(node) != UINT32_MAX;
-                return Cluster::QueueBytes(host ? hostQueue : switchQueue, m_mtu);
-            };
-            cluster->SetLinkBuffers(l.id, port(l.nodeA), port(l.nodeB));
-        }
-    }
     // Queues: deep FIFO on hosts, device DropTail (or RED-ECN) on switches.
     TrafficControlHelper hostTc;
     hostTc.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(m_hostQueueSize));
@@ -528,12 +514,18 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     bool fast = m_dataPath == "fast";
     for (const auto& l : cluster->GetLinks())
     {
+        if (graph)
+        {
+            // No devices: the link says what its ports would queue on the fast path.
+            auto port = [&](uint32_t node) {
+                bool host = cluster->GetRankOfNode(node) != UINT32_MAX;
+                return Cluster::QueueBytes(host ? hostQueue : switchQueue, m_mtu);
+            };
+            cluster->SetLinkBuffers(l.id, port(l.nodeA), port(l.nodeB));
+            continue;
+        }
         for (auto dev : {l.devA, l.devB})
         {
-            if (graph)
-            {
-                break;
-            }
             if (fast)
             {
                 // No queue disc: a host device queue as deep as the IPv4 path's FIFO

@@ -66,7 +66,8 @@ public:
      * times, less wall time), or "none": no devices, channels, queues or stacks at all,
      * the fabric as a graph of nodes and links with rates, delays and port buffers
      * (Cluster::AddGraphLink) and the fast path's addresses, for the flow level alone
-     * (FluidMessageTransport over UdpMessageTransport); no ECN, PFC or load balancer.
+     * (FluidMessageTransport, which asks the packet transport only what its frames would
+     * be); no ECN, PFC or load balancer.
      * Throws std::invalid_argument for any other name.
      */
     void SetDataPath(const std::string& dataPath);

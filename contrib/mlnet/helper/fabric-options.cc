@@ -137,9 +137,13 @@ FabricOptions::Request() const
     r.linkDelay = ParseTime(delay);
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
-    r.ecn = TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
-    r.pfc = pfc || (TransportChoice::Lossless(transport) && !pfcGiven);
     r.dataPath = ResolvedDataPath();
+    // Without devices (the flow level's graph) no switch marks or pauses: an explicit
+    // --ecn or --pfc keeps the devices (ResolvedDataPath), what the transport implies
+    // is left off (TransportChoice::SetFabricFeatures).
+    const bool devices = r.dataPath != "none";
+    r.ecn = devices && TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
+    r.pfc = devices && (pfc || (TransportChoice::Lossless(transport) && !pfcGiven));
     r.loadBalancing = loadBalancing;
     r.tiers = tiers;
     r.radix = radix;
@@ -172,7 +176,16 @@ FabricOptions::ResolvedDataPath() const
     {
         ipv4Only.push_back("--ecn"); // RED-ECN for DCTCP; roce's EcnMarker is on the fast path
     }
-    return DataPathChoice::Resolve(dataPath, transport, ipv4Only, level, traces.DeviceFlags());
+    std::vector<std::string> deviceOnly = traces.DeviceFlags();
+    if (ecn && TransportChoice::NeedsFast(transport))
+    {
+        deviceOnly.push_back("--ecn"); // roce's EcnMarker marks in the fast path's queues
+    }
+    if (pfc)
+    {
+        deviceOnly.push_back("--pfc");
+    }
+    return DataPathChoice::Resolve(dataPath, transport, ipv4Only, level, deviceOnly);
 }
 
 bool

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "transport-choice.h"
 
+#include "ns3/fabric-registry.h"
 #include "ns3/fluid-message-transport.h"
 #include "ns3/log.h"
 #include "ns3/roce-message-transport.h"
@@ -113,6 +114,14 @@ TransportChoice::SwitchEcn(const std::string& transport, bool ecnFlag, bool ecnG
         return true;
     }
     return ecnFlag;
+}
+
+void
+TransportChoice::SetFabricFeatures(const std::string& transport, FabricRequest& request)
+{
+    const bool devices = request.dataPath != "none";
+    request.ecn = devices && SwitchEcn(transport); // dctcp, roce: switches mark
+    request.pfc = devices && Lossless(transport);  // roce: lossless fabric
 }
 
 } // namespace ns3

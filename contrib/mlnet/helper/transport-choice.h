@@ -32,6 +32,8 @@
 namespace ns3
 {
 
+struct FabricRequest;
+
 /**
  * \brief The --transport flag: roce | udp | tcp | dctcp, the transport it makes and the
  * fabric settings it implies.
@@ -75,6 +77,13 @@ public:
     static bool SwitchEcn(const std::string& transport,
                           bool ecnFlag = false,
                           bool ecnGiven = false);
+    /**
+     * \brief Set what `transport` implies for a fabric request whose data path is set:
+     * switch ECN marking (SwitchEcn) and PFC (Lossless). A fabric without devices (data
+     * path "none", the flow level's) gets neither: the fluid reads neither, and it has
+     * no queue to mark or pause.
+     */
+    static void SetFabricFeatures(const std::string& transport, FabricRequest& request);
 };
 
 } // namespace ns3

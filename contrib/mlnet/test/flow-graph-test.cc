@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A fabric without devices (FabricHelper::SetDataPath("none"), what --dataPath=auto
- * builds at the flow level for udp and tcp): the graph of nodes and links the fluid
- * reads. It has the fast path's links, rates, delays, port buffers, addresses and
- * routes and no device, stack or forwarding object; flow-level runs on it give the
- * fast path's results to the bit (the same ECMP choices), with failed links too, and
- * tcp runs the IPv4 path's; sending packets on it fails with one line; --dataPath=auto
- * takes it only at the flow level, for udp and tcp, without a flag that reads IPv4 or
- * devices.
+ * builds at the flow level): the graph of nodes and links the fluid reads. It has the
+ * fast path's links, rates, delays, port buffers, addresses and routes and no device,
+ * stack or forwarding object; flow-level runs on it give the fast path's results to the
+ * bit (the same ECMP choices), with failed links too, tcp and dctcp runs the IPv4
+ * path's and roce runs the fast path's with PFC and ECN marking (the fluid reads
+ * neither); sending packets on it fails with one line; --dataPath=auto takes it only
+ * at the flow level, without a flag that reads IPv4 or devices.
  */
 #include "collective-test-support.h"
 
@@ -20,6 +20,7 @@
 #include "ns3/fast-forwarding.h"
 #include "ns3/ipv4.h"
 #include "ns3/network-module.h"
+#include "ns3/roce-message-transport.h"
 #include "ns3/tcp-message-transport.h"
 #include "ns3/udp-message-transport.h"
 
@@ -28,6 +29,7 @@
 using namespace ns3;
 using mlnettest::Coll;
 using mlnettest::FatTree;
+using mlnettest::RunOutcome;
 using mlnettest::Torus;
 
 namespace
@@ -54,15 +56,7 @@ BuildBoth(FabricOptions f)
     return {fast, graph};
 }
 
-/// What a flow-level run gave.
-struct Outcome
-{
-    double simulatedS{0};
-    std::vector<uint64_t> perLink; //!< wire bytes per link, A->B and B->A interleaved
-    uint64_t events{0};
-};
-
-Outcome
+RunOutcome
 RunFlow(FabricOptions fabric, const std::string& dataPath, CollectiveRunOptions run)
 {
     fabric.dataPath = dataPath;
@@ -71,17 +65,7 @@ RunFlow(FabricOptions fabric, const std::string& dataPath, CollectiveRunOptions 
     Ptr<Cluster> cluster = fabric.Build();
     EXPECT_EQ(cluster->GetFabricSpec().dataPath, dataPath == "auto" ? "none" : dataPath);
     run.level = RunLevel::FLOW;
-    CollectiveRunResult r = CollectiveRunner::Run(cluster, run);
-    Outcome o;
-    o.simulatedS = r.simulatedS;
-    for (const ClusterLink& l : cluster->GetLinks())
-    {
-        o.perLink.push_back(l.bytesAtoB);
-        o.perLink.push_back(l.bytesBtoA);
-    }
-    o.events = r.events;
-    Simulator::Destroy();
-    return o;
+    return mlnettest::RunOn(cluster, run);
 }
 
 } // namespace
@@ -147,8 +131,8 @@ TEST_F(FlowGraphTest, FlowLevelRunsGiveTheFastPathsResultsToTheBit)
                                  std::pair{failed, Coll("alltoall", "pairwise", "256KiB")}})
     {
         const std::string what = f.Label() + " " + run.collective + "/" + run.algorithm;
-        Outcome fast = RunFlow(f, "fast", run);
-        Outcome graph = RunFlow(f, "auto", run);
+        RunOutcome fast = RunFlow(f, "fast", run);
+        RunOutcome graph = RunFlow(f, "auto", run);
         ASSERT_GT(fast.simulatedS, 0) << what;
         EXPECT_EQ(graph.simulatedS, fast.simulatedS) << what;
         EXPECT_EQ(graph.perLink, fast.perLink) << what << ": path choices differ";
@@ -157,24 +141,38 @@ TEST_F(FlowGraphTest, FlowLevelRunsGiveTheFastPathsResultsToTheBit)
     }
 }
 
-TEST_F(FlowGraphTest, TcpFlowLevelRunsGiveTheIpv4PathsResultsToTheBit)
+TEST_F(FlowGraphTest, OtherTransportsFlowLevelRunsGiveTheirDevicePathsResultsToTheBit)
 {
-    // Max-min sharing over the even ECMP split, with the segments of the IPv4 path.
+    // tcp and dctcp: max-min sharing over the even ECMP split, with the IPv4 path's
+    // segments; dctcp's switches mark ECN there. roce: the fast path with PFC and
+    // ECN marking, its frames. The graph has neither marking nor PFC.
     FabricOptions failed = FatTree(16, 1.0);
     failed.failLinks = 1;
-    for (const auto& [f, coll] : {std::pair{FatTree(16, 1.0), Coll("allreduce", "ring", "1MiB")},
-                                  std::pair{FatTree(32, 2.0), Coll("alltoall", "direct", "64KiB")},
-                                  std::pair{failed, Coll("alltoall", "pairwise", "256KiB")}})
+    for (const auto& [transport, devices] :
+         {std::pair{"tcp", "ipv4"}, std::pair{"dctcp", "ipv4"}, std::pair{"roce", "fast"}})
     {
-        CollectiveRunOptions run = coll;
-        run.transport = "tcp";
-        const std::string what = f.Label() + " tcp " + run.collective + "/" + run.algorithm;
-        Outcome ipv4 = RunFlow(f, "ipv4", run);
-        Outcome graph = RunFlow(f, "auto", run);
-        ASSERT_GT(ipv4.simulatedS, 0) << what;
-        EXPECT_EQ(graph.simulatedS, ipv4.simulatedS) << what;
-        EXPECT_EQ(graph.perLink, ipv4.perLink) << what;
-        EXPECT_LE(graph.events, ipv4.events) << what;
+        for (const auto& [f, coll] :
+             {std::pair{FatTree(16, 1.0), Coll("allreduce", "ring", "1MiB")},
+              std::pair{FatTree(32, 2.0), Coll("alltoall", "direct", "64KiB")},
+              std::pair{failed, Coll("alltoall", "pairwise", "256KiB")}})
+        {
+            CollectiveRunOptions run = coll;
+            run.transport = transport;
+            const std::string what =
+                f.Label() + " " + transport + " " + run.collective + "/" + run.algorithm;
+            FabricOptions onDevices = f;
+            onDevices.transport = transport;
+            onDevices.dataPath = devices;
+            const FabricRequest request = onDevices.Request();
+            EXPECT_EQ(request.ecn, std::string(transport) != "tcp") << what;
+            EXPECT_EQ(request.pfc, std::string(transport) == "roce") << what;
+            RunOutcome withDevices = RunFlow(f, devices, run);
+            RunOutcome graph = RunFlow(f, "auto", run);
+            ASSERT_GT(withDevices.simulatedS, 0) << what;
+            EXPECT_EQ(graph.simulatedS, withDevices.simulatedS) << what;
+            EXPECT_EQ(graph.perLink, withDevices.perLink) << what;
+            EXPECT_LE(graph.events, withDevices.events) << what;
+        }
     }
 }
 
@@ -190,7 +188,11 @@ TEST_F(FlowGraphTest, SendingPacketsOnItFailsWithOneLine)
     Ptr<TcpMessageTransport> tcp = CreateObject<TcpMessageTransport>();
     tcp->Install(graph);
     EXPECT_EQ(tcp->GetMaxPayload(), graph->GetFabricSpec().mtu - 52); // IPv4 + TCP options
-    for (Ptr<MessageTransport> transport : {Ptr<MessageTransport>(udp), Ptr<MessageTransport>(tcp)})
+    Ptr<RoceMessageTransport> roce = CreateObject<RoceMessageTransport>();
+    roce->Install(graph);
+    EXPECT_EQ(roce->GetMaxPayload(), udp->GetMaxPayload());
+    for (Ptr<MessageTransport> transport :
+         {Ptr<MessageTransport>(udp), Ptr<MessageTransport>(tcp), Ptr<MessageTransport>(roce)})
     {
         try
         {
@@ -207,7 +209,7 @@ TEST_F(FlowGraphTest, SendingPacketsOnItFailsWithOneLine)
     }
 }
 
-TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelForUdpAndTcpWithoutFlagsThatReadDevices)
+TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelWithoutFlagsThatReadDevices)
 {
     const RunLevel flow = RunLevel::FLOW;
     const RunLevel packet = RunLevel::PACKET;
@@ -219,9 +221,33 @@ TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelForUdpAndTcpWithoutFlagsThatReadD
     EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {"--flowmon"}, flow, {}), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp", {}, flow, {}), "none");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "tcp", {}, packet, {}), "ipv4");
-    EXPECT_EQ(DataPathChoice::Resolve("auto", "dctcp", {}, flow, {}), "ipv4");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "dctcp", {}, flow, {}), "none");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "dctcp", {}, packet, {}), "ipv4");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "udp", {"--ecn"}, flow, {}), "ipv4");
-    EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, flow, {}), "fast");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, flow, {}), "none");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, packet, {}), "fast");
+    EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, flow, {"--pfc"}), "fast");
+
+    // What roce implies (PFC, ECN marking) is left off on the graph; asked for, it
+    // keeps the devices.
+    FabricOptions roce = FatTree(8, 1.0);
+    roce.level = flow;
+    roce.transport = "roce";
+    FabricRequest implied = roce.Request();
+    EXPECT_EQ(implied.dataPath, "none");
+    EXPECT_FALSE(implied.pfc);
+    EXPECT_FALSE(implied.ecn);
+    roce.pfc = roce.pfcGiven = true;
+    EXPECT_EQ(roce.Request().dataPath, "fast");
+    EXPECT_TRUE(roce.Request().pfc);
+    roce.pfc = roce.pfcGiven = false;
+    roce.ecn = roce.ecnGiven = true;
+    EXPECT_EQ(roce.Request().dataPath, "fast");
+    EXPECT_TRUE(roce.Request().ecn);
+    FabricOptions udpPfc = FatTree(8, 1.0);
+    udpPfc.level = flow;
+    udpPfc.pfc = udpPfc.pfcGiven = true;
+    EXPECT_EQ(udpPfc.Request().dataPath, "fast");
 
     FabricOptions withPcap = FatTree(8, 1.0);
     withPcap.level = flow;

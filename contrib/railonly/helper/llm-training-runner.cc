@@ -121,8 +121,7 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
     request.crossRailPolicy = o.policy;
     request.dataPath = o.ResolveDataPath();
     request.loadBalancing = o.loadBalancing;
-    request.ecn = TransportChoice::SwitchEcn(o.transport); // dctcp, roce: switches mark
-    request.pfc = TransportChoice::Lossless(o.transport);  // roce: lossless fabric
+    TransportChoice::SetFabricFeatures(o.transport, request); // ECN (dctcp, roce), PFC (roce)
     std::shared_ptr<FabricHelper> helper;
     Ptr<Cluster> cluster = FabricRegistry::Build(request, &helper);
     if (out)

@@ -107,7 +107,11 @@ TrainingClusterConfig::Validate() const
 std::string
 TrainingClusterConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath, transport, traces.Ipv4OnlyFlags());
+    return DataPathChoice::Resolve(dataPath,
+                                   transport,
+                                   traces.Ipv4OnlyFlags(),
+                                   level,
+                                   traces.DeviceFlags());
 }
 
 double
@@ -309,8 +313,7 @@ BuildFabric(const Job& job,
     request.linkDelay = c.linkDelay;
     request.dataPath = c.DataPath();
     request.loadBalancing = c.loadBalancing;
-    request.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp, roce: switches mark
-    request.pfc = TransportChoice::Lossless(c.transport);  // roce: lossless fabric
+    TransportChoice::SetFabricFeatures(c.transport, request); // ECN (dctcp, roce), PFC (roce)
     rings = job.switchRings;
     std::ostringstream detail;
     Ptr<Cluster> cluster;

@@ -91,7 +91,10 @@ struct TrainingClusterConfig
 
     /// \brief Throw std::invalid_argument naming the bad flag and how to fix it.
     void Validate() const;
-    /// \return the data path every fabric and the Checkmate run take ("ipv4" or "fast")
+    /**
+     * \return the data path every fabric and the Checkmate run (packet level only)
+     * take: "ipv4", "fast", or at the flow level "none" (no devices; DataPathChoice)
+     */
     std::string DataPath() const;
 };
 

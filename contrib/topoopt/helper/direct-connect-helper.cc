@@ -21,6 +21,7 @@
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -138,6 +139,10 @@ DirectConnectHelper::Install()
     const bool fast = m_dataPath == "fast";
     Ptr<Cluster> cluster = CreateObject<Cluster>();
     NodeContainer nodes;
+    if (m_dataPath == "none")
+    {
+        return InstallGraph(cluster, planes);
+    }
     if (fast)
     {
         // FastForwarding on every server (FabricHelper::CreateNodes), whose relay stage
@@ -185,16 +190,7 @@ DirectConnectHelper::Install()
             node->AddDevice(dev);
             uint32_t port = planes[p]->AddPort(dev);
             NS_ASSERT(port == s);
-            // One /30 per server port (10.0.0.0/8): the port owns .1. The peer of a
-            // circuit changes with reconfiguration; point-to-point devices ignore
-            // link-layer destinations, so addresses need not follow circuits.
-            uint32_t subnet = s * d + p;
-            if (subnet >= (1u << 22))
-            {
-                throw std::invalid_argument("DirectConnectHelper: too many ports for "
-                                            "10.0.0.0/8 addressing (4M max)");
-            }
-            Ipv4Address address((10u << 24) + subnet * 4 + 1);
+            const Ipv4Address address = PortAddress(s, p);
             if (fast)
             {
                 // The same addresses, as the flow keys of the ranks (port 0's is the rank's).
@@ -255,6 +251,68 @@ DirectConnectHelper::Install()
             }
         }
     }
+    return cluster;
+}
+
+Ipv4Address
+DirectConnectHelper::PortAddress(uint32_t server, uint32_t plane) const
+{
+    // One /30 per server port (10.0.0.0/8): the port owns .1. The peer of a circuit
+    // changes with reconfiguration; point-to-point devices ignore link-layer
+    // destinations, so addresses need not follow circuits.
+    const uint64_t subnet = uint64_t(server) * m_plan.GetDegree() + plane;
+    if (subnet >= (1u << 22))
+    {
+        throw std::invalid_argument("DirectConnectHelper: too many ports for 10.0.0.0/8 "
+                                    "addressing (4M max)");
+    }
+    return Ipv4Address((10u << 24) + static_cast<uint32_t>(subnet) * 4 + 1);
+}
+
+Ptr<Cluster>
+DirectConnectHelper::InstallGraph(Ptr<Cluster> cluster,
+                                  const std::vector<Ptr<OpticalCircuitSwitch>>& planes)
+{
+    // The flow level's graph (data path "none"): each circuit of the plan a link at its
+    // plane's rate and fibre delay, in the order the fast path registers them (plane by
+    // plane, by lower port), and the ports' addresses as the fast path records them. No
+    // device, OCS port or DirectConnectFabric: circuits do not move at the flow level.
+    const uint32_t n = m_plan.GetServers();
+    const uint32_t d = m_plan.GetDegree();
+    NodeContainer nodes = CreateNodes(n);
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        cluster->AddRankNode(nodes.Get(s));
+        for (uint32_t p = 0; p < d; ++p)
+        {
+            RecordFastAddress(cluster, nodes.Get(s)->GetId(), PortAddress(s, p));
+        }
+    }
+    for (uint32_t p = 0; p < d; ++p)
+    {
+        DataRateValue rate;
+        planes[p]->GetAttribute("DataRate", rate);
+        TimeValue delay;
+        planes[p]->GetAttribute("FibreDelay", delay);
+        OpticalCircuitSwitch::Matching circuits;
+        for (const auto& [a, b] : m_plan.GetCircuits(p))
+        {
+            circuits.emplace_back(std::min(a, b), std::max(a, b));
+        }
+        std::sort(circuits.begin(), circuits.end());
+        for (const auto& [lo, hi] : circuits)
+        {
+            cluster->AddGraphLink(nodes.Get(lo)->GetId(),
+                                  nodes.Get(hi)->GetId(),
+                                  "ocs",
+                                  rate.Get(),
+                                  delay.Get());
+        }
+    }
+    FabricSpec spec;
+    spec.kind = "direct-connect";
+    spec.routing = "ecmp";
+    Finish(cluster, spec);
     return cluster;
 }
 

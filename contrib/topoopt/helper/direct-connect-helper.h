@@ -23,7 +23,10 @@
  * work on the point-to-point devices either way, and DirectConnectFabric's route
  * recomputations go into whichever tables the servers have (RoutePlanner::Install):
  * same completion times and link bytes on both paths
- * (contrib/topoopt/test/direct-connect-fast-path-test.cc).
+ * (contrib/topoopt/test/direct-connect-fast-path-test.cc). "none" (the flow level's
+ * graph): every circuit a graph link at its plane's rate and fibre delay, the ports'
+ * addresses, no device, OCS port or DirectConnectFabric (the circuits stay as
+ * planned); the flow level gives the fast path's results on it.
  *
  * Rates and delays come from FabricHelper's SetLinkRate / SetLinkDelay (they set
  * every plane's DataRate and FibreDelay); other switch attributes (Technology,
@@ -40,8 +43,10 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/fabric-helper.h"
+#include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/object-factory.h"
+#include "ns3/optical-circuit-switch.h"
 #include "ns3/topology-plan.h"
 
 namespace ns3
@@ -76,12 +81,24 @@ public:
     /**
      * \brief Build the fabric.
      * \return the cluster (link class "ocs"), routes installed, with a
-     * DirectConnectFabric aggregated
+     * DirectConnectFabric aggregated (not on the "none" data path)
      * Throws std::invalid_argument for a bad plan or configuration.
      */
     Ptr<Cluster> Install() override;
 
 private:
+    /// \return the address of a server's port on a plane (one /30 per port)
+    Ipv4Address PortAddress(uint32_t server, uint32_t plane) const;
+    /**
+     * \brief Build the fabric as a graph (data path "none", the flow level's): a link
+     * per circuit at its plane's rate and fibre delay, the ports' addresses; no device.
+     * \param cluster the empty cluster
+     * \param planes the planes, checked against the plan (their rate and delay)
+     * \return the cluster
+     */
+    Ptr<Cluster> InstallGraph(Ptr<Cluster> cluster,
+                              const std::vector<Ptr<OpticalCircuitSwitch>>& planes);
+
     TopologyPlan m_plan;
     bool m_hasPlan{false};
     ObjectFactory m_ocsFactory;

@@ -151,7 +151,11 @@ TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
         throw std::invalid_argument("--ocs reconfigures circuits under moving packets, which the "
                                     "flow level does not have; use --level=packet or drop --ocs");
     }
-    m_dataPath = DataPathChoice::Resolve(c.dataPath, c.transport, c.traces.Ipv4OnlyFlags());
+    m_dataPath = DataPathChoice::Resolve(c.dataPath,
+                                         c.transport,
+                                         c.traces.Ipv4OnlyFlags(),
+                                         c.level,
+                                         c.traces.DeviceFlags());
 }
 
 const std::string&
@@ -404,8 +408,7 @@ TopoOptClusterRunner::Run(const ModelProfile& profile, RunReport& report)
         r.degree = d;
         r.forwardingLatency = c.forwardingLatency;
         r.dataPath = m_dataPath;
-        r.ecn = TransportChoice::SwitchEcn(c.transport); // dctcp, roce: switches mark
-        r.pfc = TransportChoice::Lossless(c.transport);  // roce: lossless fabric
+        TransportChoice::SetFabricFeatures(c.transport, r); // ECN (dctcp, roce), PFC (roce)
         r.opticalAttributes = {{"Technology", "patch-panel"}};
         return r;
     };

@@ -122,9 +122,7 @@ Cluster::AddGraphLink(uint32_t nodeA,
                       uint32_t nodeB,
                       const std::string& linkClass,
                       DataRate rate,
-                      Time delay,
-                      double bufferA,
-                      double bufferB)
+                      Time delay)
 {
     NS_ASSERT_MSG(rate.GetBitRate() > 0, "a graph link without a rate");
     ClusterLink link;
@@ -134,8 +132,6 @@ Cluster::AddGraphLink(uint32_t nodeA,
     link.nodeB = nodeB;
     link.rate = rate;
     link.delay = delay;
-    link.bufferA = bufferA;
-    link.bufferB = bufferB;
     m_links.push_back(link);
     ++m_linkStateVersion;
     m_linksOfNode[nodeA].push_back(link.id);

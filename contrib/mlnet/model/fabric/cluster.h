@@ -143,17 +143,13 @@ public:
      * \param linkClass class of the link, e.g. "host-tor"
      * \param rate its rate in each direction (> 0)
      * \param delay its propagation delay
-     * \param bufferA bytes end A's port queues
-     * \param bufferB bytes end B's port queues
-     * \return the link id
+     * \return the link id; its ports queue nothing until SetLinkBuffers
      */
     uint32_t AddGraphLink(uint32_t nodeA,
                           uint32_t nodeB,
                           const std::string& linkClass,
                           DataRate rate,
-                          Time delay,
-                          double bufferA,
-                          double bufferB);
+                          Time delay);
     /**
      * \brief Set the bytes the ports of a graph link (AddGraphLink) queue: what the
      * fabric helper gives its hosts' and switches' ports.

@@ -100,6 +100,12 @@ FluidMessageTransport::DoDispose()
     MessageTransport::DoDispose();
 }
 
+bool
+FluidMessageTransport::SendsFrames() const
+{
+    return false;
+}
+
 void
 FluidMessageTransport::SetPacketTransport(Ptr<MessageTransport> transport)
 {

@@ -119,6 +119,8 @@ public:
 
 protected:
     void DoDispose() override;
+    /// \return false: the fluid sends no frames, so it runs on a fabric without devices
+    bool SendsFrames() const override;
 
 private:
     /// A transfer in flight, by its FluidTransfers handle: its message and latency.

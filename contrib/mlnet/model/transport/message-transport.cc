@@ -237,6 +237,19 @@ MessageTransport::CheckSend(uint32_t src,
                                     " bytes but bytes = " + std::to_string(bytes) +
                                     "; they must match");
     }
+    if (m_cluster->GetFabricSpec().dataPath == "none" && SendsFrames())
+    {
+        throw std::invalid_argument(who() +
+                                    "the fabric has no devices (data path none, built for the "
+                                    "flow level); run at --level=flow, or build it with a data "
+                                    "path that has devices (--dataPath=fast or ipv4)");
+    }
+}
+
+bool
+MessageTransport::SendsFrames() const
+{
+    return true;
 }
 
 void

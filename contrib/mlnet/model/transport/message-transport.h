@@ -189,9 +189,16 @@ protected:
     /**
      * Subclasses call this first in Send: throws std::invalid_argument, naming the
      * transport, when it is not installed, the ranks are out of range or equal, the
-     * message is empty, or real data does not match bytes.
+     * message is empty, real data does not match bytes, or the transport sends frames
+     * (SendsFrames) on a fabric built without devices (data path "none").
      */
     void CheckSend(uint32_t src, uint32_t dst, uint64_t bytes, const MessageBytes& data) const;
+    /**
+     * \return true (the default) for a transport whose Send puts frames on the fabric's
+     * devices; the fluid, which only asks a packet transport what its frames would be,
+     * returns false and runs on a fabric without devices
+     */
+    virtual bool SendsFrames() const;
 
     Ptr<Cluster> m_cluster; //!< set by Install
 

@@ -175,7 +175,8 @@ void
 RoceMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
-    if (cluster->GetFabricSpec().dataPath != "fast")
+    const std::string& dataPath = cluster->GetFabricSpec().dataPath;
+    if (dataPath != "fast" && dataPath != "none")
     {
         throw std::invalid_argument(
             "RoceMessageTransport::Install: the RDMA transport runs on the fast data path "
@@ -188,15 +189,31 @@ RoceMessageTransport::Install(Ptr<Cluster> cluster)
     uint32_t n = cluster->GetNRanks();
     for (uint32_t r = 0; r < n; ++r)
     {
-        Ptr<Node> node = GetRankNode(r);
+        // Throws for parameters out of range (MinRate above a line rate, ...), for every
+        // port of the rank: its devices, or its links on a fabric without devices (the
+        // flow level's graph, where the fluid asks this transport only what its frames
+        // would be).
+        Ptr<Node> node = cluster->GetRankNode(r);
+        if (dataPath == "none")
+        {
+            for (uint32_t id : cluster->GetLinksOfNode(node->GetId()))
+            {
+                const bool aToB = cluster->GetLink(id).nodeA == node->GetId();
+                DcqcnRateControl check(GetDcqcnParameters(cluster->GetLinkRate(id, aToB)));
+            }
+            continue;
+        }
         for (uint32_t i = 0; i < node->GetNDevices(); ++i)
         {
             if (DynamicCast<PointToPointNetDevice>(node->GetDevice(i)))
             {
-                // Throws for parameters out of range (MinRate above this line rate, ...).
                 DcqcnRateControl check(GetDcqcnParameters(DeviceRate(node->GetDevice(i))));
             }
         }
+    }
+    if (dataPath == "none")
+    {
+        return; // no queue pairs: nothing is sent (CheckSend refuses)
     }
     m_qps.assign(n, {});
     m_lastCnp.assign(n, {});

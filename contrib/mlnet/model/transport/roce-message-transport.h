@@ -60,8 +60,10 @@ public:
     ~RoceMessageTransport() override;
 
     /**
-     * \brief Install on a fast-path cluster. Throws std::invalid_argument on a cluster
-     * without the fast data path, or for DCQCN attributes out of range.
+     * \brief Install on a fast-path cluster, or on one without devices (data path
+     * "none", the flow level's graph: the fluid asks it only what its frames would be,
+     * and Send refuses). Throws std::invalid_argument on the IPv4 data path, or for
+     * DCQCN attributes out of range for a rank's link rate.
      */
     void Install(Ptr<Cluster> cluster) override;
 

@@ -288,8 +288,7 @@ TcpMessageTransport::Install(Ptr<Cluster> cluster)
     if (graph)
     {
         // What FluidMessageTransport asks of it: the segments a message becomes. No
-        // listener: nothing to send on (Send refuses).
-        m_graph = true;
+        // listener: nothing to send on (CheckSend refuses).
         return;
     }
     for (uint32_t r = 0; r < n; ++r)
@@ -340,12 +339,6 @@ TcpMessageTransport::Send(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     CheckSend(src, dst, bytes, data);
-    if (m_graph)
-    {
-        throw std::invalid_argument("TcpMessageTransport::Send: the fabric has no devices "
-                                    "(data path none, built for the flow level); run at "
-                                    "--level=flow, or build it with --dataPath=ipv4");
-    }
     NotifySend(src, dst, bytes);
     uint64_t key = Key(src, dst);
     auto ins = m_connections.try_emplace(key);

@@ -150,7 +150,6 @@ private:
     Time m_delAckTimeout;
 
     uint32_t m_segmentSize{0}; //!< effective segment size
-    bool m_graph{false};       //!< the cluster has no devices (data path none): no Send
     std::vector<Ptr<Socket>> m_listeners;
     std::map<uint64_t, Connection> m_connections;
     std::unordered_map<Socket*, Stream> m_streams;

@@ -247,8 +247,7 @@ UdpMessageTransport::Install(Ptr<Cluster> cluster)
     if (cluster->GetFabricSpec().dataPath == "none")
     {
         // A fabric without devices (the flow level's): what its packets would be, and the
-        // flow keys; nothing to send on (Send refuses).
-        m_graph = true;
+        // flow keys; nothing to send on (CheckSend refuses).
         for (uint32_t r = 0; r < n; ++r)
         {
             m_rankOfAddress[cluster->GetRankAddress(r).Get()] = r;
@@ -385,12 +384,6 @@ UdpMessageTransport::Send(uint32_t src,
 {
     NS_LOG_FUNCTION(this << src << dst << channel << tag << bytes);
     CheckSend(src, dst, bytes, data);
-    if (m_graph)
-    {
-        throw std::invalid_argument("UdpMessageTransport::Send: the fabric has no devices "
-                                    "(data path none, built for the flow level); run at "
-                                    "--level=flow, or build it with --dataPath=fast or ipv4");
-    }
     uint64_t packets = (bytes + m_maxPayload - 1) / m_maxPayload;
     if (packets > std::numeric_limits<uint32_t>::max())
     {

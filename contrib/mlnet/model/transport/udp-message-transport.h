@@ -282,7 +282,6 @@ private:
 
     uint32_t m_maxPayload{0};
     bool m_fastPath{false}; //!< the cluster uses the fast data path
-    bool m_graph{false};    //!< the cluster has no devices (data path none): no Send
     std::vector<RankState> m_ranks;
     std::unordered_map<uint32_t, uint32_t> m_rankOfAddress;
 
