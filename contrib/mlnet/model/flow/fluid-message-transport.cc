@@ -176,7 +176,7 @@ FluidMessageTransport::Send(uint32_t src,
         m_fluid->Start(now, wire, m_model->GetPacketCount(bytes), m_shares, senderLinks);
     if (slot >= m_inFlight.size())
     {
-        m_inFlight.resize(slot + 1);
+        m_inFlight.Resize(slot + 1);
     }
     const uint32_t message = m_messages.Acquire();
     m_messages[message] = std::move(msg);

@@ -153,7 +153,7 @@ private:
     /// runs and then while their delivery waits (a million at once in a 1024-rank
     /// direct all-to-all)
     SlotPool<Message> m_messages;
-    std::vector<InFlight> m_inFlight;  //!< by FluidTransfers handle
+    BlockStore<InFlight> m_inFlight;   //!< by FluidTransfers handle
     FluidNetwork::LinkShares m_shares; //!< scratch
     /// Per directed link (2 id + B->A), the bytes and frames of even-split shares
     /// counted so far as real numbers; the link counters get their rounding.

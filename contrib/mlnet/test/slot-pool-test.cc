@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SlotPool, the fluid engine's record store: slots are handed out in order, a released
+ * slot is reused first (and keeps its record's members), a record never moves while
+ * the pool grows past its blocks, and at() refuses a slot never handed out; BlockStore,
+ * under it, grows by blocks without moving a record.
+ */
+#include "ns3/slot-pool.h"
+
+#include <gtest/gtest.h>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+TEST(SlotPoolTest, HandsOutSlotsInOrderAndReusesReleasedOnesFirst)
+{
+    SlotPool<std::vector<int>> pool;
+    EXPECT_EQ(pool.size(), 0u);
+    EXPECT_EQ(pool.Acquire(), 0u);
+    EXPECT_EQ(pool.Acquire(), 1u);
+    EXPECT_EQ(pool.Acquire(), 2u);
+    pool[1].assign(100, 7);
+    pool.Release(1);
+    EXPECT_EQ(pool[1].size(), 100u); // readable until reused
+    EXPECT_EQ(pool.Acquire(), 1u);
+    EXPECT_EQ(pool[1].size(), 100u); // a reused record keeps its members
+    EXPECT_EQ(pool.Acquire(), 3u);
+    EXPECT_EQ(pool.size(), 4u);
+}
+
+TEST(SlotPoolTest, RecordsStayInPlaceWhileThePoolGrows)
+{
+    using Pool = SlotPool<uint64_t>;
+    Pool pool;
+    const uint32_t first = pool.Acquire();
+    pool[first] = 42;
+    const uint64_t* address = &pool[first];
+    for (uint32_t i = 1; i < 5 * Pool::BLOCK + 3; ++i)
+    {
+        const uint32_t slot = pool.Acquire();
+        ASSERT_EQ(slot, i);
+        pool[slot] = slot;
+    }
+    EXPECT_EQ(&pool[first], address);
+    EXPECT_EQ(pool[first], 42u);
+    for (uint32_t slot = 1; slot < pool.size(); ++slot)
+    {
+        ASSERT_EQ(pool[slot], slot);
+    }
+    // Within a block, records are contiguous; the next block starts elsewhere.
+    EXPECT_EQ(&pool[Pool::BLOCK - 1], &pool[0] + (Pool::BLOCK - 1));
+    EXPECT_EQ(pool.size(), 5 * Pool::BLOCK + 3);
+}
+
+TEST(SlotPoolTest, AtRefusesASlotNeverHandedOut)
+{
+    SlotPool<int> pool;
+    EXPECT_THROW(pool.at(0), std::out_of_range);
+    pool[pool.Acquire()] = 5;
+    EXPECT_EQ(pool.at(0), 5);
+    EXPECT_THROW(pool.at(1), std::out_of_range); // its block exists, the slot does not
+}
+
+TEST(BlockStoreTest, GrowsByBlocksWithoutMovingARecord)
+{
+    using Store = BlockStore<std::pair<uint32_t, double>>;
+    Store store;
+    EXPECT_EQ(store.size(), 0u);
+    store.Resize(3);
+    EXPECT_EQ(store.size(), 3u);
+    store[2] = {7, 0.5};
+    const auto* address = &store[2];
+    store.Resize(3 * Store::BLOCK + 1);
+    EXPECT_EQ(store.size(), 3 * Store::BLOCK + 1);
+    EXPECT_EQ(&store[2], address);
+    EXPECT_EQ(store[2].first, 7u);
+    EXPECT_EQ(store[3 * Store::BLOCK].first, 0u); // new records are value-initialized
+    EXPECT_EQ(store[3 * Store::BLOCK].second, 0.0);
+    store.Resize(5); // never shrinks
+    EXPECT_EQ(store.size(), 3 * Store::BLOCK + 1);
+    store.clear();
+    EXPECT_EQ(store.size(), 0u);
+}
