@@ -90,4 +90,25 @@ DataPathChoice::Resolve(const std::string& choice,
     return path;
 }
 
+std::string
+DataPathChoice::ResolveFromFlags(const std::string& choice,
+                                 const std::string& transport,
+                                 const TraceOptions& traces,
+                                 RunLevel level,
+                                 bool ecn,
+                                 bool pfc)
+{
+    std::vector<std::string> ipv4Only = traces.Ipv4OnlyFlags();
+    std::vector<std::string> deviceOnly = traces.DeviceFlags();
+    if (ecn)
+    {
+        (TransportChoice::NeedsFast(transport) ? deviceOnly : ipv4Only).push_back("--ecn");
+    }
+    if (pfc)
+    {
+        deviceOnly.push_back("--pfc");
+    }
+    return Resolve(choice, transport, ipv4Only, level, deviceOnly);
+}
+
 } // namespace ns3

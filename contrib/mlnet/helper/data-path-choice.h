@@ -23,6 +23,7 @@
 
 #include "ns3/run-level.h"
 #include "ns3/scenario-command-line.h"
+#include "ns3/trace-options.h"
 
 #include <string>
 #include <vector>
@@ -63,6 +64,20 @@ public:
                                const std::vector<std::string>& ipv4Only,
                                RunLevel level,
                                const std::vector<std::string>& deviceOnly);
+    /**
+     * \brief The data path of a scenario at `level`, from its trace flags and its
+     * explicit --ecn and --pfc (false where it has none): --flowmon needs IPv4
+     * (TraceOptions::Ipv4OnlyFlags), --pcap and --linkMonitor devices (DeviceFlags);
+     * --ecn needs IPv4 with a transport of the IPv4 path (RED marks in a queue disc)
+     * and devices with roce (EcnMarker marks in the fast path's queues); --pfc needs
+     * devices.
+     */
+    static std::string ResolveFromFlags(const std::string& choice,
+                                        const std::string& transport,
+                                        const TraceOptions& traces,
+                                        RunLevel level,
+                                        bool ecn = false,
+                                        bool pfc = false);
 };
 
 } // namespace ns3

@@ -137,13 +137,8 @@ FabricOptions::Request() const
     r.linkDelay = ParseTime(delay);
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
-    r.dataPath = ResolvedDataPath();
-    // Without devices (the flow level's graph) no switch marks or pauses: an explicit
-    // --ecn or --pfc keeps the devices (ResolvedDataPath), what the transport implies
-    // is left off (TransportChoice::SetFabricFeatures).
-    const bool devices = r.dataPath != "none";
-    r.ecn = devices && TransportChoice::SwitchEcn(transport, ecn, ecnGiven);
-    r.pfc = devices && (pfc || (TransportChoice::Lossless(transport) && !pfcGiven));
+    r.dataPath = ResolvedDataPath(); // an explicit --ecn or --pfc keeps the devices
+    TransportChoice::SetFabricFeatures(transport, r, ecn, ecnGiven, pfc, pfcGiven);
     r.loadBalancing = loadBalancing;
     r.tiers = tiers;
     r.radix = radix;
@@ -171,21 +166,7 @@ FabricOptions::Build(const FabricRequest& request, std::shared_ptr<FabricHelper>
 std::string
 FabricOptions::ResolvedDataPath() const
 {
-    std::vector<std::string> ipv4Only = traces.Ipv4OnlyFlags();
-    if (ecn && !TransportChoice::NeedsFast(transport))
-    {
-        ipv4Only.push_back("--ecn"); // RED-ECN for DCTCP; roce's EcnMarker is on the fast path
-    }
-    std::vector<std::string> deviceOnly = traces.DeviceFlags();
-    if (ecn && TransportChoice::NeedsFast(transport))
-    {
-        deviceOnly.push_back("--ecn"); // roce's EcnMarker marks in the fast path's queues
-    }
-    if (pfc)
-    {
-        deviceOnly.push_back("--pfc");
-    }
-    return DataPathChoice::Resolve(dataPath, transport, ipv4Only, level, deviceOnly);
+    return DataPathChoice::ResolveFromFlags(dataPath, transport, traces, level, ecn, pfc);
 }
 
 bool

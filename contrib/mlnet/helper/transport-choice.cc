@@ -117,11 +117,16 @@ TransportChoice::SwitchEcn(const std::string& transport, bool ecnFlag, bool ecnG
 }
 
 void
-TransportChoice::SetFabricFeatures(const std::string& transport, FabricRequest& request)
+TransportChoice::SetFabricFeatures(const std::string& transport,
+                                   FabricRequest& request,
+                                   bool ecnFlag,
+                                   bool ecnGiven,
+                                   bool pfcFlag,
+                                   bool pfcGiven)
 {
     const bool devices = request.dataPath != "none";
-    request.ecn = devices && SwitchEcn(transport); // dctcp, roce: switches mark
-    request.pfc = devices && Lossless(transport);  // roce: lossless fabric
+    request.ecn = devices && SwitchEcn(transport, ecnFlag, ecnGiven);         // dctcp, roce: mark
+    request.pfc = devices && (pfcFlag || (Lossless(transport) && !pfcGiven)); // roce
 }
 
 } // namespace ns3

@@ -78,12 +78,21 @@ public:
                           bool ecnFlag = false,
                           bool ecnGiven = false);
     /**
-     * \brief Set what `transport` implies for a fabric request whose data path is set:
-     * switch ECN marking (SwitchEcn) and PFC (Lossless). A fabric without devices (data
-     * path "none", the flow level's) gets neither: the fluid reads neither, and it has
-     * no queue to mark or pause.
+     * \brief Set the switch ECN marking (SwitchEcn) and PFC of a fabric request whose
+     * data path is set: what `transport` implies (marking for dctcp and roce, PFC for
+     * roce, the lossless transport) unless the flag was given, and what the flags ask.
+     * A fabric without devices (data path "none", the flow level's) gets neither: the
+     * fluid reads neither, and it has no queue to mark or pause. An explicit --ecn or
+     * --pfc keeps the devices (DataPathChoice::Resolve).
+     * \param ecnFlag, ecnGiven the value of --ecn and whether it was given
+     * \param pfcFlag, pfcGiven the value of --pfc and whether it was given
      */
-    static void SetFabricFeatures(const std::string& transport, FabricRequest& request);
+    static void SetFabricFeatures(const std::string& transport,
+                                  FabricRequest& request,
+                                  bool ecnFlag = false,
+                                  bool ecnGiven = false,
+                                  bool pfcFlag = false,
+                                  bool pfcGiven = false);
 };
 
 } // namespace ns3

@@ -591,22 +591,35 @@ TEST_F(CollectiveTest, BroadcastReplicatesTheRootInput)
 
 TEST_F(CollectiveTest, SendRecvDeliversEachPairsMessage)
 {
-    auto t = MakeTransport(3);
+    // Member 1 receives three messages, two of them from member 0 (distinct chains),
+    // and lays them out in pair order; member 0 receives one; member 3 is idle.
+    auto t = MakeTransport(4);
     auto c = CreateObject<SendRecv>();
-    c->SetPairs({{0, 1}, {2, 1}});
-    c->Setup(t, Members(0, 3), 4 * 16);
-    for (uint32_t m = 0; m < 3; ++m)
+    c->SetPairs({{0, 1}, {2, 1}, {1, 0}, {0, 1}});
+    c->Setup(t, Members(0, 4), 4 * 16);
+    for (uint32_t m = 0; m < 4; ++m)
     {
         c->SetInput(m, Values(16, m));
     }
     c->Start();
     Simulator::Run();
     ASSERT_TRUE(c->IsDone());
-    Eigen::VectorXf both(32);
-    both << Values(16, 0), Values(16, 2);
-    EXPECT_EQ(c->GetOutput(1), both);
-    EXPECT_EQ(c->GetOutput(0), Values(16, 0));
-    EXPECT_EQ(t->GetBytesSent(), 2u * 4 * 16);
+    Eigen::VectorXf three(48);
+    three << Values(16, 0), Values(16, 2), Values(16, 0);
+    EXPECT_EQ(c->GetOutput(1), three);
+    EXPECT_EQ(c->GetOutput(0), Values(16, 1));
+    EXPECT_EQ(c->GetOutput(2), Values(16, 2));
+    EXPECT_EQ(c->GetOutput(3), Values(16, 3));
+    EXPECT_EQ(t->GetBytesSent(), 4u * 4 * 16);
+    // The schedule the twin replays: one step, the four messages, none reduced.
+    const std::vector<CollectiveStep> schedule = c->GetSchedule();
+    ASSERT_EQ(schedule.size(), 1u);
+    ASSERT_EQ(schedule[0].messages.size(), 4u);
+    for (const ScheduledMessage& m : schedule[0].messages)
+    {
+        EXPECT_EQ(m.bytes, 4u * 16);
+        EXPECT_FALSE(m.reduce);
+    }
 }
 
 // ---------------------------------------------------- volumes and step counts

@@ -2,14 +2,12 @@
 /*
  * SlotPool, the fluid engine's record store: slots are handed out in order, a released
  * slot is reused first (and keeps its record's members), a record never moves while
- * the pool grows past its blocks, and at() refuses a slot never handed out; BlockStore,
- * under it, grows by blocks without moving a record.
+ * the pool grows past its blocks, and at() refuses a slot never handed out.
  */
 #include "ns3/slot-pool.h"
 
 #include <gtest/gtest.h>
 #include <stdexcept>
-#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -61,25 +59,4 @@ TEST(SlotPoolTest, AtRefusesASlotNeverHandedOut)
     pool[pool.Acquire()] = 5;
     EXPECT_EQ(pool.at(0), 5);
     EXPECT_THROW(pool.at(1), std::out_of_range); // its block exists, the slot does not
-}
-
-TEST(BlockStoreTest, GrowsByBlocksWithoutMovingARecord)
-{
-    using Store = BlockStore<std::pair<uint32_t, double>>;
-    Store store;
-    EXPECT_EQ(store.size(), 0u);
-    store.Resize(3);
-    EXPECT_EQ(store.size(), 3u);
-    store[2] = {7, 0.5};
-    const auto* address = &store[2];
-    store.Resize(3 * Store::BLOCK + 1);
-    EXPECT_EQ(store.size(), 3 * Store::BLOCK + 1);
-    EXPECT_EQ(&store[2], address);
-    EXPECT_EQ(store[2].first, 7u);
-    EXPECT_EQ(store[3 * Store::BLOCK].first, 0u); // new records are value-initialized
-    EXPECT_EQ(store[3 * Store::BLOCK].second, 0.0);
-    store.Resize(5); // never shrinks
-    EXPECT_EQ(store.size(), 3 * Store::BLOCK + 1);
-    store.clear();
-    EXPECT_EQ(store.size(), 0u);
 }

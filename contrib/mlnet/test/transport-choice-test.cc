@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 #include <stdexcept>
+#include <utility>
 
 using namespace ns3;
 
@@ -75,6 +76,28 @@ TEST(TransportChoiceTest, DctcpTurnsEcnOnUnlessRefused)
     EXPECT_FALSE(TransportChoice::SwitchEcn("udp"));
     EXPECT_FALSE(TransportChoice::SwitchEcn("tcp"));
     EXPECT_TRUE(TransportChoice::SwitchEcn("tcp", true, true));
+}
+
+TEST(TransportChoiceTest, FabricFeaturesFollowTheTransportTheFlagsAndTheDevices)
+{
+    auto features = [](const std::string& transport,
+                       const std::string& dataPath,
+                       std::vector<bool> flags) {
+        FabricRequest r;
+        r.dataPath = dataPath;
+        flags.resize(4, false);
+        TransportChoice::SetFabricFeatures(transport, r, flags[0], flags[1], flags[2], flags[3]);
+        return std::make_pair(r.ecn, r.pfc);
+    };
+    using P = std::pair<bool, bool>; // ecn, pfc
+    EXPECT_EQ(features("roce", "fast", {}), P(true, true));
+    EXPECT_EQ(features("dctcp", "ipv4", {}), P(true, false));
+    EXPECT_EQ(features("udp", "fast", {}), P(false, false));
+    EXPECT_EQ(features("roce", "fast", {false, true, false, true}), P(false, false)) << "=false";
+    EXPECT_EQ(features("udp", "fast", {true, true, true, true}), P(true, true));
+    // No devices: nothing marks or pauses, whatever the transport or flags.
+    EXPECT_EQ(features("roce", "none", {}), P(false, false));
+    EXPECT_EQ(features("udp", "none", {true, true, true, true}), P(false, false));
 }
 
 /// FabricOptions' request after parsing `args`, with `transport` set as examples do.

@@ -364,11 +364,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
 std::string
 LlmRunOptions::ResolveDataPath() const
 {
-    return DataPathChoice::Resolve(dataPath,
-                                   transport,
-                                   traces.Ipv4OnlyFlags(),
-                                   level,
-                                   traces.DeviceFlags());
+    return DataPathChoice::ResolveFromFlags(dataPath, transport, traces, level);
 }
 
 void

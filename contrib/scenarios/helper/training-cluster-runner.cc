@@ -107,11 +107,7 @@ TrainingClusterConfig::Validate() const
 std::string
 TrainingClusterConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath,
-                                   transport,
-                                   traces.Ipv4OnlyFlags(),
-                                   level,
-                                   traces.DeviceFlags());
+    return DataPathChoice::ResolveFromFlags(dataPath, transport, traces, level);
 }
 
 double

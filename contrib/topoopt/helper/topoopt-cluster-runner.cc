@@ -151,11 +151,7 @@ TopoOptClusterRunner::TopoOptClusterRunner(const TopoOptClusterConfig& c)
         throw std::invalid_argument("--ocs reconfigures circuits under moving packets, which the "
                                     "flow level does not have; use --level=packet or drop --ocs");
     }
-    m_dataPath = DataPathChoice::Resolve(c.dataPath,
-                                         c.transport,
-                                         c.traces.Ipv4OnlyFlags(),
-                                         c.level,
-                                         c.traces.DeviceFlags());
+    m_dataPath = DataPathChoice::ResolveFromFlags(c.dataPath, c.transport, c.traces, c.level);
 }
 
 const std::string&

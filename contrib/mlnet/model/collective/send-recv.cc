@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 
 #include <stdexcept>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -28,6 +29,13 @@ void
 SendRecv::SetPairs(const std::vector<std::pair<uint32_t, uint32_t>>& pairs)
 {
     m_pairs = pairs;
+    // Slot 0 of a member's buffer is what it sends; its receives follow in pair order.
+    m_slots.assign(pairs.size(), 0);
+    std::unordered_map<uint32_t, uint32_t> received; // member -> receives so far
+    for (size_t k = 0; k < pairs.size(); ++k)
+    {
+        m_slots[k] = ++received[pairs[k].second];
+    }
 }
 
 std::string
@@ -93,25 +101,49 @@ SendRecv::FinishMember(uint32_t member)
     }
 }
 
-StepwiseCollective::Program
-SendRecv::BuildProgram() const
+std::vector<uint32_t>
+SendRecv::ChainLengths(uint32_t member) const
 {
-    // One chain per pair, so two messages between the same members stay distinct.
-    uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    uint64_t units = GetUnits();
-    Program p(n, MemberProgram(m_pairs.size()));
-    std::vector<uint32_t> slot(n, 1);
+    // One chain per pair, so two messages between the same members stay distinct: one
+    // step on its two members, none on the others.
+    std::vector<uint32_t> lengths(m_pairs.size(), 0);
     for (size_t k = 0; k < m_pairs.size(); ++k)
     {
-        auto [from, to] = m_pairs[k];
-        Step send;
-        send.sends.push_back({to, {0, units}});
-        p[from][k].push_back(send);
-        Step recv;
-        recv.recvs.push_back({from, {slot[to]++ * units, units}, false});
-        p[to][k].push_back(recv);
+        lengths[k] = m_pairs[k].first == member || m_pairs[k].second == member ? 1 : 0;
     }
-    return p;
+    return lengths;
+}
+
+void
+SendRecv::BuildStep(uint32_t member, uint32_t chain, uint32_t /* step */, Step& out) const
+{
+    const auto [from, to] = m_pairs[chain];
+    const uint64_t units = GetUnits();
+    out.sends.clear();
+    out.recvs.clear();
+    if (member == from)
+    {
+        out.sends.push_back({to, {0, units}});
+    }
+    if (member == to)
+    {
+        out.recvs.push_back({from, {m_slots[chain] * units, units}, false});
+    }
+}
+
+bool
+SendRecv::ReceiveReduces(uint32_t /* member */,
+                         uint32_t /* chain */,
+                         uint32_t /* step */,
+                         uint32_t /* from */) const
+{
+    return false; // a receive is copied into its slot
+}
+
+uint64_t
+SendRecv::ShortestMessageUnits() const
+{
+    return GetUnits(); // every message is the whole input
 }
 
 } // namespace ns3

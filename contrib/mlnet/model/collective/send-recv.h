@@ -6,7 +6,9 @@
  *
  * What it models. Each pair is one message handed to the transport at Start; a
  * member that receives is done when all its messages have arrived, a member that
- * only sends (or does nothing) is done at once.
+ * only sends (or does nothing) is done at once. Each pair is a chain of one step,
+ * generated when its members reach it (ChainLengths, BuildStep): no program is
+ * written down.
  *
  * Real payloads: every input is bytes/4 floats (what the member sends); a member
  * that receives k messages outputs their concatenation in pair order, the others
@@ -50,7 +52,13 @@ public:
 
 protected:
     void ValidateConfig() const override;
-    Program BuildProgram() const override;
+    std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
+    uint64_t ShortestMessageUnits() const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
     void FinishMember(uint32_t member) override;
 
@@ -58,6 +66,7 @@ private:
     uint32_t CountReceives(uint32_t member) const;
 
     std::vector<std::pair<uint32_t, uint32_t>> m_pairs{{0, 1}}; //!< (from, to) members
+    std::vector<uint32_t> m_slots{1}; //!< by pair: its slot in the receiver's buffer
 };
 
 } // namespace ns3

@@ -193,7 +193,7 @@ MessageTransport::NotifySend(uint32_t src, uint32_t dst, uint64_t bytes)
 }
 
 void
-MessageTransport::CheckInstall(const Ptr<Cluster>& cluster) const
+MessageTransport::CheckInstall(const Ptr<Cluster>& cluster)
 {
     const std::string who = GetInstanceTypeId().GetName() + "::Install: ";
     if (!cluster)
@@ -204,8 +204,10 @@ MessageTransport::CheckInstall(const Ptr<Cluster>& cluster) const
     {
         throw std::invalid_argument(who + "already installed; create one transport per cluster");
     }
+    // Fixed for the transport's life: CheckSend reads it on every send.
+    m_sendRefused = cluster->GetFabricSpec().dataPath == "none" && SendsFrames();
     // Installed on a whole cluster: reachable as /Names/Transport[-k]/<trace>.
-    TraceNames::Register(const_cast<MessageTransport*>(this), "Transport");
+    TraceNames::Register(this, "Transport");
 }
 
 void
@@ -237,7 +239,7 @@ MessageTransport::CheckSend(uint32_t src,
                                     " bytes but bytes = " + std::to_string(bytes) +
                                     "; they must match");
     }
-    if (m_cluster->GetFabricSpec().dataPath == "none" && SendsFrames())
+    if (m_sendRefused)
     {
         throw std::invalid_argument(who() +
                                     "the fabric has no devices (data path none, built for the "

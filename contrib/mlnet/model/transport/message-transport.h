@@ -183,9 +183,10 @@ protected:
     void ApplyPacketHook(const Message& msg, uint64_t offset, Ptr<Packet> packet) const;
     /**
      * Subclasses call this first in Install: throws std::invalid_argument, naming the
-     * transport, when the cluster is null or the transport is already installed.
+     * transport, when the cluster is null or the transport is already installed. It
+     * notes whether Send is refused (SendsFrames on a fabric without devices).
      */
-    void CheckInstall(const Ptr<Cluster>& cluster) const;
+    void CheckInstall(const Ptr<Cluster>& cluster);
     /**
      * Subclasses call this first in Send: throws std::invalid_argument, naming the
      * transport, when it is not installed, the ranks are out of range or equal, the
@@ -206,6 +207,7 @@ private:
     std::vector<ReceiveCallback> m_channels;
     std::vector<std::string> m_labels; //!< by channel
     bool m_announced{false};           //!< told the cluster (Cluster::NotifyObjectBound)
+    bool m_sendRefused{false};         //!< frames on a fabric without devices (CheckInstall)
     std::unordered_map<uint32_t, PacketHook> m_packetHooks; //!< channel -> hook
     uint64_t m_bytesSent{0};
     uint64_t m_bytesDelivered{0};
