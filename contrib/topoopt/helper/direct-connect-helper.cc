@@ -221,6 +221,8 @@ DirectConnectHelper::Install()
     FabricSpec spec;
     spec.kind = "direct-connect";
     spec.routing = "ecmp";
+    spec.relayLatency = m_forwardingLatency;
+    spec.relayRate = m_forwardingRate;
     Finish(cluster, spec);
 
     // Finish configured the queues of the ports with a circuit; the ports the plan
@@ -312,6 +314,8 @@ DirectConnectHelper::InstallGraph(Ptr<Cluster> cluster,
     FabricSpec spec;
     spec.kind = "direct-connect";
     spec.routing = "ecmp";
+    spec.relayLatency = m_forwardingLatency;
+    spec.relayRate = m_forwardingRate;
     Finish(cluster, spec);
     return cluster;
 }

@@ -7,7 +7,9 @@
  * device, stack, forwarding object, OCS port or DirectConnectFabric. Flow-level ring
  * all-reduce and direct all-to-all on it end when they end on the fast path, with the
  * same bytes on every link (the same hash choices), on a ring-and-chords plan, a plan
- * with an unused port and the expander.
+ * with an unused port and the expander. A server's relay latency (forwarding latency)
+ * delays a relayed message by the same time at the packet level, in its twin and at the
+ * flow level; a relay rate cap is refused at the flow level.
  */
 #include "collective-test-support.h"
 
@@ -19,6 +21,7 @@
 #include "ns3/fabric-registry.h"
 #include "ns3/fast-forwarding.h"
 #include "ns3/internet-module.h"
+#include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
 
@@ -145,5 +148,106 @@ TEST_F(DirectConnectFlowGraphTest, FlowLevelRunsGiveTheFastPathsResultsToTheBit)
             EXPECT_EQ(graph.simulatedS, fast.simulatedS) << what;
             EXPECT_EQ(graph.perLink, fast.perLink) << what << ": path choices differ";
         }
+    }
+}
+
+namespace
+{
+
+/// 4 servers on the ring 0-2-1-3-0 (plane 0: 0-2, 1-3; plane 1: 2-1, 3-0): a message
+/// from rank 0 to rank 1 takes two hops, relayed by server 2 or 3.
+TopologyPlan
+RelayRing()
+{
+    TopologyPlan plan(4, 2);
+    plan.AddCircuit(0, 0, 2);
+    plan.AddCircuit(0, 1, 3);
+    plan.AddCircuit(1, 2, 1);
+    plan.AddCircuit(1, 3, 0);
+    return plan;
+}
+
+Ptr<Cluster>
+RelayCluster(const std::string& dataPath, Time latency, DataRate cap = DataRate(0))
+{
+    DirectConnectHelper h(RelayRing());
+    h.SetLinkRate(DataRate("10Gbps"));
+    h.SetLinkDelay(MicroSeconds(1));
+    h.SetForwardingLatency(latency);
+    h.SetForwardingRate(cap);
+    h.SetDataPath(dataPath);
+    return h.Install();
+}
+
+} // namespace
+
+TEST_F(DirectConnectFlowGraphTest, RelayLatencyDelaysARelayedMessageAtEveryLevel)
+{
+    // Send-recv 0 -> 1 (two hops, one relay): the relay latency adds itself once to the
+    // packet run (every frame waits it at the relaying server), to its twin and to the
+    // flow level; with none, the flow level is the packet run's time (a lone message on
+    // an idle path).
+    const Time relay = MicroSeconds(3);
+    CollectiveRunOptions run = Coll("sendrecv", "direct", "64KiB");
+    CollectiveRunResult packet[2];
+    CollectiveRunResult flow[2];
+    for (int with : {0, 1})
+    {
+        run.level = RunLevel::PACKET;
+        packet[with] = CollectiveRunner::Run(RelayCluster("fast", with * relay), run);
+        Simulator::Destroy();
+        run.level = RunLevel::FLOW;
+        flow[with] = CollectiveRunner::Run(RelayCluster("none", with * relay), run);
+        Simulator::Destroy();
+    }
+    const double r = relay.GetSeconds();
+    EXPECT_NEAR(packet[1].simulatedS - packet[0].simulatedS, r, 1e-12);
+    EXPECT_NEAR(packet[1].analyticalS - packet[0].analyticalS, r, 1e-12);
+    EXPECT_NEAR(flow[1].simulatedS - flow[0].simulatedS, r, 1e-12);
+    for (int with : {0, 1})
+    {
+        EXPECT_NEAR(flow[with].simulatedS, packet[with].simulatedS, 1e-12) << with;
+        EXPECT_NEAR(packet[with].analyticalS, packet[with].simulatedS, 1e-12) << with;
+    }
+    // The first principles: W wire bytes behind the first hop, the first frame F1 again
+    // on the second, two fibre delays and the relay.
+    Ptr<AlphaBetaModel> model = CreateObject<AlphaBetaModel>();
+    Ptr<Cluster> cluster = RelayCluster("none", relay);
+    model->SetCluster(cluster);
+    Ptr<UdpMessageTransport> udp = CreateObject<UdpMessageTransport>();
+    udp->Install(cluster); // its packets: the MTU's payload and header bytes
+    model->SetPacketization(udp);
+    const uint64_t bytes = 64 * 1024;
+    const double spb = 8.0 / 10e9;
+    const double expected =
+        (model->GetWireBytes(bytes) + model->GetFirstFrameBytes(bytes)) * spb + 2e-6 + r;
+    EXPECT_NEAR(flow[1].simulatedS, expected, 1e-12);
+    // Split evenly over both relays (the recursion over the routing DAG, not one path),
+    // the latency is the same: each branch has one relay.
+    FluidNetwork::LinkShares shares;
+    uint32_t senderLinks = 0;
+    const double hashed = model->MessagePath(0, 1, bytes, shares, senderLinks);
+    model->SetPathChoice(AlphaBetaModel::EVEN_SPLIT);
+    const double split = model->MessagePath(0, 1, bytes, shares, senderLinks);
+    EXPECT_EQ(shares.size(), 4u); // two links out of rank 0, two into rank 1
+    EXPECT_NEAR(split, hashed, 1e-15);
+    EXPECT_NEAR(hashed, model->GetFirstFrameBytes(bytes) * spb + 2e-6 + r, 1e-15);
+}
+
+TEST_F(DirectConnectFlowGraphTest, ARelayRateCapIsRefusedAtTheFlowLevel)
+{
+    CollectiveRunOptions run = Coll("sendrecv", "direct", "64KiB");
+    run.level = RunLevel::FLOW;
+    try
+    {
+        CollectiveRunner::Run(RelayCluster("none", Time(0), DataRate("1Gbps")), run);
+        FAIL() << "a relay rate cap was accepted at the flow level";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("forwarding rate"), std::string::npos) << message;
+        EXPECT_NE(message.find("--level=packet"), std::string::npos) << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
 }

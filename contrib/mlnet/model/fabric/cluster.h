@@ -61,6 +61,11 @@ struct FabricSpec
     std::string dataPath{"ipv4"}; //!< "ipv4" (Internet stack) or "fast" (FastForwarding)
     /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing)
     std::string loadBalancing{"hash"};
+    // Host forwarding: a rank node relays frames for other nodes (TopoOpt's servers;
+    // FastForwarding's RelayLatency and RelayRate, HostForwardingRouting's
+    // ForwardingLatency and ForwardingRate on the device paths)
+    Time relayLatency;     //!< added to a frame at every rank node that relays it (0: none)
+    DataRate relayRate{0}; //!< FIFO relay engine of a rank node (0: no cap)
     // Distributed runs (FabricHelper::SetPartitions)
     uint32_t partitions{1}; //!< MPI processes the nodes are split over
     uint32_t cutLinks{0};   //!< links whose ends lie in different partitions

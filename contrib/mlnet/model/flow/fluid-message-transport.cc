@@ -128,6 +128,16 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
     CheckInstall(cluster);
+    const DataRate relayRate = cluster->GetFabricSpec().relayRate;
+    if (relayRate.GetBitRate() > 0)
+    {
+        // Its FIFO serializes every frame a server relays, a queue the fluid has not.
+        throw std::invalid_argument(
+            "FluidMessageTransport::Install: the fabric caps host relaying at " +
+            std::to_string(relayRate.GetBitRate()) +
+            " bit/s (a forwarding rate), which the flow level does not model (it models "
+            "the relay latency); run at --level=packet or drop the forwarding rate");
+    }
     TraceNames::Register(this, "FluidMessageTransport");
     m_cluster = cluster;
     m_model = CreateObject<AlphaBetaModel>();

@@ -35,7 +35,9 @@
  * losses and their repair, congestion-control dynamics, PFC pauses; no frame
  * crosses a device, so pcap and device queues stay empty, and a link's counter moves
  * by a whole message at its transfer's end. A link that fails during the run reroutes
- * the messages sent after it; messages already in flight keep their route.
+ * the messages sent after it; messages already in flight keep their route. A host
+ * relay latency (FabricSpec::relayLatency) is part of a message's latency; a host
+ * relay rate cap (FabricSpec::relayRate) is refused at Install.
  */
 #ifndef MLNET_FLUID_MESSAGE_TRANSPORT_H
 #define MLNET_FLUID_MESSAGE_TRANSPORT_H

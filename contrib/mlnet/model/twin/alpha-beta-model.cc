@@ -197,6 +197,7 @@ AlphaBetaModel::Refresh()
             8.0 / static_cast<double>(m_cluster->GetLinkRate(l.id, false).GetBitRate());
         c.delay = m_cluster->GetLinkDelay(l.id).GetSeconds();
     }
+    m_relayLatency = m_cluster->GetFabricSpec().relayLatency.GetSeconds();
     m_capacity.resize(2 * m_links.size());
     for (size_t id = 0; id < m_links.size(); ++id)
     {
@@ -408,9 +409,9 @@ AlphaBetaModel::LongestToDestination(uint32_t node,
         const bool aToB = l.nodeA == node;
         const double spb = aToB ? m_links[id].secondsPerByteAtoB : m_links[id].secondsPerByteBtoA;
         slowest = std::max(slowest, spb);
-        const double t =
-            m_links[id].delay + f1 * spb +
-            LongestToDestination(aToB ? l.nodeB : l.nodeA, dstNode, dstRank, f1, slowest);
+        const uint32_t next = aToB ? l.nodeB : l.nodeA;
+        const double t = m_links[id].delay + f1 * spb + RelayLatency(next, dstNode) +
+                         LongestToDestination(next, dstNode, dstRank, f1, slowest);
         best = std::max(best, t);
     }
     m_visited[node] = m_latencyCall;
@@ -466,7 +467,29 @@ AlphaBetaModel::PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) c
         slowest = std::max(slowest, spb);
         total = l.delay + frame * spb + total;
     }
+    if (m_relayLatency > 0)
+    {
+        // Every rank node the path enters relays, but the last: the destination.
+        const auto& links = m_cluster->GetLinks();
+        uint32_t relays = 0;
+        for (const auto& [key, share] : path)
+        {
+            const ClusterLink& l = links[key / 2];
+            relays += m_cluster->GetRankOfNode(key % 2 == 0 ? l.nodeB : l.nodeA) !=
+                      std::numeric_limits<uint32_t>::max();
+        }
+        total += (relays > 1 ? relays - 1 : 0) * m_relayLatency;
+    }
     return total - frame * slowest;
+}
+
+double
+AlphaBetaModel::RelayLatency(uint32_t node, uint32_t dstNode) const
+{
+    return m_relayLatency > 0 && node != dstNode &&
+                   m_cluster->GetRankOfNode(node) != std::numeric_limits<uint32_t>::max()
+               ? m_relayLatency
+               : 0.0;
 }
 
 double

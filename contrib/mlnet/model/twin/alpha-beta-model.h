@@ -344,6 +344,9 @@ private:
     /// MessageLatency along one path (its links, sender's first): the latency of a
     /// message whose route is that path.
     double PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) const;
+    /// \return the relay latency a frame spends at `node` on its way to `dstNode`: the
+    /// fabric's FabricSpec::relayLatency at a rank node other than the destination
+    double RelayLatency(uint32_t node, uint32_t dstNode) const;
     /// The latency of a message taking `route`: PathLatency when it is one path, else
     /// MessageLatency over its routes (the longest), through `cache`.
     double RouteLatency(uint32_t srcRank,
@@ -376,6 +379,7 @@ private:
     /// MessagePath's latencies by (src, dst, F1) key, direct-mapped
     mutable std::vector<std::pair<uint64_t, double>> m_latencySlots;
     mutable std::vector<LinkTiming> m_links;
+    double m_relayLatency{0};                //!< FabricSpec::relayLatency (s), read by Refresh
     mutable std::vector<double> m_longest;   //!< MessageLatency's memo, per node
     mutable std::vector<uint32_t> m_visited; //!< per node: the call that filled m_longest
     mutable uint32_t m_latencyCall{0};       //!< MessageLatency calls (memo stamps)
