@@ -127,8 +127,8 @@ void
 FluidMessageTransport::Install(Ptr<Cluster> cluster)
 {
     NS_LOG_FUNCTION(this << cluster);
-    CheckInstall(cluster);
-    const DataRate relayRate = cluster->GetFabricSpec().relayRate;
+    // Refused before CheckInstall registers the transport: nothing is left half-installed.
+    const DataRate relayRate = cluster ? cluster->GetFabricSpec().relayRate : DataRate(0);
     if (relayRate.GetBitRate() > 0)
     {
         // Its FIFO serializes every frame a server relays, a queue the fluid has not.
@@ -138,6 +138,7 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
             " bit/s (a forwarding rate), which the flow level does not model (it models "
             "the relay latency); run at --level=packet or drop the forwarding rate");
     }
+    CheckInstall(cluster);
     TraceNames::Register(this, "FluidMessageTransport");
     m_cluster = cluster;
     m_model = CreateObject<AlphaBetaModel>();
