@@ -15,7 +15,7 @@ namespace
 
 /// Every example and the level it does not implement (its levels are in the message).
 const std::map<std::string, std::pair<std::string, std::string>> kExamples{
-    {"checkmate-recovery", {"flow", "--level=packet"}},
+    {"checkmate-recovery", {"analytic", "--level=packet or --level=flow"}},
     {"collective-validation", {"analytic", "--level=packet or --level=flow"}},
     {"compression-utility", {"analytic", "--level=packet or --level=flow"}},
     {"distributed-collective", {"analytic", "--level=packet or --level=flow"}},
@@ -115,7 +115,8 @@ TEST(RunLevelExample, EveryTrainingScenarioRunsAtTheFlowLevel)
     const std::string json = ::testing::TempDir() + "/flow-level-scenario.json";
     for (const auto& [name, flags] : std::vector<std::pair<std::string, std::string>>{
              {"training-workload", "--fabric=fattree --ranks=8 --iterations=2"},
-             {"training-cluster", "--fabrics=fattree,railonly --checkmate=false"},
+             {"training-cluster", "--fabrics=fattree,railonly"},
+             {"checkmate-recovery", "--iterations=4 --mode=all --failAt=2"},
              {"topoopt-cluster", "--servers=8 --degree=2 --fabrics=topoopt,fattree"},
              {"railonly-llm", "--domains=2 --domainSize=4 --tp=4 --pp=1 --dp=2 --fabric=all"},
              {"compression-utility", "--iterations=5"},
@@ -130,6 +131,11 @@ TEST(RunLevelExample, EveryTrainingScenarioRunsAtTheFlowLevel)
         std::remove(json.c_str());
         EXPECT_EQ(doc["meta"]["level"], "flow") << name;
         EXPECT_FALSE(doc["rows"].empty()) << name;
+        if (name == "training-cluster")
+        {
+            // Its Checkmate run too: the shadow copy checked bit for bit at the flow level.
+            EXPECT_TRUE(doc["checkmate"]["summary"]["shadow_matches_workers"].get<bool>());
+        }
     }
     // What has no flow level says so in one line.
     ExampleRun ocs = RunExample("topoopt-cluster", "--level=flow --servers=8 --degree=2 --ocs");

@@ -23,7 +23,7 @@ main(int argc, char* argv[])
 {
     CheckmateRunConfig c;
     std::string json;
-    RunLevelOption level("checkmate-recovery", {RunLevel::PACKET});
+    RunLevelOption level("checkmate-recovery", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
     cmd.AddValue("workers", "data-parallel workers (N, 2..256)", c.workers, 2, 256);
@@ -78,6 +78,7 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "allreduce_s", "loss", "accuracy"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        c.level = level.Get();
         c.traces.DeclareOutputs({{"json", json}});
         report.SetMeta("level", ToString(level.Get()));
         nlohmann::json r = CheckmateRunner::Run(c, report);

@@ -15,7 +15,7 @@ NS_LOG_COMPONENT_DEFINE("CheckmateHelper");
 
 namespace
 {
-/// Label one packet of an iteration's ring all-reduce (one ring, one slice per chunk).
+/// Label one packet of an iteration's ring all-reduce.
 void
 TagPacket(uint32_t job,
           uint32_t iteration,
@@ -24,24 +24,29 @@ TagPacket(uint32_t job,
           const StepwiseCollective::PacketInfo& info,
           Ptr<Packet> packet)
 {
-    GradientTag tag;
-    tag.job = job;
-    tag.iteration = iteration;
-    tag.bucket = 0;
-    tag.ring = info.chain;
-    bool gather = info.step >= members - 1;
-    tag.phase = gather ? GradientTag::ALL_GATHER : GradientTag::REDUCE_SCATTER;
-    tag.step = gather ? info.step - (members - 1) : info.step;
-    tag.offset = info.seg.offset * info.unit + info.byteOffset;
-    tag.length = info.length;
-    tag.chunk = static_cast<uint32_t>(info.seg.offset * info.unit / chunkBytes);
-    packet->AddPacketTag(tag);
+    packet->AddPacketTag(GradientTag::ForRingAllReduce(job, iteration, members, chunkBytes, info));
+}
+
+/// The job's exchange as the ring all-reduce Checkmate mirrors; throws for another one.
+Ptr<RingAllReduce>
+RingExchange(Ptr<Collective> exchange)
+{
+    Ptr<RingAllReduce> ar = DynamicCast<RingAllReduce>(exchange);
+    if (!ar)
+    {
+        throw std::invalid_argument("checkmate mirrors the all-gather of a ring all-reduce; "
+                                    "this job exchanges gradients with " +
+                                    exchange->GetCollectiveName() + "/" +
+                                    exchange->GetAlgorithmName());
+    }
+    return ar;
 }
 } // namespace
 
 CheckmateHelper::CheckmateHelper()
 {
     m_mirrorFactory.SetTypeId(GradientMirror::GetTypeId());
+    m_fluidMirrorFactory.SetTypeId(FluidGradientMirror::GetTypeId());
     m_shadowFactory.SetTypeId(ShadowNode::GetTypeId());
 }
 
@@ -49,6 +54,15 @@ void
 CheckmateHelper::SetMirrorAttribute(const std::string& name, const AttributeValue& value)
 {
     m_mirrorFactory.Set(name, value);
+    TypeId::AttributeInformation info;
+    if (FluidGradientMirror::GetTypeId().LookupAttributeByName(name, &info))
+    {
+        m_fluidMirrorFactory.Set(name, value);
+    }
+    else
+    {
+        m_packetOnly.push_back(name);
+    }
 }
 
 void
@@ -79,10 +93,23 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
                                         " must be a rank of the cluster that is not a worker");
         }
     }
+    Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(transport);
+    if (fluid && !m_packetOnly.empty())
+    {
+        throw std::invalid_argument("the mirror attribute " + m_packetOnly.front() +
+                                    " has no flow-level model; run at the packet level "
+                                    "(--level=packet) or leave it unset");
+    }
     Ptr<ShadowCluster> sc = CreateObject<ShadowCluster>();
     sc->Install(trainer, transport, shadows, m_shadowFactory);
-    m_mirrorFactory.Set("Job", UintegerValue(m_job));
     m_mirrors.clear();
+    m_fluidMirror = nullptr;
+    if (fluid)
+    {
+        InstallFluid(trainer, fluid, sc, shadows);
+        return sc;
+    }
+    m_mirrorFactory.Set("Job", UintegerValue(m_job));
     for (uint32_t i = 0; i < cluster->GetSwitchNodes().GetN(); ++i)
     {
         Ptr<GradientMirror> m = m_mirrorFactory.Create<GradientMirror>();
@@ -102,17 +129,44 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
     uint64_t chunkBytes = trainer->GetGradientBytes() / members;
     trainer->SetCollectiveHook(DataParallelTrainer::CollectiveHook(
         [job, members, chunkBytes](uint32_t iteration, Ptr<Collective> exchange) {
-            Ptr<RingAllReduce> ar = DynamicCast<RingAllReduce>(exchange);
-            if (!ar)
-            {
-                throw std::invalid_argument(
-                    "checkmate mirrors the all-gather of a ring all-reduce; this job exchanges "
-                    "gradients with " +
-                    exchange->GetCollectiveName() + "/" + exchange->GetAlgorithmName());
-            }
+            Ptr<RingAllReduce> ar = RingExchange(exchange);
             ar->SetPacketTagger(MakeCallback(&TagPacket).Bind(job, iteration, members, chunkBytes));
         }));
     return sc;
+}
+
+void
+CheckmateHelper::InstallFluid(Ptr<DataParallelTrainer> trainer,
+                              Ptr<FluidMessageTransport> transport,
+                              Ptr<ShadowCluster> sc,
+                              const std::vector<uint32_t>& shadows)
+{
+    m_fluidMirrorFactory.Set("Job", UintegerValue(m_job));
+    Ptr<FluidGradientMirror> m = m_fluidMirrorFactory.Create<FluidGradientMirror>();
+    m->Install(transport);
+    for (uint32_t s = 0; s < shadows.size(); ++s)
+    {
+        Ptr<ShadowNode> app = sc->GetShadows()[s];
+        m->SetShard(app->GetFirstByte(), 4 * app->GetShardParameters(), shadows[s], app);
+    }
+    m_fluidMirror = m;
+    const uint32_t job = m_job;
+    const auto& workers = trainer->GetWorkers();
+    const uint32_t members = static_cast<uint32_t>(workers.size());
+    const uint64_t chunkBytes = trainer->GetGradientBytes() / members;
+    trainer->SetCollectiveHook(DataParallelTrainer::CollectiveHook(
+        [job, members, chunkBytes, m, workers](uint32_t iteration, Ptr<Collective> exchange) {
+            Ptr<RingAllReduce> ar = RingExchange(exchange);
+            ar->SetMessageObserver(StepwiseCollective::MessageObserver(
+                [job, iteration, members, chunkBytes, m, workers](
+                    const StepwiseCollective::PacketInfo& info,
+                    const MessageBytes& data) {
+                    m->Mirror(
+                        workers[info.fromMember],
+                        GradientTag::ForRingAllReduce(job, iteration, members, chunkBytes, info),
+                        data);
+                }));
+        }));
 }
 
 const std::vector<Ptr<GradientMirror>>&
@@ -121,10 +175,16 @@ CheckmateHelper::GetMirrors() const
     return m_mirrors;
 }
 
+Ptr<FluidGradientMirror>
+CheckmateHelper::GetFluidMirror() const
+{
+    return m_fluidMirror;
+}
+
 uint64_t
 CheckmateHelper::GetMirroredBytes() const
 {
-    uint64_t n = 0;
+    uint64_t n = m_fluidMirror ? m_fluidMirror->GetMirroredBytes() : 0;
     for (const auto& m : m_mirrors)
     {
         n += m->GetMirroredBytes();

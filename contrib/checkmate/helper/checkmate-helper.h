@@ -13,12 +13,17 @@
  * entering the fabric at its switch, so each packet is cloned once. It works on
  * both data paths (FabricHelper::SetDataPath): the mirrors and shadows find the
  * IPv4 stack or the fast path's FastForwarding on their nodes.
+ *
+ * At the flow level (a FluidMessageTransport) one FluidGradientMirror stands for
+ * the switches' mirrors: the all-reduce reports each message with its tag, and the
+ * mirror copies the selected ones from the sender's switch to their shadow.
  */
 #ifndef CHECKMATE_HELPER_H
 #define CHECKMATE_HELPER_H
 
 #include "ns3/cluster.h"
 #include "ns3/data-parallel-trainer.h"
+#include "ns3/fluid-gradient-mirror.h"
 #include "ns3/gradient-mirror.h"
 #include "ns3/message-transport.h"
 #include "ns3/object-factory.h"
@@ -38,7 +43,11 @@ class CheckmateHelper
 public:
     CheckmateHelper();
 
-    /// \brief Set an attribute of every GradientMirror (e.g. "Mode").
+    /**
+     * \brief Set an attribute of every GradientMirror (e.g. "Mode"), and of the
+     * FluidGradientMirror when it has one of that name. Install throws at the flow
+     * level when one was set that only the packet level models (e.g. "LossRate").
+     */
     void SetMirrorAttribute(const std::string& name, const AttributeValue& value);
     /// \brief Set an attribute of every ShadowNode (e.g. "MemoryBandwidth").
     void SetShadowAttribute(const std::string& name, const AttributeValue& value);
@@ -48,7 +57,8 @@ public:
     /**
      * \brief Install Checkmate on a job.
      * \param trainer the job (Setup done, not yet running)
-     * \param transport its transport (must call the packet hook: UdpMessageTransport)
+     * \param transport its transport: one that calls the packet hook (UdpMessageTransport)
+     *        or, at the flow level, a FluidMessageTransport
      * \param shadows ranks of the shadow nodes (not workers)
      * \return the shadow cluster
      * Throws std::invalid_argument for bad configurations (see ShadowCluster::Install).
@@ -57,13 +67,24 @@ public:
                                Ptr<MessageTransport> transport,
                                const std::vector<uint32_t>& shadows);
 
-    /// \return the mirrors installed (one per switch)
+    /// \return the mirrors installed (one per switch; none at the flow level)
     const std::vector<Ptr<GradientMirror>>& GetMirrors() const;
-    /// \return gradient bytes cloned by all mirrors
+    /// \return the flow level's mirror (null at the packet level)
+    Ptr<FluidGradientMirror> GetFluidMirror() const;
+    /// \return gradient bytes cloned by all mirrors (or copied, at the flow level)
     uint64_t GetMirroredBytes() const;
 
 private:
+    /// The flow level: one mirror for the fabric, the all-reduce's messages reported to it.
+    void InstallFluid(Ptr<DataParallelTrainer> trainer,
+                      Ptr<FluidMessageTransport> transport,
+                      Ptr<ShadowCluster> sc,
+                      const std::vector<uint32_t>& shadows);
+
     ObjectFactory m_mirrorFactory;
+    ObjectFactory m_fluidMirrorFactory;
+    std::vector<std::string> m_packetOnly; //!< mirror attributes set that the fluid lacks
+    Ptr<FluidGradientMirror> m_fluidMirror;
     ObjectFactory m_shadowFactory;
     uint32_t m_job{0};
     std::vector<Ptr<GradientMirror>> m_mirrors;

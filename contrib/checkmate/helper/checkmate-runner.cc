@@ -11,7 +11,7 @@
 #include "ns3/gemini-policy.h"
 #include "ns3/run-health.h"
 #include "ns3/traffic-accounting.h"
-#include "ns3/udp-message-transport.h"
+#include "ns3/transport-choice.h"
 
 #include <cmath>
 #include <cstring>
@@ -48,7 +48,7 @@ CheckmateRunConfig::MirrorLossRate() const
 std::string
 CheckmateRunConfig::DataPath() const
 {
-    return DataPathChoice::Resolve(dataPath, "udp", traces.Ipv4OnlyFlags());
+    return DataPathChoice::ResolveFromFlags(dataPath, "udp", traces, level);
 }
 
 void
@@ -56,6 +56,21 @@ CheckmateRunConfig::Validate() const
 {
     MirrorLossRate();
     DataPath();
+    if (level == RunLevel::FLOW && mirrorLoss > 0)
+    {
+        throw std::invalid_argument("--mirrorLoss has no flow level (a fluid message is not "
+                                    "lost in part); use --level=packet or --mirrorLoss=0");
+    }
+    if (level == RunLevel::FLOW && dropClone >= 0)
+    {
+        throw std::invalid_argument("the dropClone test hook has no flow level (a fluid message "
+                                    "is not lost in part); run it at the packet level");
+    }
+    if (level == RunLevel::ANALYTIC)
+    {
+        throw std::invalid_argument("checkmate-recovery has no analytic level; use "
+                                    "--level=packet or --level=flow");
+    }
     if (workers < 2)
     {
         throw std::invalid_argument("--workers must be >= 2, got " + std::to_string(workers));
@@ -147,7 +162,7 @@ namespace
 struct Job
 {
     Ptr<Cluster> cluster;
-    Ptr<UdpMessageTransport> transport;
+    Ptr<MessageTransport> transport; //!< udp, or the fluid standing in for it
     Ptr<DataParallelTrainer> trainer;
     std::vector<uint32_t> workers;
     std::vector<uint32_t> shadows;
@@ -166,7 +181,7 @@ BuildJob(const CheckmateRunConfig& c)
     fabric.dataPath = c.DataPath();
     j.cluster = FabricRegistry::Build(fabric);
     c.traces.Attach(j.cluster);
-    j.transport = CreateObject<UdpMessageTransport>();
+    j.transport = TransportChoice::Create("udp", c.level);
     j.transport->Install(j.cluster);
     Ptr<RealModel> model = CreateObject<RealModel>();
     model->SetAttribute("Inputs", UintegerValue(c.inputs));
@@ -404,7 +419,7 @@ ModeRun::Run(RunReport& report, Baseline* measured)
     m_trainer->Run(0, m_c.iterations);
     Simulator::Run();
     accounting->Close(); // throws when a frame or message is unaccounted for
-    const RunHealth health = RunHealth::Measure(m_job.cluster);
+    const RunHealth health = RunHealth::Measure(m_job.cluster, m_c.level == RunLevel::FLOW);
 
     // Results.
     const auto& rec = m_trainer->GetRecords();
@@ -447,7 +462,10 @@ ModeRun::InstallCheckmate()
                                 EnumValue(m_c.replicate == "all" ? GradientMirror::REPLICATE_ALL
                                                                  : GradientMirror::REPLICATE_ONCE));
     m_helper.SetShadowAttribute("MemoryBandwidth", DoubleValue(m_c.shadowMemoryBandwidth));
-    m_helper.SetMirrorAttribute("LossRate", DoubleValue(m_c.MirrorLossRate()));
+    if (m_c.MirrorLossRate() > 0)
+    {
+        m_helper.SetMirrorAttribute("LossRate", DoubleValue(m_c.MirrorLossRate()));
+    }
     m_shadows = m_helper.Install(m_trainer, m_job.transport, m_job.shadows);
     if (m_c.dropClone >= 0)
     {

@@ -18,10 +18,17 @@
  * transport is udp) unless FlowMonitor needs IPv4; both paths give the same times,
  * bytes, clones, losses, repairs and checkpoints (mirror-fast-path-test.cc). The
  * results document says which in meta.data_path.
+ *
+ * Level (--level): packet, or flow, where the job's transport is a
+ * FluidMessageTransport standing in for udp (auto builds no devices) and Checkmate's
+ * mirrors are one FluidGradientMirror; the workers and the shadows train on the same
+ * real values, so the shadow copy is still checked bit for bit. Lost clones
+ * (--mirrorLoss, the dropClone hook) and --dataPath=ipv4|fast have no flow level.
  */
 #ifndef CHECKMATE_RUNNER_H
 #define CHECKMATE_RUNNER_H
 
+#include "ns3/run-level.h"
 #include "ns3/run-report.h"
 #include "ns3/trace-options.h"
 
@@ -58,6 +65,7 @@ struct CheckmateRunConfig
     int64_t dropClone{-1};              //!< test hook: drop clone #0 of this iteration (-1: none)
     double mirrorLoss{0};               //!< --mirrorLoss: probability a clone is lost (0 <= p <= 1)
     std::string dataPath{"auto"};       //!< --dataPath: auto | ipv4 | fast (DataPathChoice)
+    RunLevel level{RunLevel::PACKET};   //!< packet, or flow (FluidMessageTransport)
     TraceOptions traces;                //!< --pcap, --pcapClass, --flowmon
 
     /// \brief Throw std::invalid_argument naming the bad flag.
@@ -69,7 +77,8 @@ struct CheckmateRunConfig
     uint64_t Parameters() const;
     /**
      * \return the data path the runs use: auto is fast (the transport is udp) unless
-     * --flowmon asks for IPv4 (DataPathChoice); throws naming --dataPath
+     * --flowmon asks for IPv4, and none at the flow level (DataPathChoice); throws
+     * naming --dataPath
      */
     std::string DataPath() const;
 };

@@ -178,8 +178,7 @@ GradientMirror::Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t heade
         return; // mirrored where it entered the fabric, not at every hop
     }
     GradientTag tag;
-    if (!packet->PeekPacketTag(tag) || tag.job != m_job || tag.phase != GradientTag::ALL_GATHER ||
-        (m_mode == REPLICATE_ONCE && tag.step != 0))
+    if (!packet->PeekPacketTag(tag) || !Selects(m_mode, m_job, tag))
     {
         return;
     }
@@ -223,6 +222,13 @@ GradientMirror::Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t heade
     h.dstPort = m_port;
     h.protocol = 17;
     m_fast->Send(clone, h);
+}
+
+bool
+GradientMirror::Selects(Mode mode, uint32_t job, const GradientTag& tag)
+{
+    return tag.job == job && tag.phase == GradientTag::ALL_GATHER &&
+           (mode == REPLICATE_ALL || tag.step == 0);
 }
 
 uint64_t

@@ -101,6 +101,15 @@ public:
      */
     void DropClone(uint32_t iteration, uint32_t index);
 
+    /**
+     * \brief The mirroring rule: whether a tagged packet (or message) is cloned.
+     * \param mode the mirror's Mode
+     * \param job the mirror's Job
+     * \param tag the packet's tag
+     * \return true for an all-gather packet of the job that the mode selects
+     */
+    static bool Selects(Mode mode, uint32_t job, const GradientTag& tag);
+
     /// \return gradient payload bytes cloned (sent or dropped)
     uint64_t GetMirroredBytes() const;
     /// \return clones made

@@ -67,4 +67,25 @@ GradientTag::Print(std::ostream& os) const
        << " offset=" << offset << " len=" << length;
 }
 
+GradientTag
+GradientTag::ForRingAllReduce(uint32_t job,
+                              uint32_t iteration,
+                              uint32_t members,
+                              uint64_t chunkBytes,
+                              const StepwiseCollective::PacketInfo& info)
+{
+    GradientTag tag;
+    tag.job = job;
+    tag.iteration = iteration;
+    tag.bucket = 0;
+    tag.ring = info.chain;
+    const bool gather = info.step >= members - 1;
+    tag.phase = gather ? ALL_GATHER : REDUCE_SCATTER;
+    tag.step = gather ? info.step - (members - 1) : info.step;
+    tag.offset = info.seg.offset * info.unit + info.byteOffset;
+    tag.length = info.length;
+    tag.chunk = static_cast<uint32_t>(info.seg.offset * info.unit / chunkBytes);
+    return tag;
+}
+
 } // namespace ns3

@@ -15,6 +15,7 @@
 #ifndef CHECKMATE_GRADIENT_TAG_H
 #define CHECKMATE_GRADIENT_TAG_H
 
+#include "ns3/stepwise-collective.h"
 #include "ns3/tag.h"
 
 #include <cstdint>
@@ -45,6 +46,22 @@ public:
     void Serialize(TagBuffer i) const override;
     void Deserialize(TagBuffer i) override;
     void Print(std::ostream& os) const override;
+
+    /**
+     * \brief The tag of a packet (or, at the flow level, a whole message) of one
+     * iteration's ring all-reduce: one ring, one slice per chunk.
+     * \param job training job
+     * \param iteration training iteration
+     * \param members the ring's members N (steps 0..N-2 reduce-scatter, then all-gather)
+     * \param chunkBytes bytes of one of the N chunks
+     * \param info where the packet sits in the collective's program
+     * \return the tag
+     */
+    static GradientTag ForRingAllReduce(uint32_t job,
+                                        uint32_t iteration,
+                                        uint32_t members,
+                                        uint64_t chunkBytes,
+                                        const StepwiseCollective::PacketInfo& info);
 
     uint32_t job{0};               //!< training job
     uint32_t iteration{0};         //!< training iteration

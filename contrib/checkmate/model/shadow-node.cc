@@ -130,6 +130,10 @@ ShadowNode::StartApplication()
         m_fast->SetPortDeliverCallback(m_port, MakeCallback(&ShadowNode::HandleFrame, this));
         return;
     }
+    if (!GetNode()->GetObject<Ipv4>())
+    {
+        return; // the flow level: clones come whole through ReceiveClone
+    }
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     m_socket->SetAttribute("RcvBufSize", UintegerValue(1u << 30));
     if (m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_port)) != 0)
@@ -200,8 +204,14 @@ ShadowNode::Receive(Ptr<Packet> p)
     p->CopyData(bytes.data(), bytes.size());
     NS_ASSERT_MSG(bytes.size() == MlnetTransportHeader::SIZE + tag.length,
                   "clone of " << bytes.size() << " bytes for " << tag.length << " gradient bytes");
+    ReceiveClone(tag, bytes.data() + MlnetTransportHeader::SIZE);
+}
+
+void
+ShadowNode::ReceiveClone(const GradientTag& tag, const uint8_t* gradient)
+{
     m_received += tag.length;
-    Store(tag.iteration, tag.offset, bytes.data() + MlnetTransportHeader::SIZE, tag.length);
+    Store(tag.iteration, tag.offset, gradient, tag.length);
     // Clones of a later iteration: every earlier incomplete one lost something.
     for (uint32_t t = m_next; t < tag.iteration; ++t)
     {

@@ -20,6 +20,8 @@
  * fast data path (the node has FastForwarding, no IPv4) the node's FastForwarding
  * hands the shadow the frames for Port (SetPortDeliverCallback), the transport keeps
  * the rest. Either way the shadow reads the same payload and tag at the same instant.
+ * At the flow level (a node with neither) a FluidGradientMirror hands it each clone
+ * whole (ReceiveClone).
  *
  * Left out: the shadow's NIC-to-memory path and packet-processing CPU (only the
  * optimizer pass is timed); global-norm clipping and mixed-precision skipped
@@ -32,6 +34,7 @@
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
 #include "ns3/fast-forwarding.h"
+#include "ns3/gradient-tag.h"
 #include "ns3/nstime.h"
 #include "ns3/optimizer.h"
 #include "ns3/socket.h"
@@ -96,6 +99,12 @@ public:
     /// \brief Set the repair-request callback.
     void SetRepairCallback(RepairCallback cb);
 
+    /**
+     * \brief A clone's gradient bytes: tag.length bytes at gradient byte tag.offset of
+     * iteration tag.iteration (a packet's payload, or at the flow level a whole
+     * message's contents, FluidGradientMirror).
+     */
+    void ReceiveClone(const GradientTag& tag, const uint8_t* gradient);
     /// \brief Repaired bytes of iteration t at gradient byte `offset`.
     void DeliverRepair(uint32_t iteration, uint64_t offset, const uint8_t* data, uint64_t length);
     /// \brief The barrier committed iteration t: keep its state as the checkpoint.

@@ -120,6 +120,34 @@ TEST_F(CollectiveTest, RingAllReduceSumsExactly)
     CheckAllReduce(CreateObject<RingAllReduce>(), t, 8, 1003); // 1003 floats: uneven chunks
 }
 
+TEST_F(CollectiveTest, MessageObserverSeesEachMessageWithItsPlaceAndContents)
+{
+    // 2 rings x 2 slices over 6 members, 999 floats: every message is reported once,
+    // with the segment it carries, before the next event, and its real contents.
+    auto t = MakeTransport(6);
+    auto c = CreateObject<RingAllReduce>();
+    c->SetRings({{0, 1, 2, 3, 4, 5}, {0, 2, 4, 1, 3, 5}});
+    c->SetAttribute("Slices", UintegerValue(2));
+    uint64_t messages = 0;
+    uint64_t bytes = 0;
+    c->SetMessageObserver(StepwiseCollective::MessageObserver(
+        [&messages, &bytes](const StepwiseCollective::PacketInfo& info, const MessageBytes& data) {
+            ++messages;
+            bytes += info.length;
+            EXPECT_EQ(info.byteOffset, 0u);
+            EXPECT_EQ(info.length, info.seg.length * info.unit);
+            ASSERT_TRUE(data);
+            EXPECT_EQ(data->size(), info.length);
+            EXPECT_LT(info.chain, 4u); // 2 rings x 2 slices
+            EXPECT_LT(info.step, 2u * (6 - 1));
+            EXPECT_NE(info.fromMember, info.toMember);
+        }));
+    CheckAllReduce(c, t, 6, 999);
+    EXPECT_EQ(messages, t->GetMessagesSent());
+    EXPECT_EQ(bytes, t->GetBytesSent());
+    EXPECT_EQ(messages, 4u * 6 * 2 * (6 - 1)); // chains x members x 2(N-1) steps
+}
+
 TEST_F(CollectiveTest, RingAllReduceTwoRingsAndSlicesSumExactly)
 {
     auto t = MakeTransport(8);

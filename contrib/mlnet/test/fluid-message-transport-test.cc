@@ -23,6 +23,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 #include <numeric>
 
 using namespace ns3;
@@ -56,19 +57,28 @@ Build(const std::string& fabric, uint32_t ranks, const std::string& dims = "")
     return f.Build();
 }
 
+/// The flow level on an ideal switch of `ranks` ranks with 8 Gb/s (1 ns per byte), 1 us
+/// links, standing in for HandTransport (P = 1000, O = 50).
+Ptr<FluidMessageTransport>
+HandFluid(uint32_t ranks)
+{
+    IdealSwitchHelper h(ranks);
+    h.SetLinkRate(DataRate("8Gbps"));
+    h.SetLinkDelay(MicroSeconds(1));
+    Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
+    t->SetPacketTransport(CreateObject<HandTransport>());
+    t->Install(h.Install());
+    return t;
+}
+
 } // namespace
 
 TEST_F(FluidMessageTransportTest, LoneMessageTakesTMsg)
 {
     // 8 Gb/s (1 ns per byte), 1 us links, P = 1000, O = 50 (HandTransport). m = 2500:
     // n = 3, W = 2650, F1 = 1050; two hops: W + F1 + 2 d = 5700 ns after the send.
-    IdealSwitchHelper h(2);
-    h.SetLinkRate(DataRate("8Gbps"));
-    h.SetLinkDelay(MicroSeconds(1));
-    Ptr<Cluster> c = h.Install();
-    Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
-    t->SetPacketTransport(CreateObject<HandTransport>());
-    t->Install(c);
+    Ptr<FluidMessageTransport> t = HandFluid(2);
+    Ptr<Cluster> c = t->GetCluster();
     Time delivered;
     uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback(
         [&delivered](const Message& m) { delivered = m.delivered; }));
@@ -91,6 +101,58 @@ TEST_F(FluidMessageTransportTest, LoneMessageTakesTMsg)
             << "link " << l.id;
     }
     EXPECT_EQ(c->GetTotalLinkBytes(), 2 * 2650u);
+}
+
+TEST_F(FluidMessageTransportTest, ACopyMadeAtTheSwitchLoadsOnlyTheLinksBeyondIt)
+{
+    // The same numbers as LoneMessageTakesTMsg (W = 2650, F1 = 1050, 1 ns per byte,
+    // 1 us links). Rank 0 sends m = 2500 to rank 1 and, at the same instant, its switch
+    // copies it to rank 2. The copy does not cross rank 0's link, so the original has it
+    // alone and both arrive W + F1 + 2 d = 5700 ns after the send; were the copy sent by
+    // rank 0, the two would share its link and arrive after 2 W + F1 + 2 d = 8350 ns.
+    Ptr<FluidMessageTransport> t = HandFluid(3);
+    Ptr<Cluster> c = t->GetCluster();
+    std::map<uint32_t, Time> delivered; // by receiving rank
+    uint32_t copies = 0;
+    const auto payload = std::make_shared<std::vector<uint8_t>>(2500, 0x5a);
+    uint32_t channel = t->RegisterChannel(
+        MessageTransport::ReceiveCallback([&delivered, &copies, &payload](const Message& m) {
+            delivered[m.dst] = m.delivered;
+            if (m.dst == 2)
+            {
+                ++copies;
+                EXPECT_EQ(m.src, 0u);
+                EXPECT_EQ(m.tag, 9u);
+                EXPECT_EQ(m.data, payload); // the contents, shared, not copied
+            }
+        }));
+    Simulator::Schedule(MicroSeconds(3), [&] {
+        t->Send(0, 1, channel, 7, 2500, payload);
+        t->SendCopy(0, 2, channel, 9, 2500, payload);
+    });
+    Simulator::Run();
+    EXPECT_EQ(copies, 1u);
+    EXPECT_EQ(delivered[1], MicroSeconds(3) + NanoSeconds(5700));
+    EXPECT_EQ(delivered[2], MicroSeconds(3) + NanoSeconds(5700));
+    // No rank sent the copy: the transport counts the original only.
+    EXPECT_EQ(t->GetMessagesSent(), 1u);
+    EXPECT_EQ(t->GetMessagesDelivered(), 1u);
+    EXPECT_EQ(t->GetBytesDelivered(), 2500u);
+    // The links count what crossed them: rank 0's link the original once, the links
+    // into ranks 1 and 2 one message each.
+    const uint32_t sw = c->GetSwitchNodes().Get(0)->GetId();
+    const uint32_t rank0 = c->GetRankNode(0)->GetId();
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        const uint32_t host = l.nodeA == sw ? l.nodeB : l.nodeA;
+        const bool towardSwitch = host == rank0; // rank 0 sends; ranks 1 and 2 receive
+        const bool aToB = towardSwitch == (l.nodeB == sw);
+        EXPECT_EQ(aToB ? l.bytesAtoB : l.bytesBtoA, 2650u) << "link " << l.id;
+        EXPECT_EQ(aToB ? l.bytesBtoA : l.bytesAtoB, 0u) << "link " << l.id;
+    }
+    EXPECT_EQ(c->GetTotalLinkBytes(), 3 * 2650u);
+    // A copy is checked as a message is: one to its own sender is refused.
+    EXPECT_THROW(t->SendCopy(0, 0, channel, 1, 100), std::invalid_argument);
 }
 
 TEST_F(FluidMessageTransportTest, MessagesOfOneDeliveryInstantShareAnEventInTheirOrder)

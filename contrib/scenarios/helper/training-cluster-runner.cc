@@ -254,7 +254,9 @@ RunCheckmate(Job& job, RunReport& report, std::ostream* progress)
     ck.rate = RateText(c.bandwidth);
     ck.iterations = c.checkmateIterations;
     ck.mode = "checkmate";
-    ck.dataPath = c.DataPath();
+    // The packet run's data path; at the flow level auto builds no devices.
+    ck.dataPath = c.level == RunLevel::FLOW ? "auto" : c.DataPath();
+    ck.level = c.level;
     // Checkmate's single ring needs the parameter count to split into n equal
     // chunks: widen the hidden layer to the first width that does.
     for (ck.hidden = 64; ck.Parameters() % n != 0; ++ck.hidden)
@@ -270,7 +272,8 @@ RunCheckmate(Job& job, RunReport& report, std::ostream* progress)
     const nlohmann::json& s = out["summary"];
     job.checkmate = s.value("checkpoint_interval_iterations", nlohmann::json(nullptr));
     job.checkmateNote = "Checkmate shadow on the fat-tree ToRs (CheckmateRunner, " +
-                        std::to_string(ck.iterations) + " iterations of its real MLP job)";
+                        std::to_string(ck.iterations) + " iterations of its real MLP job, " +
+                        ToString(c.level) + " level)";
     double wall = WallSince(w0);
     report.Set("checkmate",
                {{"fabric", "fattree"},
@@ -422,14 +425,14 @@ TrainingClusterRunner::Run(RunReport& report, std::ostream* progress)
     job.topo->SetPriceTable(prices);
     const bool fatTree =
         std::find(c.fabrics.begin(), c.fabrics.end(), "fattree") != c.fabrics.end();
-    if (c.checkmate && fatTree && c.level == RunLevel::PACKET)
+    if (c.checkmate && fatTree && c.level != RunLevel::ANALYTIC)
     {
         RunCheckmate(job, report, progress);
     }
     else if (c.checkmate && fatTree)
     {
-        job.checkmateNote = "not run at the flow level: Checkmate's switches copy packets, "
-                            "and the flow level has none (use --level=packet)";
+        job.checkmateNote = "not run at the analytic level: Checkmate trains a real job "
+                            "(use --level=packet or --level=flow)";
     }
 
     std::vector<TrainingClusterResult> results;

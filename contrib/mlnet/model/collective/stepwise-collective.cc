@@ -41,6 +41,7 @@ StepwiseCollective::DoDispose()
         m_transport->SetPacketHook(GetChannel(), MessageTransport::PacketHook());
     }
     m_tagger = PacketTagger();
+    m_observer = MessageObserver();
     m_whole.clear();
     m_wholeBuilt = false;
     m_chains.clear();
@@ -310,6 +311,12 @@ StepwiseCollective::SetPacketTagger(PacketTagger tagger)
 }
 
 void
+StepwiseCollective::SetMessageObserver(MessageObserver observer)
+{
+    m_observer = observer;
+}
+
+void
 StepwiseCollective::OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> packet)
 {
     auto to = m_memberOfRank.find(msg.dst);
@@ -504,7 +511,28 @@ StepwiseCollective::EnterStep(uint32_t m, uint32_t c)
             std::memcpy(buf->data(), m_out[m].data() + s.seg.offset, buf->size());
             data = buf;
         }
-        SendToMember(m, s.to, tag, s.seg.length * unit, data);
+        const uint64_t bytes = s.seg.length * unit;
+        const bool observe = !m_observer.IsNull() && IsLocalMember(m);
+        if (observe && bytes > std::numeric_limits<uint32_t>::max())
+        {
+            throw std::length_error(GetCollectiveName() + ": a message of " +
+                                    std::to_string(bytes) +
+                                    " bytes is too large to observe (at most 4 GiB)");
+        }
+        SendToMember(m, s.to, tag, bytes, data);
+        if (observe)
+        {
+            PacketInfo info;
+            info.fromMember = m;
+            info.toMember = s.to;
+            info.chain = c;
+            info.step = chain.cursor;
+            info.seg = s.seg;
+            info.unit = unit;
+            info.byteOffset = 0;
+            info.length = static_cast<uint32_t>(bytes);
+            m_observer(info, data);
+        }
     }
     // Nothing reads a step's sends once issued (BuildStep fills them anew).
     if (chain.current.sends.capacity() > kKeptOps)

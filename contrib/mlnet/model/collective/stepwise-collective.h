@@ -132,6 +132,21 @@ public:
      */
     void SetPacketTagger(PacketTagger tagger);
 
+    /// Called for every message the collective sends, with its place in the program
+    /// (a PacketInfo of the whole message: byteOffset 0, length its bytes) and its real
+    /// contents (null for virtual bytes).
+    using MessageObserver = Callback<void, const PacketInfo&, const MessageBytes&>;
+
+    /**
+     * \brief Watch the collective's messages as they are sent (e.g. contrib/checkmate's
+     * mirror at the flow level, where no packet exists to tag).
+     *
+     * Set before Start. Called just before each message is handed to the transport, on
+     * every transport. Messages of more than 4 GiB cannot be described (length is 32
+     * bits): sending one throws std::length_error while an observer is set.
+     */
+    void SetMessageObserver(MessageObserver observer);
+
     /// \return bytes per unit: 4 when bytes is a multiple of 4, else 1
     uint32_t GetUnit() const;
     /// \return the size in units
@@ -256,7 +271,8 @@ private:
     static uint64_t Key(uint32_t tag, uint32_t fromMember);
     void OnPacket(const Message& msg, uint64_t offset, Ptr<Packet> packet);
 
-    PacketTagger m_tagger; //!< optional packet labeller
+    PacketTagger m_tagger;      //!< optional packet labeller
+    MessageObserver m_observer; //!< optional message watcher
 
     /// Where one chain of one member is: one record per chain, so a member holds a
     /// single vector however many things are tracked per chain.

@@ -32,6 +32,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -90,6 +91,7 @@ FluidMessageTransport::DoDispose()
     m_fluid.reset();
     m_inFlight.clear();
     m_messages = SlotPool<Message>();
+    m_copies.clear();
     m_batches = SlotPool<std::vector<uint32_t>>();
     if (m_model)
     {
@@ -157,6 +159,25 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     m_splitPackets.assign(m_splitBytes.size(), 0.0);
 }
 
+Message
+FluidMessageTransport::NewMessage(uint32_t src,
+                                  uint32_t dst,
+                                  uint32_t channel,
+                                  uint32_t tag,
+                                  uint64_t bytes,
+                                  MessageBytes data)
+{
+    Message msg;
+    msg.src = src;
+    msg.dst = dst;
+    msg.channel = channel;
+    msg.tag = tag;
+    msg.bytes = bytes;
+    msg.data = std::move(data);
+    msg.sent = Simulator::Now();
+    return msg;
+}
+
 void
 FluidMessageTransport::Send(uint32_t src,
                             uint32_t dst,
@@ -167,30 +188,81 @@ FluidMessageTransport::Send(uint32_t src,
 {
     CheckSend(src, dst, bytes, data);
     NotifySend(src, dst, bytes);
-    Message msg;
-    msg.src = src;
-    msg.dst = dst;
-    msg.channel = channel;
-    msg.tag = tag;
-    msg.bytes = bytes;
-    msg.data = std::move(data);
-    msg.sent = Simulator::Now();
-    const double now = msg.sent.GetSeconds();
+    Message msg = NewMessage(src, dst, channel, tag, bytes, std::move(data));
     // A transfer the fluid ends at this very instant ends before this one starts (the
     // replay's rule: transfer ends before events at the same time), even when its
     // completion event is queued behind the event that sends.
-    CompleteDue(now);
+    CompleteDue(msg.sent.GetSeconds());
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
-    const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
+    StartTransfer(std::move(msg), senderLinks, latency, false);
+}
+
+void
+FluidMessageTransport::SendCopy(uint32_t src,
+                                uint32_t dst,
+                                uint32_t channel,
+                                uint32_t tag,
+                                uint64_t bytes,
+                                MessageBytes data,
+                                uint16_t srcPort,
+                                uint16_t dstPort)
+{
+    CheckSend(src, dst, bytes, data);
+    Message msg = NewMessage(src, dst, channel, tag, bytes, std::move(data));
+    CompleteDue(msg.sent.GetSeconds());
+    if (srcPort != 0 || dstPort != 0)
+    {
+        const double latency = m_model->CopyPath(src, dst, bytes, srcPort, dstPort, m_shares);
+        if (latency >= 0)
+        {
+            StartTransfer(std::move(msg), 1, latency, true);
+            return;
+        }
+    }
+    uint32_t senderLinks = 0;
+    const double latency = m_model->MessagePath(src, dst, bytes, m_shares, senderLinks);
+    if (senderLinks != 1 || m_shares.size() < 2)
+    {
+        throw std::invalid_argument(
+            "FluidMessageTransport::SendCopy: rank " + std::to_string(src) + " reaches rank " +
+            std::to_string(dst) + " over " + std::to_string(senderLinks) +
+            " links of its own and " + std::to_string(m_shares.size() - senderLinks) +
+            " beyond; a copy is made at the one switch a single-link rank sends through");
+    }
+    // The copy leaves the switch src's link leads to: that link is not on its route, and
+    // the links leaving the switch take the sender's place at its front.
+    const ClusterLink& first = m_cluster->GetLink(m_shares.front().first / 2);
+    const uint32_t sw = m_shares.front().first % 2 == 0 ? first.nodeB : first.nodeA;
+    m_shares.erase(m_shares.begin());
+    auto leavesSwitch = [this, sw](const std::pair<uint32_t, double>& hop) {
+        const ClusterLink& l = m_cluster->GetLink(hop.first / 2);
+        return (hop.first % 2 == 0 ? l.nodeA : l.nodeB) == sw;
+    };
+    const auto rest = std::stable_partition(m_shares.begin(), m_shares.end(), leavesSwitch);
+    StartTransfer(std::move(msg),
+                  static_cast<uint32_t>(std::distance(m_shares.begin(), rest)),
+                  latency,
+                  true);
+}
+
+void
+FluidMessageTransport::StartTransfer(Message msg, uint32_t senderLinks, double latency, bool copy)
+{
+    const double now = msg.sent.GetSeconds();
+    const double wire = static_cast<double>(m_model->GetWireBytes(msg.bytes));
     const uint32_t slot =
-        m_fluid->Start(now, wire, m_model->GetPacketCount(bytes), m_shares, senderLinks);
+        m_fluid->Start(now, wire, m_model->GetPacketCount(msg.bytes), m_shares, senderLinks);
     if (slot >= m_inFlight.size())
     {
         m_inFlight.Resize(slot + 1);
     }
     const uint32_t message = m_messages.Acquire();
     m_messages[message] = std::move(msg);
+    if (copy)
+    {
+        m_copies.insert(message);
+    }
     m_inFlight[slot] = {message, latency + m_perMessageOverhead.GetSeconds()};
     if (!m_updatePending)
     {
@@ -307,6 +379,11 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
         Message msg = std::move(m_messages[slot]);
         m_messages.Release(slot);
         msg.delivered = now;
+        if (!m_copies.empty() && m_copies.erase(slot) > 0)
+        {
+            DeliverCopy(msg);
+            continue;
+        }
         Deliver(msg);
     }
     messages.clear();

@@ -52,6 +52,7 @@
 
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -92,6 +93,33 @@ public:
               uint32_t tag,
               uint64_t bytes,
               MessageBytes data = nullptr) override;
+    /**
+     * \brief Send a copy of a message `src` is sending now, made by the switch its
+     * frames enter first (a mirroring switch: contrib/checkmate at the flow level).
+     *
+     * The copy is a transfer of the message's wire bytes from that switch to dst: it
+     * loads the links beyond the switch (counted on them like any transfer), not src's
+     * own link, queues at the switch's port to its next hop as a sender NIC would, and
+     * arrives after the pipeline latency of src's link and that path (its first frame
+     * first reaches the switch). Its path: with ports given, on a fabric that routes by
+     * per-flow hash, the one the switch's own frames with flow key (the switch's first
+     * address, dst's address, UDP, srcPort, dstPort) take (AlphaBetaModel::CopyPath);
+     * otherwise src's route to dst beyond the switch. It goes to the channel's handler
+     * at dst without being counted as sent or delivered: no rank sent it
+     * (MessageTransport::DeliverCopy).
+     * Left out: a copy is not held back by its original, so it can leave the switch
+     * faster than the original reaches it when the original's first link is slower.
+     * Throws std::invalid_argument as Send does, and when src has more than one link
+     * (the copy would be made at several switches).
+     */
+    void SendCopy(uint32_t src,
+                  uint32_t dst,
+                  uint32_t channel,
+                  uint32_t tag,
+                  uint64_t bytes,
+                  MessageBytes data = nullptr,
+                  uint16_t srcPort = 0,
+                  uint16_t dstPort = 0);
     uint32_t GetPerPacketOverhead() const override;
     uint32_t GetMaxPayload() const override;
     bool GetFlowKey(uint32_t src, uint32_t dst, FlowKey& key) const override;
@@ -136,6 +164,17 @@ private:
     /// (just ended) took.
     void CountOnLinks(uint32_t transfer, uint64_t bytes);
 
+    /// \return a message sent now
+    static Message NewMessage(uint32_t src,
+                              uint32_t dst,
+                              uint32_t channel,
+                              uint32_t tag,
+                              uint64_t bytes,
+                              MessageBytes data);
+    /// Start the transfer of a message on m_shares (senderLinks of them its first hop)
+    /// with its latency; `copy` marks a copy (SendCopy).
+    void StartTransfer(Message msg, uint32_t senderLinks, double latency, bool copy);
+
     /// Recompute the rates the sends and completions since the last call changed,
     /// and schedule the next completion (once per instant, after every send of it).
     void Update();
@@ -155,8 +194,9 @@ private:
     /// runs and then while their delivery waits (a million at once in a 1024-rank
     /// direct all-to-all)
     SlotPool<Message> m_messages;
-    BlockStore<InFlight> m_inFlight;   //!< by FluidTransfers handle
-    FluidNetwork::LinkShares m_shares; //!< scratch
+    std::unordered_set<uint32_t> m_copies; //!< slots in m_messages holding a copy (SendCopy)
+    BlockStore<InFlight> m_inFlight;       //!< by FluidTransfers handle
+    FluidNetwork::LinkShares m_shares;     //!< scratch
     /// Per directed link (2 id + B->A), the bytes and frames of even-split shares
     /// counted so far as real numbers; the link counters get their rounding.
     std::vector<double> m_splitBytes;

@@ -834,24 +834,49 @@ RoutePlanner::FlowPath(uint32_t srcRank,
                        const FlowKey& key,
                        std::vector<uint32_t>& path) const
 {
+    if (!WalkFlow(m_tables->rankNodes.at(srcRank), dstRank, key, path))
+    {
+        throw std::invalid_argument("rank " + std::to_string(dstRank) +
+                                    " is unreachable from rank " + std::to_string(srcRank) +
+                                    "; the failed links disconnect the fabric");
+    }
+}
+
+void
+RoutePlanner::FlowPathFromNode(uint32_t fromNode,
+                               uint32_t dstRank,
+                               const FlowKey& key,
+                               std::vector<uint32_t>& path) const
+{
+    if (!WalkFlow(fromNode, dstRank, key, path))
+    {
+        throw std::invalid_argument("rank " + std::to_string(dstRank) +
+                                    " is unreachable from node " + std::to_string(fromNode) +
+                                    "; the failed links disconnect the fabric");
+    }
+}
+
+bool
+RoutePlanner::WalkFlow(uint32_t fromNode,
+                       uint32_t dstRank,
+                       const FlowKey& key,
+                       std::vector<uint32_t>& path) const
+{
     const RouteTables& t = *m_tables;
     const auto& links = m_cluster->GetLinks();
-    const uint32_t srcNode = t.rankNodes.at(srcRank);
     const uint32_t dstNode = t.rankNodes.at(dstRank);
     path.clear();
-    for (uint32_t node = srcNode; node != dstNode;)
+    for (uint32_t node = fromNode; node != dstNode;)
     {
         const auto& next = NextLinks(node, dstRank);
         if (next.empty() || path.size() > t.maxNodeId)
         {
-            throw std::invalid_argument("rank " + std::to_string(dstRank) +
-                                        " is unreachable from rank " + std::to_string(srcRank) +
-                                        "; the failed links disconnect the fabric");
+            return false;
         }
         const uint32_t pick =
             next.size() == 1 ? 0
                              : FlowHashRouting::ChoiceIndex(key,
-                                                            node == srcNode,
+                                                            node == fromNode,
                                                             NodeSeed(node),
                                                             static_cast<uint32_t>(next.size()));
         const ClusterLink& l = links[next[pick]];
@@ -859,6 +884,7 @@ RoutePlanner::FlowPath(uint32_t srcRank,
         path.push_back(2 * l.id + (aToB ? 0 : 1));
         node = aToB ? l.nodeB : l.nodeA;
     }
+    return true;
 }
 
 std::vector<std::pair<uint32_t, double>>

@@ -141,6 +141,16 @@ public:
                   uint32_t dstRank,
                   const FlowKey& key,
                   std::vector<uint32_t>& path) const;
+    /**
+     * \brief FlowPath of a frame a node sends itself (a switch's own frames, e.g. a
+     * mirror's clones): it hashes `key` at `fromNode` as a source node does (without
+     * ports), at the nodes after it as they forward. Throws std::invalid_argument when
+     * dstRank is unreachable from it.
+     */
+    void FlowPathFromNode(uint32_t fromNode,
+                          uint32_t dstRank,
+                          const FlowKey& key,
+                          std::vector<uint32_t>& path) const;
     /// \return FlowPath as shares (1 on every link it crosses), in LinkShares' format
     std::vector<std::pair<uint32_t, double>> FlowShares(uint32_t srcRank,
                                                         uint32_t dstRank,
@@ -163,6 +173,12 @@ public:
     uint32_t GetNRepresentatives() const;
 
 private:
+    /// The links a flow takes from fromNode to dstRank's node into `path` (see
+    /// FlowPathFromNode); false when it is unreachable.
+    bool WalkFlow(uint32_t fromNode,
+                  uint32_t dstRank,
+                  const FlowKey& key,
+                  std::vector<uint32_t>& path) const;
     /// \return the index of the set of these links, stored once (0: the empty set)
     uint32_t Intern(const std::vector<uint32_t>& links);
     /// Route towards `dstRank` by dimension order where it is clean (torus, mesh).

@@ -267,4 +267,13 @@ MessageTransport::Deliver(const Message& msg)
     m_channels[msg.channel](msg);
 }
 
+void
+MessageTransport::DeliverCopy(const Message& msg) const
+{
+    NS_LOG_FUNCTION(this << msg.src << msg.dst << msg.channel << msg.tag << msg.bytes);
+    NS_ASSERT_MSG(msg.channel < m_channels.size() && !m_channels[msg.channel].IsNull(),
+                  "copy on unregistered channel " << msg.channel);
+    m_channels[msg.channel](msg);
+}
+
 } // namespace ns3

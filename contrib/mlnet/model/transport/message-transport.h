@@ -170,6 +170,12 @@ protected:
     void DoDispose() override;
     /// Subclasses call this when a message is complete at its receiver.
     void Deliver(const Message& msg);
+    /**
+     * Subclasses call this when a copy of a message, made in the fabric (not sent by a
+     * rank: FluidMessageTransport::SendCopy), is complete at its receiver: it goes to
+     * its channel's handler, and is not counted as delivered or traced.
+     */
+    void DeliverCopy(const Message& msg) const;
     /// Subclasses call this from Send for accounting and tracing.
     void NotifySend(uint32_t src, uint32_t dst, uint64_t bytes);
     /**

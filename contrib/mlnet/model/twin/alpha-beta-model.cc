@@ -811,6 +811,50 @@ AlphaBetaModel::MessagePath(uint32_t src,
     return slot.second;
 }
 
+double
+AlphaBetaModel::CopyPath(uint32_t src,
+                         uint32_t dst,
+                         uint64_t bytes,
+                         uint16_t srcPort,
+                         uint16_t dstPort,
+                         FluidNetwork::LinkShares& shares) const
+{
+    CheckBound();
+    RefreshIfLinksFailed();
+    const bool hashed = m_cluster->GetFabricSpec().loadBalancing == "hash";
+    const std::vector<uint32_t> links =
+        m_cluster->GetLinksOfNode(m_cluster->GetRankNode(src)->GetId());
+    if (m_pathChoice != PER_FLOW_HASH || !hashed || links.size() != 1 || bytes == 0)
+    {
+        return -1;
+    }
+    const ClusterLink& first = m_cluster->GetLink(links[0]);
+    const bool aToB = first.nodeA == m_cluster->GetRankNode(src)->GetId();
+    const uint32_t sw = aToB ? first.nodeB : first.nodeA;
+    const Ipv4Address address = m_cluster->GetNodeAddress(sw);
+    if (address == Ipv4Address::GetAny())
+    {
+        return -1;
+    }
+    FlowKey key;
+    key.srcAddr = address.Get();
+    key.dstAddr = m_cluster->GetRankAddress(dst).Get();
+    key.protocol = 17;
+    key.srcPort = srcPort;
+    key.dstPort = dstPort;
+    std::vector<uint32_t> path;
+    m_planner->FlowPathFromNode(sw, dst, key, path);
+    shares.clear();
+    shares.emplace_back(2 * first.id + (aToB ? 0 : 1), 1.0);
+    for (uint32_t k : path)
+    {
+        shares.emplace_back(k, 1.0);
+    }
+    const double latency = PathLatency(shares, GetFirstFrameBytes(bytes));
+    shares.erase(shares.begin());
+    return latency;
+}
+
 std::vector<double>
 AlphaBetaModel::PredictLinkBytes(const std::vector<CollectiveStep>& schedule) const
 {

@@ -267,6 +267,29 @@ public:
                        uint64_t bytes,
                        FluidNetwork::LinkShares& shares,
                        uint32_t& senderLinks) const;
+    /**
+     * \brief The route and latency of a copy of a src -> dst message made by the switch
+     * src's one link leads to and sent by it as its own frames, with flow key (the
+     * switch's first address, dst's address, UDP, srcPort, dstPort): the path the
+     * fabric's flow hash gives those frames (RoutePlanner::FlowPathFromNode).
+     * \param src sending rank (one link)
+     * \param dst receiving rank
+     * \param bytes application bytes (> 0)
+     * \param srcPort the copies' source port
+     * \param dstPort the copies' destination port
+     * \param shares filled with the links beyond the switch (share 1 each), the one
+     *        leaving the switch first
+     * \return the copy's pipeline latency L over src's link and that path (its first
+     *         frame reaches the switch first), or a negative number, shares untouched,
+     *         when the fabric does not route by per-flow hash (PathChoice, load
+     *         balancing), src has several links or the switch has no address
+     */
+    double CopyPath(uint32_t src,
+                    uint32_t dst,
+                    uint64_t bytes,
+                    uint16_t srcPort,
+                    uint16_t dstPort,
+                    FluidNetwork::LinkShares& shares) const;
     /// \return NicBacklogPackets (the sender NIC's FIFO, packets)
     uint32_t GetNicBacklogPackets() const;
     /// \return how messages share links (the Sharing attribute, Auto resolved)
