@@ -5,7 +5,7 @@
   utils/flow-validation.py [--out=DIR] [--bin=DIR] [--quick] [--filter=SUBSTR]
                            [--jobs=N] [--timeout=SEC] [--keep] [--list]
 
-What it does. CASES below is a fixed grid of 77 cases: collectives (ring,
+What it does. CASES below is a fixed grid of 80 cases: collectives (ring,
 halving-doubling and torus all-reduce, pairwise and direct all-to-all, ring all-gather,
 reduce-scatter and broadcast) from 4 KiB (latency-bound) to 16 MiB (bandwidth-bound)
 and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2- and
@@ -13,7 +13,8 @@ and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2-
 (collective-validation); rail-only collectives (distributed-collective); rail-only and
 rail-optimized GPT training iterations, dense and MoE (railonly-llm: the one example
 that builds rail-optimized by flags); TopoOpt direct-connect iterations
-(topoopt-cluster, its own strategy and topology search); links failed before and
+(topoopt-cluster, its own strategy and topology search); Checkmate's mirrored
+all-reduce on an ideal switch and a fat-tree (checkmate-recovery); links failed before and
 during the run; three ECMP hash seeds; one TCP and one RDMA (roce) case. Each case
 runs its example twice, --level=flow then --level=packet (the ns-3 packet-level
 reference), each with --json=FILE into a temporary folder, reads the `rows` of both
@@ -22,7 +23,8 @@ documents and computes the signed error
     error = (flow - packet) / packet        (+0.05: the flow level is 5 % slow)
 
 The packet time is the packet row's `simulated_s` (`iteration_s` for the training
-examples), the flow time the flow row's; twin_s keeps the twin the packet run reports
+examples, the last iteration's `allreduce_s` for checkmate-recovery), the flow time
+the flow row's; twin_s keeps the twin the packet run reports
 beside it (for a collective, the same fluid replayed: equal to the flow time).
 Every case passes --transport=udp unless its flags name another transport (the
 transport column says which). A case whose example has no flow level is marked
@@ -96,10 +98,13 @@ class Case:
         self.example = example
         self.fabric = fabric  # the group the table and the plot sort by
         self.flags = flags.split()
-        if not any(f.startswith("--transport=") for f in self.flags):
-            self.flags.append("--transport=udp")
-        self.transport = next(f.split("=", 1)[1] for f in self.flags
-                              if f.startswith("--transport="))
+        if example == CM:
+            self.transport = "udp"  # checkmate-recovery's job always runs over UDP
+        else:
+            if not any(f.startswith("--transport=") for f in self.flags):
+                self.flags.append("--transport=udp")
+            self.transport = next(f.split("=", 1)[1] for f in self.flags
+                                  if f.startswith("--transport="))
         self.quick = quick
         self.pick = pick  # a row filter for documents with several rows
         self.note = note
@@ -112,6 +117,7 @@ class Case:
 
 
 CV = "collective-validation"
+CM = "checkmate-recovery"
 DC = "distributed-collective"
 LLM = "railonly-llm"
 TOPO = "topoopt-cluster"
@@ -119,6 +125,16 @@ TOPO = "topoopt-cluster"
 
 def cv(label, fabric, flags, **kw):
     return Case(label, CV, fabric, flags, **kw)
+
+
+# checkmate-recovery: 8 workers and 2 shadows train P = 271,368 parameters for 2
+# iterations with Checkmate only (no baseline comparison of schemes).
+CHECKMATE = ("--workers=8 --shadows=2 --inputs=256 --hidden=1024 --classes=8 "
+             "--iterations=2 --mode=checkmate")
+
+
+def LAST_ITERATION(row):
+    return row.get("iteration") == 1
 
 
 # Sizes are per rank (all-to-all: per pair). Fat-tree oversubscription r needs (1 + r)
@@ -352,6 +368,17 @@ CASES = [
     Case("topoopt/bert-iteration/16srv-d4", TOPO, "topoopt",
          "--fabrics=topoopt --servers=16 --degree=4 --model=bert --scale=0.1 "
          "--iterations=1 --budget=100"),
+    # --- Checkmate (checkmate-recovery): a real data-parallel job whose ToRs copy the
+    # reduced gradients to 2 shadow nodes; the last iteration's gradient all-reduce
+    # (1.09 MB), the copies crossing it where they share links
+    Case("checkmate/ideal/8w-2s", CM, "ideal", CHECKMATE + " --fabric=ideal",
+         pick=LAST_ITERATION),
+    Case("checkmate/fattree2/8w-2s/rng1", CM, "fattree-2tier",
+         CHECKMATE + " --fabric=fattree --RngRun=1", pick=LAST_ITERATION,
+         note="ECMP hash seed 1"),
+    Case("checkmate/fattree2/8w-2s/replicate-all/rng3", CM, "fattree-2tier",
+         CHECKMATE + " --fabric=fattree --replicate=all --RngRun=3", pick=LAST_ITERATION,
+         note="every all-gather message copied; hash seed 3"),
 ]
 
 # Which row fields hold the packet time, the flow time and the twin beside the packet
@@ -361,6 +388,7 @@ FIELDS = {
     DC: dict(packet=["simulated_s"], flow=["simulated_s"], twin=["analytical_s"]),
     LLM: dict(packet=["iteration_s"], flow=["iteration_s"], twin=["twin_iteration_s"]),
     TOPO: dict(packet=["iteration_s"], flow=["iteration_s"], twin=["analytical_iteration_s"]),
+    CM: dict(packet=["allreduce_s"], flow=["allreduce_s"], twin=[]),
 }
 
 assert len({c.label for c in CASES}) == len(CASES), "case labels must be unique"
@@ -497,6 +525,8 @@ def describe(case, row):
                 row.get("ranks", ""), row.get("bytes", ""))
     if case.example == LLM:
         return ("iteration", row.get("model", "gpt"), row.get("gpus", ""), "")
+    if case.example == CM:
+        return ("allreduce", "ring+checkmate", int(case.flag("workers")), "")
     ranks = case.flag("servers", "")
     return ("iteration", row.get("model", case.flag("model", "")), ranks, "")
 
@@ -527,6 +557,8 @@ def ranks_of(case):
     """The rank count the flags ask for ("" when the example decides it)."""
     if case.flag("ranks"):
         return int(case.flag("ranks"))
+    if case.flag("workers"):
+        return int(case.flag("workers"))
     if case.flag("torusDims"):
         return math.prod(int(k) for k in case.flag("torusDims").split("x"))
     if case.flag("domains") and case.flag("domainSize"):

@@ -20,7 +20,9 @@
 #include "ns3/direct-connect-helper.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/fast-forwarding.h"
+#include "ns3/fluid-message-transport.h"
 #include "ns3/internet-module.h"
+#include "ns3/trace-names.h"
 #include "ns3/udp-message-transport.h"
 
 #include <gtest/gtest.h>
@@ -250,4 +252,16 @@ TEST_F(DirectConnectFlowGraphTest, ARelayRateCapIsRefusedAtTheFlowLevel)
         EXPECT_NE(message.find("--level=packet"), std::string::npos) << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
+    // Refused before it registered anything: not installed, no trace name, and the
+    // cluster takes a fluid transport that installs once the cap is gone.
+    Ptr<Cluster> capped = RelayCluster("none", Time(0), DataRate("1Gbps"));
+    Ptr<FluidMessageTransport> t = CreateObject<FluidMessageTransport>();
+    t->SetPacketTransport(CreateObject<UdpMessageTransport>());
+    EXPECT_THROW(t->Install(capped), std::invalid_argument);
+    EXPECT_EQ(t->GetCluster(), nullptr);
+    EXPECT_EQ(TraceNames::PathOf(t), "");
+    Ptr<FluidMessageTransport> fine = CreateObject<FluidMessageTransport>();
+    fine->SetPacketTransport(CreateObject<UdpMessageTransport>());
+    fine->Install(RelayCluster("none", Time(0)));
+    EXPECT_NE(TraceNames::PathOf(fine), "");
 }

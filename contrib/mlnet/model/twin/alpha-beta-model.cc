@@ -475,8 +475,7 @@ AlphaBetaModel::PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) c
         for (const auto& [key, share] : path)
         {
             const ClusterLink& l = links[key / 2];
-            relays += m_cluster->GetRankOfNode(key % 2 == 0 ? l.nodeB : l.nodeA) !=
-                      std::numeric_limits<uint32_t>::max();
+            relays += IsRankNode(key % 2 == 0 ? l.nodeB : l.nodeA);
         }
         total += (relays > 1 ? relays - 1 : 0) * m_relayLatency;
     }
@@ -486,10 +485,13 @@ AlphaBetaModel::PathLatency(const FluidNetwork::LinkShares& path, uint64_t f1) c
 double
 AlphaBetaModel::RelayLatency(uint32_t node, uint32_t dstNode) const
 {
-    return m_relayLatency > 0 && node != dstNode &&
-                   m_cluster->GetRankOfNode(node) != std::numeric_limits<uint32_t>::max()
-               ? m_relayLatency
-               : 0.0;
+    return m_relayLatency > 0 && node != dstNode && IsRankNode(node) ? m_relayLatency : 0.0;
+}
+
+bool
+AlphaBetaModel::IsRankNode(uint32_t node) const
+{
+    return m_cluster->GetRankOfNode(node) != std::numeric_limits<uint32_t>::max();
 }
 
 double

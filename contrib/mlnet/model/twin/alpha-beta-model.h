@@ -370,6 +370,8 @@ private:
     /// \return the relay latency a frame spends at `node` on its way to `dstNode`: the
     /// fabric's FabricSpec::relayLatency at a rank node other than the destination
     double RelayLatency(uint32_t node, uint32_t dstNode) const;
+    /// \return whether a node hosts a rank (a relaying host on a direct-connect fabric)
+    bool IsRankNode(uint32_t node) const;
     /// The latency of a message taking `route`: PathLatency when it is one path, else
     /// MessageLatency over its routes (the longest), through `cache`.
     double RouteLatency(uint32_t srcRank,
