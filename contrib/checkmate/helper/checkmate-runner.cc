@@ -56,16 +56,6 @@ CheckmateRunConfig::Validate() const
 {
     MirrorLossRate();
     DataPath();
-    if (level == RunLevel::FLOW && mirrorLoss > 0)
-    {
-        throw std::invalid_argument("--mirrorLoss has no flow level (a fluid message is not "
-                                    "lost in part); use --level=packet or --mirrorLoss=0");
-    }
-    if (level == RunLevel::FLOW && dropClone >= 0)
-    {
-        throw std::invalid_argument("the dropClone test hook has no flow level (a fluid message "
-                                    "is not lost in part); run it at the packet level");
-    }
     if (level == RunLevel::ANALYTIC)
     {
         throw std::invalid_argument("checkmate-recovery has no analytic level; use "
@@ -462,16 +452,17 @@ ModeRun::InstallCheckmate()
                                 EnumValue(m_c.replicate == "all" ? GradientMirror::REPLICATE_ALL
                                                                  : GradientMirror::REPLICATE_ONCE));
     m_helper.SetShadowAttribute("MemoryBandwidth", DoubleValue(m_c.shadowMemoryBandwidth));
-    if (m_c.MirrorLossRate() > 0)
-    {
-        m_helper.SetMirrorAttribute("LossRate", DoubleValue(m_c.MirrorLossRate()));
-    }
+    m_helper.SetMirrorAttribute("LossRate", DoubleValue(m_c.MirrorLossRate()));
     m_shadows = m_helper.Install(m_trainer, m_job.transport, m_job.shadows);
     if (m_c.dropClone >= 0)
     {
         for (const auto& m : m_helper.GetMirrors())
         {
             m->DropClone(static_cast<uint32_t>(m_c.dropClone), 0);
+        }
+        if (m_helper.GetFluidMirror())
+        {
+            m_helper.GetFluidMirror()->DropClone(static_cast<uint32_t>(m_c.dropClone), 0);
         }
     }
     m_shadows->TraceConnectWithoutContext("Commit",
@@ -768,6 +759,10 @@ ModeRun::SummarizeCheckmate(const nlohmann::json& iterations, double meanIt)
     for (const auto& m : m_helper.GetMirrors())
     {
         lost += m->GetDroppedPackets();
+    }
+    if (m_helper.GetFluidMirror())
+    {
+        lost += m_helper.GetFluidMirror()->GetDroppedPackets();
     }
     summary["mirror_loss_rate"] = m_c.MirrorLossRate();
     summary["mirror_lost_packets"] = lost; // --mirrorLoss draws and the DropClone hook

@@ -22,8 +22,8 @@
  * Level (--level): packet, or flow, where the job's transport is a
  * FluidMessageTransport standing in for udp (auto builds no devices) and Checkmate's
  * mirrors are one FluidGradientMirror; the workers and the shadows train on the same
- * real values, so the shadow copy is still checked bit for bit. Lost clones
- * (--mirrorLoss, the dropClone hook) and --dataPath=ipv4|fast have no flow level.
+ * real values, so the shadow copy is still checked bit for bit; lost clones
+ * (--mirrorLoss, the dropClone hook) are the packets a copy stands for.
  */
 #ifndef CHECKMATE_RUNNER_H
 #define CHECKMATE_RUNNER_H

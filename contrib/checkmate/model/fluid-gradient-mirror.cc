@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "fluid-gradient-mirror.h"
 
+#include "ns3/double.h"
 #include "ns3/enum.h"
+#include "ns3/integer.h"
 #include "ns3/log.h"
 #include "ns3/trace-names.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -50,11 +53,27 @@ FluidGradientMirror::GetTypeId()
                           UintegerValue(49153),
                           MakeUintegerAccessor(&FluidGradientMirror::m_sourcePort),
                           MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("LossRate",
+                          "Probability that a copied packet is lost on its way to the shadow "
+                          "(drawn per packet the copy stands for; the shadow repairs it from "
+                          "a worker).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FluidGradientMirror::m_lossRate),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Stream",
+                          "Random-variable stream of the LossRate draws (one for the fabric).",
+                          IntegerValue(950),
+                          MakeIntegerAccessor(&FluidGradientMirror::m_stream),
+                          MakeIntegerChecker<int64_t>(0))
             .AddTraceSource("Mirrored",
                             "A copy left for a shadow: the message's gradient tag, the "
                             "shadow's rank.",
                             MakeTraceSourceAccessor(&FluidGradientMirror::m_mirrorTrace),
-                            "ns3::FluidGradientMirror::MirrorTracedCallback");
+                            "ns3::FluidGradientMirror::MirrorTracedCallback")
+            .AddTraceSource("CloneDropped",
+                            "A copied packet was dropped (LossRate or DropClone): its tag.",
+                            MakeTraceSourceAccessor(&FluidGradientMirror::m_dropTrace),
+                            "ns3::FluidGradientMirror::DropTracedCallback");
     return tid;
 }
 
@@ -65,6 +84,7 @@ void
 FluidGradientMirror::DoDispose()
 {
     m_transport = nullptr;
+    m_lossRng = nullptr;
     m_shards.clear();
     m_inFlight.clear();
     Object::DoDispose();
@@ -83,6 +103,8 @@ FluidGradientMirror::Install(Ptr<FluidMessageTransport> transport)
         throw std::invalid_argument("FluidGradientMirror::Install: already installed");
     }
     m_transport = transport;
+    m_lossRng = CreateObject<UniformRandomVariable>();
+    m_lossRng->SetStream(m_stream);
     TraceNames::Register(this, "FluidGradientMirror");
     m_channel = transport->RegisterChannel(MakeCallback(&FluidGradientMirror::Arrived, this),
                                            "checkmate-mirror");
@@ -122,13 +144,57 @@ FluidGradientMirror::Mirror(uint32_t src, const GradientTag& tag, const MessageB
                                     "whole number of all-reduce chunks");
     }
     const Shard& shard = std::prev(it)->second;
-    const uint32_t copy = m_nextCopy++;
-    m_inFlight[copy] = {tag, shard.shadow};
+    Copy record;
+    record.tag = tag;
+    record.shadow = shard.shadow;
+    record.data = data;
+    record.payload = m_transport->GetMaxPayload();
+    // The packets the copy stands for, each lost at LossRate or by the test hook.
+    const uint32_t packets = (tag.length + record.payload - 1) / record.payload;
+    uint32_t& index = m_packetsOfIteration[tag.iteration];
+    uint64_t surviving = 0;
+    for (uint32_t k = 0; k < packets; ++k, ++index)
+    {
+        const uint32_t first = k * record.payload;
+        const uint32_t length = std::min(record.payload, tag.length - first);
+        const bool drawnLost = m_lossRate > 0 && m_lossRng->GetValue() < m_lossRate;
+        if (!m_drops.count({tag.iteration, index}) && !drawnLost)
+        {
+            surviving += length;
+            continue;
+        }
+        if (record.lost.empty())
+        {
+            record.lost.assign(packets, false);
+        }
+        record.lost[k] = true;
+        ++m_dropped;
+        GradientTag piece = tag;
+        piece.offset += first;
+        piece.length = length;
+        m_dropTrace(piece);
+    }
     m_bytes += tag.length;
+    m_packets += packets;
     ++m_messages;
     m_mirrorTrace(tag, shard.rank);
-    m_transport
-        ->SendCopy(src, shard.rank, m_channel, copy, tag.length, data, m_sourcePort, m_shadowPort);
+    if (surviving == 0)
+    {
+        return; // every packet lost: nothing leaves the switch
+    }
+    const uint32_t copy = m_nextCopy++;
+    const uint32_t rank = shard.rank;
+    const bool whole = record.lost.empty();
+    m_inFlight[copy] = std::move(record);
+    // A copy that lost packets carries its survivors' bytes; its contents stay here.
+    m_transport->SendCopy(src,
+                          rank,
+                          m_channel,
+                          copy,
+                          surviving,
+                          whole ? data : nullptr,
+                          m_sourcePort,
+                          m_shadowPort);
 }
 
 void
@@ -136,9 +202,53 @@ FluidGradientMirror::Arrived(const Message& msg)
 {
     auto it = m_inFlight.find(msg.tag);
     NS_ASSERT_MSG(it != m_inFlight.end(), "a copy the mirror did not send");
-    const auto [tag, shadow] = std::move(it->second);
+    const Copy copy = std::move(it->second);
     m_inFlight.erase(it);
-    shadow->ReceiveClone(tag, msg.data->data());
+    const uint8_t* bytes = copy.data->data();
+    if (copy.lost.empty())
+    {
+        copy.shadow->ReceiveClone(copy.tag, bytes);
+        return;
+    }
+    // The surviving packets, run by run.
+    const uint32_t packets = static_cast<uint32_t>(copy.lost.size());
+    for (uint32_t k = 0; k < packets;)
+    {
+        if (copy.lost[k])
+        {
+            ++k;
+            continue;
+        }
+        uint32_t end = k;
+        while (end < packets && !copy.lost[end])
+        {
+            ++end;
+        }
+        const uint32_t first = k * copy.payload;
+        GradientTag piece = copy.tag;
+        piece.offset += first;
+        piece.length = std::min(end * copy.payload, copy.tag.length) - first;
+        copy.shadow->ReceiveClone(piece, bytes + first);
+        k = end;
+    }
+}
+
+void
+FluidGradientMirror::DropClone(uint32_t iteration, uint32_t index)
+{
+    m_drops.insert({iteration, index});
+}
+
+uint64_t
+FluidGradientMirror::GetMirroredPackets() const
+{
+    return m_packets;
+}
+
+uint64_t
+FluidGradientMirror::GetDroppedPackets() const
+{
+    return m_dropped;
 }
 
 uint64_t

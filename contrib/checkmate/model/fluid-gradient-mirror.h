@@ -13,16 +13,25 @@
  * The shadow receives the message's contents (the reduced chunk) whole
  * (ShadowNode::ReceiveClone).
  *
+ * Lost clones. A copy stands for the message's packets (the transport's payload
+ * size): LossRate drops each of them with that probability (its own random stream,
+ * Stream, so the losses follow --RngRun), and DropClone(iteration, index) drops the
+ * index-th packet the mirror copies in an iteration, as GradientMirror's test hook
+ * does. The copy then carries its surviving packets' bytes, and the shadow receives
+ * only their byte ranges and repairs the rest from a worker (ShadowNode's repair).
+ *
  * Against the packet level. Same clones, bytes and shadows, on the same paths: the
  * copy's flow key is the clone's (the switch's first address, the shadow's, UDP,
  * SourcePort, ShadowPort), hashed as the switch's own frames are. One copy per
  * message instead of one per packet, so a shadow stores a chunk at once when its
- * last byte arrives.
+ * last byte arrives. The loss draws are one stream for the fabric (the packet level
+ * draws per switch, in the order the packets pass), so the same rate loses other
+ * packets.
  *
  * Reached by Config path as /Names/FluidGradientMirror (TraceNames).
  *
- * Left out: lost clones (GradientMirror's LossRate and DropClone have no flow-level
- * model: a fluid message is not lost in part), and what GradientMirror leaves out.
+ * Left out: what GradientMirror leaves out; a lost packet's bytes still cross the
+ * links before the switch (the original's, which is not lost).
  */
 #ifndef CHECKMATE_FLUID_GRADIENT_MIRROR_H
 #define CHECKMATE_FLUID_GRADIENT_MIRROR_H
@@ -31,12 +40,15 @@
 #include "ns3/gradient-mirror.h"
 #include "ns3/gradient-tag.h"
 #include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/shadow-node.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -81,13 +93,25 @@ public:
      */
     void Mirror(uint32_t src, const GradientTag& tag, const MessageBytes& data);
 
-    /// \return gradient bytes copied
+    /**
+     * \brief Test hook: drop the `index`-th packet (0-based) the mirror copies in an
+     * iteration (a lost mirrored packet).
+     */
+    void DropClone(uint32_t iteration, uint32_t index);
+
+    /// \return gradient bytes copied (sent or dropped)
     uint64_t GetMirroredBytes() const;
     /// \return messages copied
     uint64_t GetMirroredMessages() const;
+    /// \return packets the copies stand for (sent or dropped)
+    uint64_t GetMirroredPackets() const;
+    /// \return packets dropped (by DropClone or drawn at LossRate)
+    uint64_t GetDroppedPackets() const;
 
     /// Signature of the Mirrored trace: the copied message's tag, the shadow's rank.
     typedef void (*MirrorTracedCallback)(const GradientTag& tag, uint32_t shadowRank);
+    /// Signature of the CloneDropped trace: the dropped packet's tag (its byte range).
+    typedef void (*DropTracedCallback)(const GradientTag& tag);
 
 protected:
     void DoDispose() override;
@@ -111,12 +135,31 @@ private:
     Ptr<FluidMessageTransport> m_transport;
     uint32_t m_channel{0};
     std::map<uint64_t, Shard> m_shards; //!< first byte -> owner
-    /// Copies in flight, by the tag their message carries: what the shadow is handed.
-    std::unordered_map<uint32_t, std::pair<GradientTag, Ptr<ShadowNode>>> m_inFlight;
+
+    /// A copy in flight: what its shadow is handed when it arrives.
+    struct Copy
+    {
+        GradientTag tag;        //!< the whole message's tag
+        Ptr<ShadowNode> shadow; //!< its shadow
+        MessageBytes data;      //!< the message's contents
+        std::vector<bool> lost; //!< per packet (empty: none lost)
+        uint32_t payload{0};    //!< bytes per packet
+    };
+
+    /// Copies in flight, by the tag their message carries.
+    std::unordered_map<uint32_t, Copy> m_inFlight;
     uint32_t m_nextCopy{0};
+    double m_lossRate{0};                              //!< attribute LossRate
+    int64_t m_stream{950};                             //!< attribute Stream
+    Ptr<UniformRandomVariable> m_lossRng;              //!< LossRate draws
+    std::map<uint32_t, uint32_t> m_packetsOfIteration; //!< iteration -> copied so far
+    std::set<std::pair<uint32_t, uint32_t>> m_drops;   //!< (iteration, index)
     uint64_t m_bytes{0};
     uint64_t m_messages{0};
+    uint64_t m_packets{0};
+    uint64_t m_dropped{0};
     TracedCallback<const GradientTag&, uint32_t> m_mirrorTrace; //!< copy sent
+    TracedCallback<const GradientTag&> m_dropTrace;             //!< packet dropped
 };
 
 } // namespace ns3
