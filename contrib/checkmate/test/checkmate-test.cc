@@ -397,9 +397,10 @@ TEST_F(CheckmateTest, FlowLevelLostClonesAreRepairedOnceEach)
 TEST_F(CheckmateTest, FlowLevelLossesLeaveHolesTheShadowRepairs)
 {
     // Hidden 1024: P = 8*1024 + 1024 + 4*1024 + 4 = 13,316, chunks of 13,316 B, two
-    // packets each at the UDP transport's payload (8943 B). Iteration 0: the second packet of the first copy
-    // is dropped, and all of the third. The shadows receive the rest, repair exactly
-    // the missing bytes from the workers, and commit both iterations.
+    // packets each at the UDP transport's payload (8943 B). Iteration 0: the second
+    // packet of the first copy is dropped, and all of the third. The shadows receive
+    // the rest, repair exactly the missing bytes from the workers, and commit both
+    // iterations.
     Ptr<MessageTransport> transport = TransportChoice::Create("udp", RunLevel::FLOW);
     Ptr<DataParallelTrainer> trainer = HandJob(transport, "none", 1024);
     CheckmateHelper helper;
