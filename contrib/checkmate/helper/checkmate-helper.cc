@@ -141,14 +141,16 @@ CheckmateHelper::InstallFluid(Ptr<DataParallelTrainer> trainer,
     const uint32_t members = static_cast<uint32_t>(workers.size());
     const uint64_t chunkBytes = trainer->GetGradientBytes() / members;
     trainer->SetCollectiveHook(DataParallelTrainer::CollectiveHook(
-        [job, members, chunkBytes, m, workers](uint32_t iteration, Ptr<Collective> exchange) {
+        [job, members, chunkBytes, m](uint32_t iteration, Ptr<Collective> exchange) {
             Ptr<RingAllReduce> ar = RingExchange(exchange);
-            ar->SetMessageObserver(StepwiseCollective::MessageObserver(
-                [job, iteration, members, chunkBytes, m, workers](
-                    const StepwiseCollective::PacketInfo& info,
-                    const MessageBytes& data) {
+            // The collective outlives its observer: a plain pointer to its ranks.
+            const std::vector<uint32_t>* ranks = &ar->GetRanks();
+            ar->SetMessageObserver(
+                StepwiseCollective::MessageObserver([job, iteration, members, chunkBytes, m, ranks](
+                                                        const StepwiseCollective::PacketInfo& info,
+                                                        const MessageBytes& data) {
                     m->Mirror(
-                        workers[info.fromMember],
+                        (*ranks)[info.fromMember],
                         GradientTag::ForRingAllReduce(job, iteration, members, chunkBytes, info),
                         data);
                 }));

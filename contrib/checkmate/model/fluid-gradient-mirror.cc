@@ -84,7 +84,7 @@ void
 FluidGradientMirror::DoDispose()
 {
     m_transport = nullptr;
-    m_lossRng = nullptr;
+    m_loss.Dispose();
     m_shards.clear();
     m_inFlight.clear();
     Object::DoDispose();
@@ -103,8 +103,7 @@ FluidGradientMirror::Install(Ptr<FluidMessageTransport> transport)
         throw std::invalid_argument("FluidGradientMirror::Install: already installed");
     }
     m_transport = transport;
-    m_lossRng = CreateObject<UniformRandomVariable>();
-    m_lossRng->SetStream(m_stream);
+    m_loss.SetStream(m_stream);
     TraceNames::Register(this, "FluidGradientMirror");
     m_channel = transport->RegisterChannel(MakeCallback(&FluidGradientMirror::Arrived, this),
                                            "checkmate-mirror");
@@ -148,17 +147,15 @@ FluidGradientMirror::Mirror(uint32_t src, const GradientTag& tag, const MessageB
     record.tag = tag;
     record.shadow = shard.shadow;
     record.data = data;
-    record.payload = m_transport->GetMaxPayload();
     // The packets the copy stands for, each lost at LossRate or by the test hook.
-    const uint32_t packets = (tag.length + record.payload - 1) / record.payload;
-    uint32_t& index = m_packetsOfIteration[tag.iteration];
+    const uint32_t payload = m_transport->GetMaxPayload();
+    const uint32_t packets = (tag.length + payload - 1) / payload;
     uint64_t surviving = 0;
-    for (uint32_t k = 0; k < packets; ++k, ++index)
+    for (uint32_t k = 0; k < packets; ++k)
     {
-        const uint32_t first = k * record.payload;
-        const uint32_t length = std::min(record.payload, tag.length - first);
-        const bool drawnLost = m_lossRate > 0 && m_lossRng->GetValue() < m_lossRate;
-        if (!m_drops.count({tag.iteration, index}) && !drawnLost)
+        const uint32_t first = k * payload;
+        const uint32_t length = std::min(payload, tag.length - first);
+        if (!m_loss.NextIsLost(tag.iteration, m_lossRate))
         {
             surviving += length;
             continue;
@@ -184,17 +181,10 @@ FluidGradientMirror::Mirror(uint32_t src, const GradientTag& tag, const MessageB
     }
     const uint32_t copy = m_nextCopy++;
     const uint32_t rank = shard.rank;
-    const bool whole = record.lost.empty();
     m_inFlight[copy] = std::move(record);
-    // A copy that lost packets carries its survivors' bytes; its contents stay here.
-    m_transport->SendCopy(src,
-                          rank,
-                          m_channel,
-                          copy,
-                          surviving,
-                          whole ? data : nullptr,
-                          m_sourcePort,
-                          m_shadowPort);
+    // The copy carries its surviving packets' bytes; its contents stay in the record.
+    m_transport
+        ->SendCopy(src, rank, m_channel, copy, surviving, nullptr, m_sourcePort, m_shadowPort);
 }
 
 void
@@ -211,6 +201,7 @@ FluidGradientMirror::Arrived(const Message& msg)
         return;
     }
     // The surviving packets, run by run.
+    const uint32_t payload = m_transport->GetMaxPayload();
     const uint32_t packets = static_cast<uint32_t>(copy.lost.size());
     for (uint32_t k = 0; k < packets;)
     {
@@ -224,10 +215,10 @@ FluidGradientMirror::Arrived(const Message& msg)
         {
             ++end;
         }
-        const uint32_t first = k * copy.payload;
+        const uint32_t first = k * payload;
         GradientTag piece = copy.tag;
         piece.offset += first;
-        piece.length = std::min(end * copy.payload, copy.tag.length) - first;
+        piece.length = std::min(end * payload, copy.tag.length) - first;
         copy.shadow->ReceiveClone(piece, bytes + first);
         k = end;
     }
@@ -236,7 +227,7 @@ FluidGradientMirror::Arrived(const Message& msg)
 void
 FluidGradientMirror::DropClone(uint32_t iteration, uint32_t index)
 {
-    m_drops.insert({iteration, index});
+    m_loss.Drop(iteration, index);
 }
 
 uint64_t

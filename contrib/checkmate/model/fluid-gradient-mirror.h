@@ -36,18 +36,16 @@
 #ifndef CHECKMATE_FLUID_GRADIENT_MIRROR_H
 #define CHECKMATE_FLUID_GRADIENT_MIRROR_H
 
+#include "ns3/clone-loss.h"
 #include "ns3/fluid-message-transport.h"
 #include "ns3/gradient-mirror.h"
 #include "ns3/gradient-tag.h"
 #include "ns3/object.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/shadow-node.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
-#include <set>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 namespace ns3
@@ -142,18 +140,15 @@ private:
         GradientTag tag;        //!< the whole message's tag
         Ptr<ShadowNode> shadow; //!< its shadow
         MessageBytes data;      //!< the message's contents
-        std::vector<bool> lost; //!< per packet (empty: none lost)
-        uint32_t payload{0};    //!< bytes per packet
+        std::vector<bool> lost; //!< per packet of GetMaxPayload bytes (empty: none lost)
     };
 
     /// Copies in flight, by the tag their message carries.
     std::unordered_map<uint32_t, Copy> m_inFlight;
     uint32_t m_nextCopy{0};
-    double m_lossRate{0};                              //!< attribute LossRate
-    int64_t m_stream{950};                             //!< attribute Stream
-    Ptr<UniformRandomVariable> m_lossRng;              //!< LossRate draws
-    std::map<uint32_t, uint32_t> m_packetsOfIteration; //!< iteration -> copied so far
-    std::set<std::pair<uint32_t, uint32_t>> m_drops;   //!< (iteration, index)
+    double m_lossRate{0};  //!< attribute LossRate
+    int64_t m_stream{950}; //!< attribute Stream
+    CloneLoss m_loss;      //!< which packets are lost
     uint64_t m_bytes{0};
     uint64_t m_messages{0};
     uint64_t m_packets{0};

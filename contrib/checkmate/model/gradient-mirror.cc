@@ -86,7 +86,7 @@ GradientMirror::DoDispose()
     m_socket = nullptr;
     m_fast = nullptr;
     m_node = nullptr;
-    m_lossRng = nullptr;
+    m_loss.Dispose();
     Object::DoDispose();
 }
 
@@ -117,8 +117,7 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
         }
     }
     m_node = sw;
-    m_lossRng = CreateObject<UniformRandomVariable>();
-    m_lossRng->SetStream(m_stream + sw->GetId());
+    m_loss.SetStream(m_stream + sw->GetId());
     if (ipv4)
     {
         m_socket = Socket::CreateSocket(sw, UdpSocketFactory::GetTypeId());
@@ -153,7 +152,7 @@ GradientMirror::SetShard(uint64_t first, uint64_t length, uint32_t rank, Ipv4Add
 void
 GradientMirror::DropClone(uint32_t iteration, uint32_t index)
 {
-    m_drops.insert({iteration, index});
+    m_loss.Drop(iteration, index);
 }
 
 void
@@ -189,12 +188,9 @@ GradientMirror::Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t heade
                   "packet [" << tag.offset << ", " << tag.offset + tag.length
                              << ") straddles a shard boundary");
     const Shadow shadow = it->second.second;
-    uint32_t index = m_clonesOfIteration[tag.iteration]++;
     m_bytes += tag.length;
     ++m_packets;
-    // A lost clone: named by the test hook (DropClone) or drawn at LossRate.
-    const bool drawnLost = m_lossRate > 0 && m_lossRng->GetValue() < m_lossRate;
-    if (m_drops.count({tag.iteration, index}) || drawnLost)
+    if (m_loss.NextIsLost(tag.iteration, m_lossRate))
     {
         ++m_dropped;
         m_dropTrace(tag);

@@ -39,6 +39,7 @@
 #ifndef CHECKMATE_GRADIENT_MIRROR_H
 #define CHECKMATE_GRADIENT_MIRROR_H
 
+#include "ns3/clone-loss.h"
 #include "ns3/cluster.h"
 #include "ns3/fast-forwarding.h"
 #include "ns3/gradient-tag.h"
@@ -138,21 +139,19 @@ private:
      */
     void Mirror(uint32_t source, Ptr<const Packet> packet, uint32_t headerBytes);
 
-    Mode m_mode{REPLICATE_ONCE};          //!< attribute Mode
-    uint16_t m_port{9100};                //!< attribute ShadowPort
-    uint32_t m_job{0};                    //!< attribute Job
-    double m_lossRate{0};                 //!< attribute LossRate
-    int64_t m_stream{950};                //!< attribute Stream
-    uint16_t m_sourcePort{49153};         //!< attribute SourcePort
-    Ptr<UniformRandomVariable> m_lossRng; //!< LossRate draws
+    Mode m_mode{REPLICATE_ONCE};  //!< attribute Mode
+    uint16_t m_port{9100};        //!< attribute ShadowPort
+    uint32_t m_job{0};            //!< attribute Job
+    double m_lossRate{0};         //!< attribute LossRate
+    int64_t m_stream{950};        //!< attribute Stream
+    uint16_t m_sourcePort{49153}; //!< attribute SourcePort
     Ptr<Node> m_node;
     Ptr<Socket> m_socket;         //!< IPv4 path: the switch's UDP socket
     Ptr<FastForwarding> m_fast;   //!< fast path: the switch's forwarding
     Ipv4Address m_address;        //!< fast path: the clones' source address
     std::set<uint32_t> m_ingress; //!< source addresses (raw)
     std::map<uint64_t, std::pair<uint64_t, Shadow>> m_shards; //!< first -> (end, shadow)
-    std::map<uint32_t, uint32_t> m_clonesOfIteration;         //!< iteration -> clones so far
-    std::set<std::pair<uint32_t, uint32_t>> m_drops;          //!< (iteration, index)
+    CloneLoss m_loss; //!< which clones are lost (LossRate draws, DropClone)
     uint64_t m_bytes{0};
     uint64_t m_packets{0};
     uint64_t m_dropped{0};

@@ -14,6 +14,7 @@
 #include "ns3/check-freq-policy.h"
 #include "ns3/checkmate-helper.h"
 #include "ns3/checkmate-runner.h"
+#include "ns3/clone-loss.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/gemini-policy.h"
@@ -374,7 +375,7 @@ TEST_F(CheckmateTest, FlowLevelEverySchemeRunsAndTheSameRunGivesTheSameDocument)
     }
 }
 
-TEST_F(CheckmateTest, FlowLevelLostClonesAreRepairedOnceEach)
+TEST_F(CheckmateTest, FlowLevelLostClonesLeaveTheShadowsMatchingAndFollowTheRngRun)
 {
     // 8 iterations x 3 all-gather steps x 4 messages copied (ReplicateAll), one packet
     // each (212 B): at 30 % some are lost and repaired from a worker, the shadows still
@@ -392,6 +393,41 @@ TEST_F(CheckmateTest, FlowLevelLostClonesAreRepairedOnceEach)
     c.level = RunLevel::ANALYTIC;
     const std::string e = ErrorOf(c);
     EXPECT_NE(e.find("--level=flow"), std::string::npos) << e;
+}
+
+TEST(CloneLossTest, TheHookNamesPacketsPerIterationWithoutShiftingTheDraws)
+{
+    // No rate: exactly the named packets are lost, counted from 0 in each iteration.
+    CloneLoss hook;
+    hook.Drop(0, 1);
+    hook.Drop(1, 0);
+    hook.Drop(3, 2);
+    std::vector<bool> lost;
+    for (uint32_t it : {0u, 0u, 0u, 1u, 1u, 2u, 3u, 3u, 3u})
+    {
+        lost.push_back(hook.NextIsLost(it, 0.0));
+    }
+    EXPECT_EQ(lost,
+              (std::vector<bool>{false, true, false, true, false, false, false, false, true}));
+
+    // At a rate: the same stream loses the same packets, and a named packet takes
+    // its draw too, so the others' fates do not move.
+    CloneLoss drawn;
+    CloneLoss named;
+    drawn.SetStream(77);
+    named.SetStream(77);
+    named.Drop(0, 3);
+    uint32_t losses = 0;
+    for (uint32_t k = 0; k < 2000; ++k)
+    {
+        const bool a = drawn.NextIsLost(0, 0.25);
+        const bool b = named.NextIsLost(0, 0.25);
+        EXPECT_EQ(b, a || k == 3) << "packet " << k;
+        losses += a;
+    }
+    // 2000 draws at 0.25: 500 expected, sd 19.4; 5 sd either side.
+    EXPECT_GT(losses, 403u);
+    EXPECT_LT(losses, 597u);
 }
 
 TEST_F(CheckmateTest, FlowLevelLossesLeaveHolesTheShadowRepairs)
