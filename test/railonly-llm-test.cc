@@ -143,21 +143,36 @@ TEST(RailonlyLlmExample, ReplicatedRailsGiveTheFullRunsIteration)
     EXPECT_EQ((*r)["rail_replication"], "exact: one switch per rail");
     EXPECT_EQ((*f)["rail_replication"], "off");
     EXPECT_LT((*r)["health"]["messages_sent"], (*f)["health"]["messages_sent"]);
+    // Replicated replicas too: same iteration, same byte totals (the fluid's).
+    nlohmann::json both = RunLlm("--fabric=rail-only --level=flow --transport=udp "
+                                 "--replicateRails --replicateReplicas",
+                                 "replicas.json");
+    const nlohmann::json* b = Row(both, "rail-only");
+    ASSERT_TRUE(b);
+    EXPECT_EQ((*b)["iteration_s"], (*f)["iteration_s"]);
+    EXPECT_EQ((*b)["dp_replicas"], 2); // kTiny's --dp
+    EXPECT_EQ((*b)["replica_replication"], "exact: one switch per rail");
+    EXPECT_EQ((*f)["replica_replication"], "off");
+    EXPECT_EQ((*b)["bytes_by_link_class"], (*f)["bytes_by_link_class"]);
+    EXPECT_LT((*b)["health"]["messages_sent"], (*r)["health"]["messages_sent"]);
 }
 
 TEST(RailonlyLlmExample, BadInputGivesOneErrorLine)
 {
     for (const std::string& flags : std::vector<std::string>{
-             "--tp=3 --dp=2",                   // TP does not divide the domain
-             "--tp=4 --pp=2 --dp=4",            // 32 ranks on 16 GPUs
-             "--domains=40 --radix=4",          // rail too wide for radix 4
-             "--fabric=torus",                  // unknown fabric
-             "--failRailSwitch=7",              // no such rail
-             "--dataPath=fast --transport=tcp", // TCP needs the IPv4 stack
-             "--dataPath=dpdk",                 // no such data path
-             "--replicateRails --fabric=all",   // rail-optimized joins its rails
-             "--replicateRails --failNic=3",    // one rail differs
-             "--replicateRails --tp=2 --dp=4",  // groups share rails
+             "--tp=3 --dp=2",                     // TP does not divide the domain
+             "--tp=4 --pp=2 --dp=4",              // 32 ranks on 16 GPUs
+             "--domains=40 --radix=4",            // rail too wide for radix 4
+             "--fabric=torus",                    // unknown fabric
+             "--failRailSwitch=7",                // no such rail
+             "--dataPath=fast --transport=tcp",   // TCP needs the IPv4 stack
+             "--dataPath=dpdk",                   // no such data path
+             "--replicateRails --fabric=all",     // rail-optimized joins its rails
+             "--replicateRails --failNic=3",      // one rail differs
+             "--replicateRails --tp=2 --dp=4",    // groups share rails
+             "--replicateReplicas --tp=2 --dp=4", // replicas share HB domains
+             "--replicateReplicas --experts=8",   // MoE couples the replicas
+             "--replicateReplicas --fabric=all",  // rail-optimized's spines
          })
     {
         ExampleRun run = RunExample("railonly-llm", kTiny + " " + flags);

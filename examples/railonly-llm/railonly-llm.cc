@@ -90,6 +90,11 @@ main(int argc, char* argv[])
                  "simulate the traffic of one rail and stand it for all (rail-only, --tp = "
                  "--domainSize, no failure)",
                  o.replicateRails);
+    cmd.AddValue("replicateReplicas",
+                 "simulate the pipeline of DP replica 0 and stand it for every replica's "
+                 "(the DP all-reduces keep every member; rail-only, --tp = --domainSize, "
+                 "dense model, no failure)",
+                 o.replicateReplicas);
     cmd.AddValue("failRailSwitch",
                  "fail the switches of this rail (-1: none)",
                  o.failRailSwitch,

@@ -8,6 +8,7 @@
 #include "ns3/data-path-choice.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/log.h"
+#include "ns3/packetization.h"
 #include "ns3/progress-scheduler.h"
 #include "ns3/rail-only-helper.h"
 #include "ns3/route-planner.h"
@@ -72,6 +73,12 @@ LlmRunResult::Row() const
                            : railReplicasExact ? "exact: one switch per rail"
                                                : "two-tier rails: rail 0's flow-hash choices "
                                                  "stand for every rail's"},
+                          {"dp_replicas", dpReplicas},
+                          {"replica_replication",
+                           dpReplicas == 1     ? "off"
+                           : railReplicasExact ? "exact: one switch per rail"
+                                               : "two-tier rails: replica 0's flow-hash "
+                                                 "choices stand for every replica's"},
                           {"analytical", analytical.ToJson()}};
     if (moeAllToAllS > 0)
     {
@@ -141,6 +148,13 @@ LlmTrainingRunner::CheckReplicable(const LlmRunOptions& o, const std::string& fa
             (fabric == "fat-tree" ? " has no rails" : " joins its rails at spines") +
             ", so one rail's traffic does not stand for the others; "
             "drop --replicateRails");
+    }
+    if (o.replicateReplicas && fabric != "rail-only")
+    {
+        throw std::invalid_argument(
+            "--replicateReplicas needs --fabric=rail-only: on " + fabric +
+            " the replicas' pipeline sends share switch-to-switch links, so one replica's "
+            "do not stand for the others; drop --replicateReplicas");
     }
 }
 
@@ -224,8 +238,10 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     workload->SetAttribute("HierarchicalAllToAll", BooleanValue(hierarchical));
     CheckReplicable(o, fabric);
     workload->SetAttribute("ReplicateRails", BooleanValue(o.replicateRails));
+    workload->SetAttribute("ReplicateReplicas", BooleanValue(o.replicateReplicas));
     workload->Setup(o.model, cluster->GetNRanks(), o.domainSize);
     result.railReplicas = workload->GetRailReplicas();
+    result.dpReplicas = workload->GetDpReplicas();
     // Rails of one switch choose no path; in two-tier rails each rail hashes its own.
     result.railReplicasExact = RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
 
@@ -326,6 +342,23 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                                  std::to_string(o.iterations) + " iterations: traffic was lost");
     }
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    if (result.dpReplicas > 1)
+    {
+        // Replicas 1..d-1 ran replica 0's pipeline: inside HB domains of their own (every
+        // NVLink byte is one replica's) and over their own rail links, the same sends.
+        // The DP all-reduces were simulated with every member.
+        result.bytesByLinkClass["nvlink"] *= result.dpReplicas;
+        const Packetization wire(transport);
+        uint64_t sends = 0;
+        for (const IterationTask& task : graph.GetTasks())
+        {
+            if (task.kind == TaskKind::SEND)
+            {
+                sends += wire.GetWireBytes(task.bytes) * planner->Hops(task.rank, task.dst);
+            }
+        }
+        result.bytesByLinkClass["rail"] += (result.dpReplicas - 1) * sends * o.iterations;
+    }
     if (result.railReplicas > 1)
     {
         // The other rails carried what the simulated one did (same traffic, shifted rail).
@@ -401,24 +434,35 @@ LlmRunOptions::Validate() const
         throw std::invalid_argument("--failNic=" + std::to_string(failNic) +
                                     " is not a GPU; GPUs are 0.." + std::to_string(gpus - 1));
     }
-    if (replicateRails && model.tp != domainSize)
+    // Replication stands one rail, or one DP replica, for identical others.
+    for (const auto& [on, flag] : {std::pair<bool, std::string>{replicateRails, "--replicateRails"},
+                                   {replicateReplicas, "--replicateReplicas"}})
     {
-        throw std::invalid_argument("--replicateRails needs " + tpFlag +
-                                    " equal to --domainSize=" + std::to_string(domainSize) +
-                                    " (then every pipeline and data-parallel group lies on one "
-                                    "rail); give --tp=" +
-                                    std::to_string(domainSize) + " or drop --replicateRails");
-    }
-    if (replicateRails && (failRailSwitch >= 0 || failNic >= 0))
-    {
-        throw std::invalid_argument("--replicateRails with --failRailSwitch or --failNic: a "
-                                    "failure makes one rail differ from the others; drop one");
+        if (on && model.tp != domainSize)
+        {
+            throw std::invalid_argument(
+                flag + " needs " + tpFlag + " equal to --domainSize=" + std::to_string(domainSize) +
+                " (then every pipeline and data-parallel group lies on one rail, and a "
+                "TP group fills its HB domain); give --tp=" +
+                std::to_string(domainSize) + " or drop " + flag);
+        }
+        if (on && (failRailSwitch >= 0 || failNic >= 0))
+        {
+            throw std::invalid_argument(flag +
+                                        " with --failRailSwitch or --failNic: a failure makes "
+                                        "one rail or replica differ from the others; drop one");
+        }
     }
     if (replicateRails && model.IsMoe() && moeAllToAll == "flat")
     {
         throw std::invalid_argument("--replicateRails with --moeAllToAll=flat: the flat "
                                     "all-to-all crosses rails; use hierarchical or drop "
                                     "--replicateRails");
+    }
+    if (replicateReplicas && model.IsMoe())
+    {
+        throw std::invalid_argument("--replicateReplicas with MoE layers (--experts): their "
+                                    "all-to-alls span the DP replicas; drop one");
     }
 }
 

@@ -50,8 +50,9 @@ struct LlmRunOptions
     int32_t failNic{-1};        //!< GPU whose NIC fails (-1: none)
     TraceOptions traces;        //!< --pcap, --pcapClass, --flowmon
     bool replicateRails{false}; //!< one rail's traffic stands for all (LlmWorkload::ReplicateRails)
-    uint32_t iterations{1};     //!< iterations to simulate
-    std::string transport{"roce"};     //!< roce | udp | tcp | dctcp (TransportChoice)
+    bool replicateReplicas{false}; //!< DP replica 0's pipeline stands for all (ReplicateReplicas)
+    uint32_t iterations{1};        //!< iterations to simulate
+    std::string transport{"roce"}; //!< roce | udp | tcp | dctcp (TransportChoice)
     RunLevel level{RunLevel::PACKET};  //!< packet, or flow (FluidMessageTransport)
     std::string dataPath{"auto"};      //!< auto | ipv4 | fast (FabricHelper::SetDataPath)
     std::string loadBalancing{"hash"}; //!< hash | spray | flowlet | adaptive (LoadBalancer)
@@ -91,7 +92,8 @@ struct LlmRunResult
     uint32_t tasks{0};                                //!< tasks of the iteration graph
     uint32_t railReplicas{1};     //!< rails one simulated rail stands for (1: every rail simulated)
     bool railReplicasExact{true}; //!< one switch per rail: the replica is the full run
-    std::string dataPath;         //!< ipv4 | fast | none: the path it ran on
+    uint32_t dpReplicas{1}; //!< DP replicas one simulated pipeline stands for (1: all simulated)
+    std::string dataPath;   //!< ipv4 | fast | none: the path it ran on
     std::vector<uint64_t>
         linkBytes;    //!< wire bytes per link (id order), A->B then B->A, as simulated
     RunHealth health; //!< the packet run's health (RunHealth::Measure)

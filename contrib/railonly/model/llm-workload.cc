@@ -162,6 +162,14 @@ LlmWorkload::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&LlmWorkload::m_replicateRails),
                           MakeBooleanChecker())
+            .AddAttribute("ReplicateReplicas",
+                          "build the pipeline of DP replica 0 only (its compute, TP "
+                          "collectives and pipeline sends), standing for all d replicas; "
+                          "the DP all-reduces keep every member and wait for replica 0; "
+                          "needs t = domain size and a dense model (bool)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&LlmWorkload::m_replicateReplicas),
+                          MakeBooleanChecker())
             .AddTraceSource("GraphBuilt",
                             "an iteration graph was built: number of tasks",
                             MakeTraceSourceAccessor(&LlmWorkload::m_graphBuiltTrace),
@@ -222,6 +230,19 @@ LlmWorkload::IsHierarchicalAllToAll() const
     return m_hierarchicalA2a;
 }
 
+void
+LlmWorkload::RequireTpFillsDomain(const std::string& group, const std::string& because) const
+{
+    const uint32_t k = m_mapper->GetDomainSize();
+    if (m_config.tp != k)
+    {
+        throw std::invalid_argument(group + " replication needs TP=" + std::to_string(m_config.tp) +
+                                    " equal to the HB-domain size " + std::to_string(k) +
+                                    " (then " + because + "); give --tp=" + std::to_string(k) +
+                                    " or simulate every " + group);
+    }
+}
+
 uint32_t
 LlmWorkload::GetRailReplicas() const
 {
@@ -229,15 +250,7 @@ LlmWorkload::GetRailReplicas() const
     {
         return 1;
     }
-    const uint32_t k = m_mapper->GetDomainSize();
-    if (m_config.tp != k)
-    {
-        throw std::invalid_argument(
-            "rail replication needs TP=" + std::to_string(m_config.tp) +
-            " equal to the HB-domain size " + std::to_string(k) +
-            " (then every pipeline and data-parallel group lies on one rail); give --tp=" +
-            std::to_string(k) + " or simulate every rail");
-    }
+    RequireTpFillsDomain("rail", "every pipeline and data-parallel group lies on one rail");
     if (m_config.IsMoe() && !m_hierarchicalA2a)
     {
         throw std::invalid_argument("rail replication with a flat MoE all-to-all: its traffic "
@@ -245,6 +258,22 @@ LlmWorkload::GetRailReplicas() const
                                     "every rail");
     }
     return m_config.tp;
+}
+
+uint32_t
+LlmWorkload::GetDpReplicas() const
+{
+    if (!m_replicateReplicas)
+    {
+        return 1;
+    }
+    RequireTpFillsDomain("replica", "each replica's stages are HB domains of their own");
+    if (m_config.IsMoe())
+    {
+        throw std::invalid_argument("replica replication with MoE layers: their all-to-alls "
+                                    "couple the DP replicas; simulate every replica");
+    }
+    return m_config.dp;
 }
 
 Time
@@ -404,12 +433,19 @@ LlmWorkload::BuildGraph() const
         throw std::invalid_argument("LlmWorkload::BuildGraph before Setup: give the model first");
     }
     GetRailReplicas(); // throws when the rails cannot be replicated
+    GetDpReplicas();   // or the replicas
     IterationGraph g;
     const std::vector<std::vector<Ids>> last = AddPipeline(g);
     AddDpAllReduces(g, last);
     m_graphBuiltTrace(g.GetNTasks());
     NS_LOG_INFO("LLM iteration graph: " << g.GetNTasks() << " tasks");
     return g;
+}
+
+uint32_t
+LlmWorkload::BuiltReplicas() const
+{
+    return m_config.dp / GetDpReplicas();
 }
 
 std::vector<uint32_t>
@@ -490,7 +526,7 @@ LlmWorkload::AddLayer(IterationGraph& g,
                       bool backward,
                       std::vector<Ids> frontier) const
 {
-    const uint32_t d = m_config.dp;
+    const uint32_t d = BuiltReplicas();
     Time full = Scale(GetLayerForwardTime(l), scale);
     if (m_config.IsMoeLayer(l))
     {
@@ -570,7 +606,7 @@ std::vector<std::vector<LlmWorkload::Ids>>
 LlmWorkload::AddPipeline(IterationGraph& g) const
 {
     const uint32_t p = m_config.pp;
-    const uint32_t d = m_config.dp;
+    const uint32_t d = BuiltReplicas();
     const uint32_t mb = m_config.microBatches;
     const std::vector<std::vector<PipelineOp>> order = OneFOneBOrder(p, mb);
     Pipeline pl(p, mb, d);
@@ -630,7 +666,7 @@ LlmWorkload::AddForwardOp(IterationGraph& g,
                           std::vector<Ids> f) const
 {
     const uint32_t p = m_config.pp;
-    const uint32_t d = m_config.dp;
+    const uint32_t d = BuiltReplicas();
     const uint32_t lps = GetLayersPerStage();
     for (uint32_t l = s * lps; l < (s + 1) * lps; ++l)
     {
@@ -671,7 +707,7 @@ LlmWorkload::AddBackwardOp(IterationGraph& g,
                            const std::string& tag,
                            std::vector<Ids> f) const
 {
-    const uint32_t d = m_config.dp;
+    const uint32_t d = BuiltReplicas();
     const uint32_t lps = GetLayersPerStage();
     for (uint32_t l = (s + 1) * lps; l-- > s * lps;)
     {
@@ -695,10 +731,10 @@ LlmWorkload::AddDpAllReduces(IterationGraph& g, const std::vector<std::vector<Id
     // Data-parallel gradient all-reduce per (tp, stage), after the stage's last backward.
     for (uint32_t s = 0; s < p && d > 1; ++s)
     {
-        Ids deps;
-        for (uint32_t dp = 0; dp < d; ++dp)
+        Ids deps; // the built replicas' last ops (replica 0's stands for every replica's)
+        for (const Ids& replica : last[s])
         {
-            deps.insert(deps.end(), last[s][dp].begin(), last[s][dp].end());
+            deps.insert(deps.end(), replica.begin(), replica.end());
         }
         const uint64_t bytes = GetDpBytes(s);
         for (uint32_t i = 0; i < t / GetRailReplicas(); ++i)

@@ -40,6 +40,12 @@
  * and keeps every HB-domain task; on a fabric whose rails are separate networks with
  * the same routes this is the full iteration's timeline, K times fewer rail messages
  * (proved equal on a small case by the tests; contrib/railonly/doc/railonly.md).
+ * Replica replication (ReplicateReplicas): with t = K each DP replica's stages are HB
+ * domains of their own and its pipeline sends stay on its GPUs' rail links, so the
+ * replicas share no link before the DP all-reduces. The graph then holds DP replica
+ * 0's pipeline only (compute, TP collectives, pipeline sends) and every DP all-reduce
+ * with all d members, waiting for replica 0's last op of the stage; on one-switch
+ * rails this is the full iteration's timeline (tests), combinable with ReplicateRails.
  * Schedule: Megatron's 1F1B per stage (p-s-1 warm-up forwards, then forward and
  * backward in turn, then the remaining backwards); every op of a stage replica waits
  * for its previous op (one stream: TP all-reduces and MoE all-to-alls block it, as
@@ -164,6 +170,13 @@ public:
      * crosses rails).
      */
     uint32_t GetRailReplicas() const;
+    /**
+     * \brief DP replicas whose pipeline one built replica stands for: d with
+     * ReplicateReplicas, else 1. Throws std::invalid_argument when ReplicateReplicas is
+     * set but the replicas could interact before the DP all-reduce (t differs from the
+     * domain size, or MoE all-to-alls span the replicas).
+     */
+    uint32_t GetDpReplicas() const;
 
 protected:
     void DoDispose() override;
@@ -173,6 +186,11 @@ private:
     struct Pipeline; //!< the 1F1B schedule's hand-offs between stages (llm-workload.cc)
 
     Time FlopsToTime(double flops) const;
+    /// The DP replicas whose pipelines the graph holds: 1 with ReplicateReplicas, else d.
+    uint32_t BuiltReplicas() const;
+    /// Throw std::invalid_argument unless t = K (replicating `group`s needs it: then
+    /// `because`).
+    void RequireTpFillsDomain(const std::string& group, const std::string& because) const;
 
     // The phases of BuildGraph() and the pieces they are built of.
 
@@ -241,6 +259,7 @@ private:
     double m_efficiency{0.5};
     bool m_hierarchicalA2a{true};
     bool m_replicateRails{false};
+    bool m_replicateReplicas{false};
     bool m_setup{false};
 
     TracedCallback<uint32_t> m_graphBuiltTrace; //!< tasks of a built graph
