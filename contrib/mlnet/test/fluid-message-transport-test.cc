@@ -453,3 +453,38 @@ TEST_F(FluidMessageTransportTest, FluidBacklogBeyondAPortsBufferIsWhereThePacket
     EXPECT_EQ(small.fluidOverflow.bytes, 0u);
     EXPECT_TRUE(small.fluidOverflows.empty());
 }
+
+TEST_F(FluidMessageTransportTest, AMessageCaughtByALinkFailureIsCountedNotLost)
+{
+    // 8 Gb/s, 1 us links, m = 2500 (2650 wire bytes, 2650 ns alone on a link). Rank 0
+    // sends to ranks 1 and 2 at 0, sharing its link; the switch's link to rank 1 fails
+    // at 1 us, under the first. The fluid keeps its route (it is delivered) and counts
+    // it caught; the message whose route avoids the link, and one sent after the
+    // failure, are not caught.
+    Ptr<FluidMessageTransport> t = HandFluid(3);
+    Ptr<Cluster> c = t->GetCluster();
+    uint32_t toRank1 = UINT32_MAX;
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        if (l.nodeA == c->GetRankNode(1)->GetId() || l.nodeB == c->GetRankNode(1)->GetId())
+        {
+            toRank1 = l.id;
+        }
+    }
+    ASSERT_NE(toRank1, UINT32_MAX);
+    std::vector<Time> delivered;
+    uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback(
+        [&delivered](const Message& m) { delivered.push_back(m.delivered); }));
+    t->Send(0, 1, channel, 1, 2500);
+    t->Send(0, 2, channel, 2, 2500); // shares rank 0's link, not rank 1's
+    Simulator::Schedule(MicroSeconds(1), [&] { c->FailLink(toRank1); });
+    Simulator::Run();
+    ASSERT_EQ(delivered.size(), 2u);
+    EXPECT_EQ(t->GetCaughtByFailures().messages, 1u);
+    EXPECT_EQ(t->GetCaughtByFailures().wireBytes, 2650u);
+    EXPECT_EQ(t->GetMessagesDelivered(), 2u);
+    // Sent to rank 2 after the failure: its route avoids the failed link.
+    Simulator::Schedule(MicroSeconds(1), [&] { t->Send(0, 2, channel, 3, 2500); });
+    Simulator::Run();
+    EXPECT_EQ(t->GetCaughtByFailures().messages, 1u);
+}

@@ -120,6 +120,32 @@ TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
     EXPECT_EQ(h.OverflowWarning("t", 1.0), "");
 }
 
+TEST(RunHealth, FlowLevelWarnsOfMessagesALinkFailureCaughtInFlight)
+{
+    // The grid's ring whose tor-agg link fails mid-run: one message of 527,769 wire
+    // bytes was crossing it. Warned about at any twin gap, after an overflow if any.
+    RunHealth h = Healthy();
+    h.flowLevel = true;
+    EXPECT_EQ(h.FailureWarning("x", 1.0), "");
+    h.counts.fluidCaught = {1, 527769};
+    const std::string caught =
+        "fattree/allreduce/ring: flow-level 653 us is optimistic: 1 messages (5.28e+05 wire "
+        "bytes) were crossing a link when it failed and kept their route; a packet-level "
+        "run loses what they send into it until the routes converge, and repairs it";
+    EXPECT_EQ(h.FailureWarning("fattree/allreduce/ring", 653e-6), caught);
+    EXPECT_EQ(h.Warning("fattree/allreduce/ring", 653e-6, 653e-6), caught);
+    nlohmann::json row;
+    h.Annotate(row, "fattree/allreduce/ring", 653e-6, 0);
+    EXPECT_EQ(row["health"]["warning"], caught);
+    EXPECT_EQ(row["health"]["fluid_caught_by_failures"], 1);
+    h.counts.fluidOverflows = {{"tor-agg", TrafficCounts::SWITCH_BUFFER, {5, 45000}}};
+    h.counts.fluidOverflow = {5, 45000};
+    EXPECT_EQ(h.FluidWarning("fattree/allreduce/ring", 653e-6),
+              h.OverflowWarning("fattree/allreduce/ring", 653e-6) + "; " + caught);
+    h.flowLevel = false;
+    EXPECT_EQ(h.FailureWarning("x", 1.0), "");
+}
+
 TEST(RunHealth, NamesTheFirstMeasuredCause)
 {
     RunHealth h = Healthy();

@@ -397,10 +397,12 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
     const uint64_t wire = m_model->GetWireBytes(bytes);
     const uint64_t frames = m_model->GetPacketCount(bytes);
     const PackedRoute& route = m_fluid->GetRoute(transfer);
+    bool caught = false; // a link of its route failed while it was sent
     for (uint32_t k = 0; k < route.Size(); ++k)
     {
         const uint32_t key = route.Key(k);
         const double share = route.Share(k);
+        caught = caught || m_cluster->GetLink(key / 2).failed;
         if (share == 1.0)
         {
             m_cluster->AddLinkTraffic(key / 2, key % 2 == 0, wire, frames);
@@ -419,6 +421,17 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
             static_cast<uint64_t>(std::llround(counted) - bytesBefore),
             static_cast<uint64_t>(std::llround(countedFrames) - framesBefore));
     }
+    if (caught)
+    {
+        ++m_caught.messages;
+        m_caught.wireBytes += wire;
+    }
+}
+
+FluidMessageTransport::FailureCatch
+FluidMessageTransport::GetCaughtByFailures() const
+{
+    return m_caught;
 }
 
 uint32_t

@@ -35,7 +35,8 @@
  * losses and their repair, congestion-control dynamics, PFC pauses; no frame
  * crosses a device, so pcap and device queues stay empty, and a link's counter moves
  * by a whole message at its transfer's end. A link that fails during the run reroutes
- * the messages sent after it; messages already in flight keep their route. A host
+ * the messages sent after it; messages already in flight keep their route and are
+ * counted (GetCaughtByFailures; the run's health warns of them), not lost. A host
  * relay latency (FabricSpec::relayLatency) is part of a message's latency; a host
  * relay rate cap (FabricSpec::relayRate) is refused at Install.
  */
@@ -144,6 +145,20 @@ public:
     /// unit in which overflows are counted as frames
     uint32_t GetFrameWireBytes() const;
 
+    /// Messages a link failure caught in flight: their transfers kept their route.
+    struct FailureCatch
+    {
+        uint64_t messages{0};  //!< messages whose route crossed a link that failed
+        uint64_t wireBytes{0}; //!< their wire bytes (whole messages)
+    };
+
+    /**
+     * \return the messages whose transfer ended on a route crossing a link that had
+     * failed since it started, so far: they kept their route, where a packet-level run
+     * loses what they send into the link until the routes converge and repairs it
+     */
+    FailureCatch GetCaughtByFailures() const;
+
     /// Signature of the FlowCompleted trace: the message, when its last byte left.
     typedef void (*FlowCompletedTracedCallback)(const Message& msg, Time transferEnd);
 
@@ -205,6 +220,7 @@ private:
     /// The messages (slots in m_messages) delivered at one instant by one event, in
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
+    FailureCatch m_caught; //!< see GetCaughtByFailures
     /// Scratch of Finish: the batches it opened, by delivery instant (time steps); they
     /// are scheduled from it once every FlowCompleted sink has run
     std::unordered_map<int64_t, uint32_t> m_openBatches;

@@ -131,6 +131,7 @@ RunHealth::ToJson() const
             {"fluid_overflow", c.fluidOverflow.count},
             {"fluid_overflows", overflows},
             {"fluid_peak_backlog_bytes", c.fluidPeakBacklogBytes},
+            {"fluid_caught_by_failures", c.fluidCaught.count},
             {"link_imbalance", linkImbalance},
             {"imbalance_class", imbalanceClass}};
 }
@@ -229,12 +230,37 @@ RunHealth::OverflowWarning(const std::string& run, double flowS) const
 }
 
 std::string
+RunHealth::FailureWarning(const std::string& run, double flowS) const
+{
+    const TrafficCounts& c = counts;
+    if (!flowLevel || c.fluidCaught.count == 0)
+    {
+        return "";
+    }
+    char bytes[32];
+    std::snprintf(bytes, sizeof(bytes), "%.3g", static_cast<double>(c.fluidCaught.bytes));
+    return run + ": flow-level " + RunReport::FormatSeconds(flowS) +
+           " is optimistic: " + std::to_string(c.fluidCaught.count) + " messages (" + bytes +
+           " wire bytes) were crossing a link when it failed and kept their route; a "
+           "packet-level run loses what they send into it until the routes converge, and "
+           "repairs it";
+}
+
+std::string
+RunHealth::FluidWarning(const std::string& run, double flowS) const
+{
+    const std::string overflow = OverflowWarning(run, flowS);
+    const std::string failure = FailureWarning(run, flowS);
+    return overflow.empty() ? failure : (failure.empty() ? overflow : overflow + "; " + failure);
+}
+
+std::string
 RunHealth::Warning(const std::string& run, double packetS, double twinS) const
 {
-    std::string overflow = OverflowWarning(run, packetS);
-    if (!overflow.empty())
+    const std::string fluid = FluidWarning(run, packetS);
+    if (!fluid.empty())
     {
-        return overflow;
+        return fluid;
     }
     double gap = TwinGap(packetS, twinS);
     if (!(std::abs(gap) > WARN_GAP))
@@ -264,7 +290,7 @@ RunHealth::Annotate(nlohmann::json& row, const std::string& run, double packetS,
     else
     {
         row["twin_gap"] = nullptr;
-        std::string warning = OverflowWarning(run, packetS);
+        std::string warning = FluidWarning(run, packetS);
         if (!warning.empty())
         {
             health["warning"] = warning;

@@ -32,7 +32,10 @@
  * (fluid_overflow: full frames beyond the buffers, fluid_overflows by link class,
  * fluid_peak_backlog_bytes); any overflow is warned about whatever the twin gap
  * ("<run>: flow-level <t> is optimistic: the fluid's backlogs outgrew the ports'
- * buffers by <n> frames (...)"), since the packet level would drop and repair them.
+ * buffers by <n> frames (...)"), since the packet level would drop and repair them,
+ * and so are messages a link failure caught in flight (fluid_caught_by_failures: they
+ * kept their route, where a packet-level run loses what they send into the link until
+ * the routes converge and repairs it).
  *
  * Left out: a causal analysis (the cause named is the first of the measured symptoms,
  * not a proof); per-flow or per-priority detail; imbalance across link classes.
@@ -103,7 +106,7 @@ struct RunHealth
     /**
      * \return "<run>: packet-level <t> is <+x%> off its twin <t>: <cause>" (flow-level
      * at the flow level) when
-     * |TwinGap| > WARN_GAP, else ""; the OverflowWarning first when there is one
+     * |TwinGap| > WARN_GAP, else ""; the FluidWarning instead when there is one
      */
     std::string Warning(const std::string& run, double packetS, double twinS) const;
     /**
@@ -113,6 +116,15 @@ struct RunHealth
      * repairs (or holds back by PFC)"; else ""
      */
     std::string OverflowWarning(const std::string& run, double flowS) const;
+    /**
+     * \return at the flow level, when a link failed under messages in flight: "<run>:
+     * flow-level <t> is optimistic: <n> messages (<bytes>) were crossing a link when it
+     * failed and kept their route; a packet-level run loses what they send into it until
+     * the routes converge, and repairs it"; else ""
+     */
+    std::string FailureWarning(const std::string& run, double flowS) const;
+    /// \return the OverflowWarning and the FailureWarning, joined by "; " when both
+    std::string FluidWarning(const std::string& run, double flowS) const;
     /**
      * \brief Add "twin_gap" and "health" (with "warning" when there is one) to a row.
      * A twin of 0 (nothing to compare) leaves twin_gap null and warns of nothing.

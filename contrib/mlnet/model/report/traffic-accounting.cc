@@ -90,7 +90,8 @@ TrafficCounts::ToJson() const
             {"fluid",
              {{"peak_backlog_bytes", fluidPeakBacklogBytes},
               {"overflow", AmountJson(fluidOverflow, "frames")},
-              {"overflows", overflowList}}},
+              {"overflows", overflowList},
+              {"caught_by_failures", AmountJson(fluidCaught, "messages")}}},
             {"ecn_marked", ecnMarked},
             {"pfc",
              {{"pauses_sent", pfcPausesSent},
@@ -102,11 +103,18 @@ std::string
 TrafficCounts::Summary() const
 {
     if (framesDropped.count == 0 && framesResent == 0 && timeouts == 0 && pfcPausesSent == 0 &&
-        pfcPausesReceived == 0 && ecnMarked == 0 && fluidOverflow.bytes == 0)
+        pfcPausesReceived == 0 && ecnMarked == 0 && fluidOverflow.bytes == 0 &&
+        fluidCaught.count == 0)
     {
         return "";
     }
     std::vector<std::string> parts;
+    if (fluidCaught.count > 0)
+    {
+        parts.push_back("fluid: " + std::to_string(fluidCaught.count) +
+                        " messages crossed a link as it failed (" +
+                        std::to_string(fluidCaught.bytes) + " bytes)");
+    }
     if (fluidOverflow.bytes > 0)
     {
         parts.push_back("fluid overflow " + std::to_string(fluidOverflow.count) + " frames (" +
@@ -817,6 +825,9 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
         if (Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(t))
         {
             AddFluidQueues(fluid, c);
+            const FluidMessageTransport::FailureCatch caught = fluid->GetCaughtByFailures();
+            c.fluidCaught.count += caught.messages;
+            c.fluidCaught.bytes += caught.wireBytes;
         }
     }
     return c;

@@ -58,7 +58,8 @@
  * its fluid predicts instead: the largest backlog it built at a link and, by link
  * class, the bytes that exceeded the ports' buffers (FluidMessageTransport::
  * GetLinkQueue), in full frames, apart for switch ports and for ports of ranks that
- * forward. They are read from this process's transports (the
+ * forward, and the messages a link failure caught in flight (GetCaughtByFailures:
+ * they kept their route). They are read from this process's transports (the
  * flow level runs in one process) and play no part in the conservation check.
  *
  * Left out: per-priority or per-flow breakdowns. In a distributed run a UDP sender
@@ -146,6 +147,7 @@ struct TrafficCounts
     uint64_t fluidPeakBacklogBytes{0}; //!< largest backlog the fluid built at one link
     Amount fluidOverflow;              //!< full frames (and wire bytes) no buffer had room for
     std::vector<Drop> fluidOverflows;  //!< by link class and port, largest first
+    Amount fluidCaught;                //!< messages (and wire bytes) crossing a link when it failed
 
     /// cause of an overflow at a switch port: a packet-level run drops it (or pauses)
     static constexpr const char* SWITCH_BUFFER = "switch-buffer";
