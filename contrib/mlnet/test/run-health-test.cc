@@ -82,6 +82,24 @@ TEST(RunHealth, FlowLevelRunsSayFlowLevelAndNameTheTwinsDifference)
     EXPECT_EQ(h.Warning("x", 1.2, 1.0), "");
 }
 
+/**
+ * A flow-level warning is given at a twin gap of 0 (Warning) and on a row without a
+ * twin (Annotate leaves twin_gap null). \return the annotated row, for its fields
+ */
+nlohmann::json
+ExpectWarnedWithoutATwin(const RunHealth& h,
+                         const std::string& run,
+                         double flowS,
+                         const std::string& warning)
+{
+    EXPECT_EQ(h.Warning(run, flowS, flowS), warning);
+    nlohmann::json row;
+    h.Annotate(row, run, flowS, 0);
+    EXPECT_TRUE(row["twin_gap"].is_null());
+    EXPECT_EQ(row["health"]["warning"], warning);
+    return row;
+}
+
 TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
 {
     // Frames the fluid could not fit in a port are warned about at any twin gap, with
@@ -98,11 +116,8 @@ TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
         "2.54e+07 bytes): a packet-level run drops and repairs what overfills a switch port "
         "(or holds it back by PFC)";
     EXPECT_EQ(h.OverflowWarning("fattree/alltoall/direct", 3.31e-3), atSwitch);
-    EXPECT_EQ(h.Warning("fattree/alltoall/direct", 3.31e-3, 3.31e-3), atSwitch);
-    nlohmann::json row;
-    h.Annotate(row, "fattree/alltoall/direct", 3.31e-3, 0);
-    EXPECT_TRUE(row["twin_gap"].is_null());
-    EXPECT_EQ(row["health"]["warning"], atSwitch);
+    const nlohmann::json row =
+        ExpectWarnedWithoutATwin(h, "fattree/alltoall/direct", 3.31e-3, atSwitch);
     EXPECT_EQ(row["health"]["fluid_overflow"], 6933);
     EXPECT_EQ(row["health"]["fluid_overflows"]["tor-agg"], 6933);
     h.counts.fluidOverflows.push_back({"torus", TrafficCounts::RANK_BUFFER, {10, 90000}});
@@ -133,10 +148,8 @@ TEST(RunHealth, FlowLevelWarnsOfMessagesALinkFailureCaughtInFlight)
         "bytes) were crossing a link when it failed and kept their route; a packet-level "
         "run loses what they send into it until the routes converge, and repairs it";
     EXPECT_EQ(h.FailureWarning("fattree/allreduce/ring", 653e-6), caught);
-    EXPECT_EQ(h.Warning("fattree/allreduce/ring", 653e-6, 653e-6), caught);
-    nlohmann::json row;
-    h.Annotate(row, "fattree/allreduce/ring", 653e-6, 0);
-    EXPECT_EQ(row["health"]["warning"], caught);
+    const nlohmann::json row =
+        ExpectWarnedWithoutATwin(h, "fattree/allreduce/ring", 653e-6, caught);
     EXPECT_EQ(row["health"]["fluid_caught_by_failures"], 1);
     h.counts.fluidOverflows = {{"tor-agg", TrafficCounts::SWITCH_BUFFER, {5, 45000}}};
     h.counts.fluidOverflow = {5, 45000};

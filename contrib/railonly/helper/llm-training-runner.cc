@@ -69,16 +69,16 @@ LlmRunResult::Row() const
                           {"tasks", tasks},
                           {"rail_replicas", railReplicas},
                           {"rail_replication",
-                           railReplicas == 1   ? "off"
-                           : railReplicasExact ? "exact: one switch per rail"
-                                               : "two-tier rails: rail 0's flow-hash choices "
-                                                 "stand for every rail's"},
+                           railReplicas == 1 ? "off"
+                           : oneSwitchRails  ? "exact: one switch per rail"
+                                             : "two-tier rails: rail 0's flow-hash choices "
+                                               "stand for every rail's"},
                           {"dp_replicas", dpReplicas},
                           {"replica_replication",
-                           dpReplicas == 1     ? "off"
-                           : railReplicasExact ? "exact: one switch per rail"
-                                               : "two-tier rails: replica 0's flow-hash "
-                                                 "choices stand for every replica's"},
+                           dpReplicas == 1  ? "off"
+                           : oneSwitchRails ? "exact: one switch per rail"
+                                            : "two-tier rails: replica 0's flow-hash "
+                                              "choices stand for every replica's"},
                           {"analytical", analytical.ToJson()}};
     if (moeAllToAllS > 0)
     {
@@ -243,7 +243,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     result.railReplicas = workload->GetRailReplicas();
     result.dpReplicas = workload->GetDpReplicas();
     // Rails of one switch choose no path; in two-tier rails each rail hashes its own.
-    result.railReplicasExact = RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
+    result.oneSwitchRails = RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
 
     if (failed)
     {

@@ -90,10 +90,11 @@ struct LlmRunResult
     double moeAllToAllS{0};                           //!< one MoE all-to-all alone (s), 0 if dense
     uint32_t failedLinks{0};                          //!< links failed
     uint32_t tasks{0};                                //!< tasks of the iteration graph
-    uint32_t railReplicas{1};     //!< rails one simulated rail stands for (1: every rail simulated)
-    bool railReplicasExact{true}; //!< one switch per rail: the replica is the full run
-    uint32_t dpReplicas{1}; //!< DP replicas one simulated pipeline stands for (1: all simulated)
-    std::string dataPath;   //!< ipv4 | fast | none: the path it ran on
+    uint32_t railReplicas{1};  //!< rails one simulated rail stands for (1: every rail simulated)
+    bool oneSwitchRails{true}; //!< one switch per rail: a simulated rail or DP replica stands
+                               //!< exactly for the others
+    uint32_t dpReplicas{1};    //!< DP replicas one simulated pipeline stands for (1: all simulated)
+    std::string dataPath;      //!< ipv4 | fast | none: the path it ran on
     std::vector<uint64_t>
         linkBytes;    //!< wire bytes per link (id order), A->B then B->A, as simulated
     RunHealth health; //!< the packet run's health (RunHealth::Measure)

@@ -407,7 +407,7 @@ LlmWorkload::AddAllToAll(IterationGraph& graph,
     // Phase 2: per rail, GPU a:j sends domain b's c blocks to b:j (one rail standing
     // for all when they are replicated).
     std::vector<IterationGraph::TaskId> ends;
-    const uint32_t rails = GetRailReplicas() > 1 ? 1 : c;
+    const uint32_t rails = m_replicateRails ? 1 : c; // BuildGraph checked the replication
     for (uint32_t i = 0; i < rails; ++i)
     {
         std::vector<uint32_t> rail;
@@ -445,7 +445,8 @@ LlmWorkload::BuildGraph() const
 uint32_t
 LlmWorkload::BuiltReplicas() const
 {
-    return m_config.dp / GetDpReplicas();
+    // BuildGraph checked once that the replicas can be replicated (GetDpReplicas).
+    return m_replicateReplicas ? 1 : m_config.dp;
 }
 
 std::vector<uint32_t>

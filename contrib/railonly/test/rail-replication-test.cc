@@ -128,7 +128,7 @@ ExpectReplicaEqualsFullRun(LlmRunOptions o)
     ASSERT_EQ(replica.iterations.size(), 1u);
     EXPECT_EQ(full.railReplicas, 1u);
     EXPECT_EQ(replica.railReplicas, o.domainSize);
-    EXPECT_TRUE(replica.railReplicasExact);
+    EXPECT_TRUE(replica.oneSwitchRails);
     EXPECT_EQ(replica.Row()["rail_replication"], "exact: one switch per rail");
     EXPECT_EQ(full.Row()["rail_replication"], "off");
     EXPECT_EQ(replica.iterations[0].GetDuration(), full.iterations[0].GetDuration());
@@ -246,7 +246,7 @@ TEST_F(RailReplicationTest, TwoTierRailsSayTheReplicaSamplesOneRailsHashChoices)
     Simulator::Destroy();
     o.replicateRails = true;
     LlmRunResult replica = LlmTrainingRunner::Run(o, "rail-only", false);
-    EXPECT_FALSE(replica.railReplicasExact);
+    EXPECT_FALSE(replica.oneSwitchRails);
     EXPECT_EQ(replica.Row()["rail_replication"],
               "two-tier rails: rail 0's flow-hash choices stand for every rail's");
     EXPECT_NE(replica.IterationS(), full.IterationS());
@@ -271,7 +271,7 @@ TEST_F(RailReplicationTest, TwoTierReplicaMeasuresLinkBalanceOnTheRailItSimulate
     o.replicateRails = true;
     LlmRunResult replica = LlmTrainingRunner::Run(o, "rail-only", false);
     ASSERT_EQ(replica.iterations.size(), 1u);
-    ASSERT_FALSE(replica.railReplicasExact);
+    ASSERT_FALSE(replica.oneSwitchRails);
     // Measured: 6.52 over the full run's rails, 3.68 over the replica's rail 0 (14.7
     // had the idle rails been counted: K times the mean's dilution).
     EXPECT_EQ(replica.health.imbalanceClass, full.health.imbalanceClass);

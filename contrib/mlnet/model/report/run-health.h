@@ -127,7 +127,7 @@ struct RunHealth
     std::string FluidWarning(const std::string& run, double flowS) const;
     /**
      * \brief Add "twin_gap" and "health" (with "warning" when there is one) to a row.
-     * A twin of 0 (nothing to compare) leaves twin_gap null and warns of nothing.
+     * A twin of 0 (nothing to compare) leaves twin_gap null; only the FluidWarning is given.
      */
     void Annotate(nlohmann::json& row, const std::string& run, double packetS, double twinS) const;
 };
