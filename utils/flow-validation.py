@@ -38,8 +38,9 @@ git ignores):
                        twin_s, the packet run's health (dropped, resent,
                        timeouts, its warning line), flow_overflow (full frames the
                        flow run's fluid put beyond the ports' buffers: its own
-                       warning that the packet level drops), detail (why a case
-                       failed), flags
+                       warning that the packet level drops), flow_repaired (frames
+                       the flow run lost to a link failure and re-sent), detail (why
+                       a case failed), flags
   flow-validation.md   a summary (cases, median |error|, 95th percentile |error| by
                        linear interpolation, max |error|, the cases above 5 %, packet
                        runs with drops / re-sends / timeouts / a warning, which of the
@@ -396,7 +397,7 @@ assert len({c.label for c in CASES}) == len(CASES), "case labels must be unique"
 CSV_COLUMNS = ["label", "example", "fabric", "collective", "algorithm", "ranks", "bytes",
                "transport", "packet_s", "flow_s", "error", "packet_wall_s", "flow_wall_s",
                "status", "twin_s", "dropped", "resent", "timeouts",
-               "packet_warning", "flow_overflow", "detail", "flags"]
+               "packet_warning", "flow_overflow", "flow_repaired", "detail", "flags"]
 
 
 class ArgumentError(Exception):
@@ -553,6 +554,11 @@ def flow_overflow_of(row, doc):
     return health_dict(row, doc).get("fluid_overflow", "")
 
 
+def flow_repaired_of(row, doc):
+    """Frames the flow run lost to link failures and re-sent ("" if unreported)."""
+    return health_dict(row, doc).get("fluid_repaired_after_failures", "")
+
+
 def ranks_of(case):
     """The rank count the flags ask for ("" when the example decides it)."""
     if case.flag("ranks"):
@@ -573,7 +579,8 @@ def run_case(case, args, tmp):
                ranks=ranks_of(case), bytes=case.flag("bytes", ""),
                packet_s="", flow_s="", error="", packet_wall_s="", flow_wall_s="",
                status="failed", twin_s="", dropped="", resent="",
-               timeouts="", packet_warning="", flow_overflow="", detail=case.note,
+               timeouts="", packet_warning="", flow_overflow="", flow_repaired="",
+               detail=case.note,
                flags=" ".join(case.flags))
     if not os.access(binary(args.bin, case.example), os.X_OK):
         rec["detail"] = f"{binary(args.bin, case.example)} is not built"
@@ -612,6 +619,7 @@ def run_case(case, args, tmp):
         try:
             frow = pick_row(case, flow["doc"], "flow")
             rec["flow_overflow"] = flow_overflow_of(frow, flow["doc"])
+            rec["flow_repaired"] = flow_repaired_of(frow, flow["doc"])
             _, f = first_number(frow, fields["flow"])
             if f is None:
                 problems.append(f"flow: no {' or '.join(fields['flow'])} in the row")
@@ -712,8 +720,12 @@ def summary_lines(s, total_wall, packet_wall, flow_wall):
     lines.append(f"packet runs that dropped frames: {len(s['dropped'])}; flow runs whose "
                  f"fluid overfilled a buffer (warned): {len(s['overflowed'])}; both: "
                  f"{len(both)}")
+    lines += [f"  dropped, lost and repaired at the flow level too: {r['label']} (dropped "
+              f"{r['dropped']}, flow {r['flow_repaired']})"
+              for r in s["dropped"] if positive(r["flow_repaired"])]
     lines += [f"  dropped, not warned: {r['label']} (dropped {r['dropped']})"
-              for r in s["dropped"] if not positive(r["flow_overflow"])]
+              for r in s["dropped"]
+              if not positive(r["flow_overflow"]) and not positive(r["flow_repaired"])]
     lines += [f"  warned, none dropped: {r['label']} (overflow {r['flow_overflow']} frames)"
               for r in s["overflowed"] if not positive(r["dropped"])]
     if s["noflow"]:
@@ -775,6 +787,8 @@ def write_md(path, records, s, lines, command, bin_dir):
             notes.append("warning: " + r["packet_warning"])
         if positive(r["flow_overflow"]):
             notes.append(f"flow overflow {r['flow_overflow']}")
+        if positive(r["flow_repaired"]):
+            notes.append(f"flow lost and re-sent {r['flow_repaired']}")
         if r["detail"]:
             notes.append(r["detail"])
         wall_p = f"{r['packet_wall_s']:.1f} s" if r["packet_wall_s"] != "" else "-"

@@ -4,7 +4,8 @@
  * picosecond, every collective at flow level ends when the twin's replay of its
  * schedule says (one fluid, two drivers), real payloads are reduced exactly, the
  * links count each message's wire bytes on its route (an even split's shares on every
- * branch), and the same run twice gives the same times.
+ * branch), the same run twice gives the same times, and what a transfer sends into a
+ * failed link before the routes converge is lost and repaired on UDP's timers.
  */
 #include "collective-test-support.h"
 
@@ -487,4 +488,140 @@ TEST_F(FluidMessageTransportTest, AMessageCaughtByALinkFailureIsCountedNotLost)
     Simulator::Schedule(MicroSeconds(1), [&] { t->Send(0, 2, channel, 3, 2500); });
     Simulator::Run();
     EXPECT_EQ(t->GetCaughtByFailures().messages, 1u);
+}
+
+namespace
+{
+/// One message of `bytes` from rank 0 to rank 7 of an 8-rank fat-tree at the flow level,
+/// standing in for UDP, sent at `sendAt`; the tor-agg link of its route fails at
+/// `failAt` and the routes around it are installed at `reroutedAt` (held until then).
+struct FailedUnderAMessage
+{
+    Time sendAt;
+    Time failAt;
+    Time reroutedAt;
+    uint64_t bytes;
+
+    Time delivered;                             //!< when the message arrived
+    FluidMessageTransport::FailureCatch caught; //!< the transport's counts
+    double lineRate{0};                         //!< bytes per second of every link
+    double latency{0};                          //!< its path's L + PerMessageOverhead, before
+    double repairLatency{0};                    //!< the same after the reroute, for `lost`
+    uint64_t lostBytes{0};                      //!< what `lost` packets carry
+
+    void Run(uint32_t lost)
+    {
+        Ptr<Cluster> c = Build("fattree", 8);
+        Ptr<MessageTransport> t = TransportChoice::Create("udp", RunLevel::FLOW);
+        t->Install(c);
+        Ptr<FluidMessageTransport> fluid = DynamicCast<FluidMessageTransport>(t);
+        Ptr<AlphaBetaModel> model = fluid->GetModel();
+        FluidNetwork::LinkShares shares;
+        uint32_t senderLinks = 0;
+        latency = model->MessagePath(0, 7, bytes, shares, senderLinks);
+        uint32_t link = UINT32_MAX; // its first tor-agg link
+        for (const auto& [key, share] : shares)
+        {
+            if (link == UINT32_MAX && c->GetLink(key / 2).linkClass == "tor-agg")
+            {
+                link = key / 2;
+                ASSERT_EQ(share, 1.0) << "one path: the flow hash's";
+            }
+        }
+        ASSERT_NE(link, UINT32_MAX) << "rank 7 is under another ToR";
+        lineRate = static_cast<double>(c->GetLinkRate(link, true).GetBitRate()) / 8;
+        uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback(
+            [this](const Message& m) { delivered = m.delivered; }));
+        Simulator::Schedule(sendAt, [&] { t->Send(0, 7, channel, 0, bytes); });
+        Simulator::Schedule(failAt, [&] {
+            c->HoldRoutes();
+            c->FailLink(link);
+        });
+        Simulator::Schedule(reroutedAt, [&] { c->ReleaseRoutes(); });
+        Simulator::Run();
+        caught = fluid->GetCaughtByFailures();
+        lostBytes = std::min<uint64_t>(bytes, uint64_t{lost} * t->GetMaxPayload());
+        repairLatency = model->MessagePath(0, 7, lostBytes, shares, senderLinks);
+        for (const auto& [key, share] : shares)
+        {
+            EXPECT_NE(key / 2, link) << "the repair avoids the failed link";
+        }
+        Simulator::Destroy();
+    }
+
+    /// \return how long the fluid takes to send b application bytes alone (s)
+    static double Send(const Ptr<AlphaBetaModel>& model, uint64_t b, double rate)
+    {
+        return static_cast<double>(model->GetWireBytes(b)) / rate;
+    }
+};
+} // namespace
+
+TEST_F(FluidMessageTransportTest, ALinkFailureUnderAMessageLosesWhatItSendsUntilTheReroute)
+{
+    // Standing in for UDP (RepairTimeout RT = 200 us, SenderTimeout 1 ms). Alone, the
+    // message leaves its NIC from s to s + D at line rate; the failed link takes what it
+    // sends between the failure and the reroute, and the repair follows UDP's timers.
+    Ptr<Cluster> probe = Build("fattree", 8);
+    Ptr<MessageTransport> udp = TransportChoice::Create("udp", RunLevel::FLOW);
+    udp->Install(probe);
+    Ptr<AlphaBetaModel> model = DynamicCast<FluidMessageTransport>(udp)->GetModel();
+    const uint64_t m = 4 << 20;
+    const uint64_t n = model->GetPacketCount(m);
+    const double rate = static_cast<double>(probe->GetLinkRate(0, true).GetBitRate()) / 8;
+    const double d = FailedUnderAMessage::Send(model, m, rate);
+    const double rt = 200e-6;
+    Simulator::Destroy();
+
+    // 1. It fails half-way through the sending and the routes come back after it: the
+    // second half is lost. The receiver's last arrival is the byte sent at the failure
+    // (tf + L); it NACKs RT later, the sender gets the NACK after L and re-sends the
+    // missing packets over the new route.
+    FailedUnderAMessage half{MicroSeconds(10),
+                             Seconds(10e-6 + d / 2),
+                             Seconds(10e-6 + d + 5e-6),
+                             m};
+    const auto lost = static_cast<uint32_t>(std::ceil(0.5 * static_cast<double>(n)));
+    half.Run(lost);
+    const double resend = half.failAt.GetSeconds() + half.latency + rt + half.latency;
+    const double expected =
+        resend + FailedUnderAMessage::Send(model, half.lostBytes, rate) + half.repairLatency;
+    EXPECT_NEAR(half.delivered.GetSeconds(), expected, 5e-12);
+    EXPECT_EQ(half.caught.repaired, 1u);
+    EXPECT_EQ(half.caught.lostPackets, lost);
+    EXPECT_EQ(half.caught.resentWireBytes, model->GetWireBytes(half.lostBytes));
+    EXPECT_EQ(half.caught.timeouts, 1u);
+    EXPECT_EQ(half.caught.messages, 0u) << "repaired, not counted as kept on its route";
+
+    // 2. The same with the reroute after the first NACK: that NACK (or what it asks for)
+    // goes into the failed link, and the receiver asks again RT later.
+    FailedUnderAMessage late = half;
+    late.reroutedAt = half.failAt + MicroSeconds(250);
+    late.Run(lost);
+    EXPECT_NEAR(late.delivered.GetSeconds(), expected + rt, 5e-12);
+    EXPECT_EQ(late.caught.timeouts, 2u);
+
+    // 3. Sent while the routes are held: it takes the old route and loses every packet.
+    // The receiver knows nothing of it; the sender probes (its last packet again) a
+    // SenderTimeout after its last byte left, the receiver NACKs the rest RT after the
+    // probe arrives, and they are re-sent.
+    FailedUnderAMessage all{MicroSeconds(20),
+                            MicroSeconds(10),
+                            MicroSeconds(20) + Seconds(d) + MicroSeconds(5),
+                            m};
+    all.Run(static_cast<uint32_t>(n - 1));
+    const double probeAt = 20e-6 + d + 1e-3;
+    const double allResend = probeAt + all.latency + rt + all.latency;
+    EXPECT_NEAR(all.delivered.GetSeconds(),
+                allResend + FailedUnderAMessage::Send(model, all.lostBytes, rate) +
+                    all.repairLatency,
+                5e-12);
+    EXPECT_EQ(all.caught.lostPackets, n);
+    EXPECT_EQ(all.caught.timeouts, 2u); // the probe, the NACK
+
+    // 4. Sent after the reroute: untouched, T_msg.
+    FailedUnderAMessage after{MicroSeconds(30), MicroSeconds(10), MicroSeconds(20), m};
+    after.Run(1);
+    EXPECT_NEAR(after.delivered.GetSeconds(), 30e-6 + d + after.latency, 5e-12);
+    EXPECT_EQ(after.caught.repaired + after.caught.lostPackets + after.caught.timeouts, 0u);
 }

@@ -8,6 +8,7 @@
 #include "ns3/pointer.h"
 #include "ns3/ppp-header.h"
 #include "ns3/route-preference.h"
+#include "ns3/simulator.h"
 #include "ns3/trace-names.h"
 
 #include <limits>
@@ -30,6 +31,11 @@ Cluster::GetTypeId()
                                             "A link was failed: link id.",
                                             MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
                                             "ns3::TracedValueCallback::Uint32")
+                            .AddTraceSource("FramesLost",
+                                            "Frames a model without devices lost on a failed "
+                                            "link (the flow level): link id, frames.",
+                                            MakeTraceSourceAccessor(&Cluster::m_framesLostTrace),
+                                            "ns3::Cluster::FramesLostCallback")
                             .AddTraceSource("WorkloadDone",
                                             "The scenario's workload (collective, training "
                                             "iterations) finished; periodic monitors such "
@@ -383,6 +389,41 @@ Cluster::GetLinkStateVersion() const
 }
 
 void
+Cluster::NotifyFramesLost(uint32_t linkId, uint64_t frames)
+{
+    m_framesLostTrace(linkId, frames);
+}
+
+void
+Cluster::HoldRoutes()
+{
+    if (!m_routesHeld)
+    {
+        m_routesHeld = true;
+        m_routedVersion = m_linkStateVersion;
+    }
+}
+
+void
+Cluster::ReleaseRoutes()
+{
+    m_routesHeld = false;
+    for (ClusterLink& l : m_links)
+    {
+        if (l.failed && l.reroutedAt == Time::Max())
+        {
+            l.reroutedAt = Simulator::Now();
+        }
+    }
+}
+
+uint64_t
+Cluster::GetRoutedLinkStateVersion() const
+{
+    return m_routesHeld ? m_routedVersion : m_linkStateVersion;
+}
+
+void
 Cluster::FailLink(uint32_t linkId)
 {
     NS_ASSERT(linkId < m_links.size());
@@ -392,6 +433,8 @@ Cluster::FailLink(uint32_t linkId)
         return;
     }
     l.failed = true;
+    l.failedAt = Simulator::Now();
+    l.reroutedAt = m_routesHeld ? Time::Max() : l.failedAt;
     ++m_linkStateVersion;
     for (auto dev : {l.devA, l.devB})
     {

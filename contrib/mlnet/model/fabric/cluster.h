@@ -90,7 +90,12 @@ struct ClusterLink
     uint64_t packetsAtoB{0};         //!< frames sent A -> B
     uint64_t packetsBtoA{0};         //!< frames sent B -> A
     bool failed{false};              //!< set by Cluster::FailLink (and DetachLink)
-    bool detached{false};            //!< out of service by DetachLink (devices intact)
+    /// When FailLink failed it (simulated time), and when the routes around it were in
+    /// place (Cluster::ReleaseRoutes; at once when the routes were not held): frames the
+    /// old routes send into it between the two are lost. Time::Max() while held.
+    Time failedAt{0};
+    Time reroutedAt{0};   //!< see failedAt
+    bool detached{false}; //!< out of service by DetachLink (devices intact)
     /// A link of a fabric built as a graph (FabricHelper's "none" data path, for the
     /// flow level) has no devices: it says its rate (each direction), its propagation
     /// delay and the bytes each end's port can queue here. Zero on a link with devices,
@@ -250,6 +255,21 @@ public:
      */
     uint64_t GetLinkStateVersion() const;
     /**
+     * \brief Hold the routes: links failed from now on keep their place in the routes the
+     * fabric forwards by until ReleaseRoutes (a route convergence delay: FaultPlan).
+     * GetRoutedLinkStateVersion stays at the link state before the failures.
+     */
+    void HoldRoutes();
+    /// \brief The routes around the links failed since HoldRoutes are in place: their
+    /// reroutedAt is now, and GetRoutedLinkStateVersion moves to the current state.
+    void ReleaseRoutes();
+    /**
+     * \return the link state the forwarding routes were computed for: GetLinkStateVersion,
+     * or while routes are held (HoldRoutes) the state before the held failures (what the
+     * flow level's routes follow, as packets do until convergence)
+     */
+    uint64_t GetRoutedLinkStateVersion() const;
+    /**
      * \brief Take a link out of service without touching its devices (an optical
      * circuit torn down by a reconfiguration; the devices live on in other links).
      *
@@ -292,6 +312,16 @@ public:
      * \param packets frames
      */
     void AddLinkTraffic(uint32_t linkId, bool aToB, uint64_t bytes, uint64_t packets);
+    /**
+     * \brief Say that frames sent into a failed link were lost there, where no device
+     * drops them (the flow level, FluidMessageTransport). Fires the FramesLost trace,
+     * which a FaultPlan counts in its FaultLog as it counts its devices' drops.
+     * \param linkId the failed link
+     * \param frames frames lost
+     */
+    void NotifyFramesLost(uint32_t linkId, uint64_t frames);
+    /// Signature of the FramesLost trace source: link id, frames.
+    typedef void (*FramesLostCallback)(uint32_t linkId, uint64_t frames);
     /**
      * \brief Say that the workload running on this cluster has finished.
      * Runners and drivers call it; it fires the WorkloadDone trace, which lets
@@ -346,8 +376,11 @@ private:
 
     /// Fires when a link is failed: link id.
     uint64_t m_linkStateVersion{0}; //!< bumped by every change of the link set or state
+    bool m_routesHeld{false};       //!< between HoldRoutes and ReleaseRoutes
+    uint64_t m_routedVersion{0};    //!< the link state routed by while held
     TracedCallback<uint32_t> m_linkFailedTrace;
-    TracedCallback<> m_workloadDoneTrace;           //!< the workload finished
+    TracedCallback<uint32_t, uint64_t> m_framesLostTrace; //!< see NotifyFramesLost
+    TracedCallback<> m_workloadDoneTrace;                 //!< the workload finished
     TracedCallback<Ptr<Object>> m_objectBoundTrace; //!< a transport, collective, driver started
 };
 

@@ -27,11 +27,11 @@ FaultLog::Record(const FaultRecord& record)
 }
 
 void
-FaultLog::AddFrameLost(std::size_t position)
+FaultLog::AddFrameLost(std::size_t position, uint64_t frames)
 {
     if (position < Records().size())
     {
-        ++Records()[position].framesLost;
+        Records()[position].framesLost += frames;
     }
 }
 

@@ -49,8 +49,8 @@ class FaultLog
 public:
     /// \brief Record a failure; \return its position (for AddFrameLost)
     static std::size_t Record(const FaultRecord& record);
-    /// \brief Count one more frame lost on the failure at `position`.
-    static void AddFrameLost(std::size_t position);
+    /// \brief Count `frames` more frames lost on the failure at `position`.
+    static void AddFrameLost(std::size_t position, uint64_t frames = 1);
     /// \return how many failures were recorded so far (a position to list from later)
     static std::size_t Count();
     /// \return the failures recorded from position `first` on, in order

@@ -603,6 +603,18 @@ FaultPlan::Apply(Ptr<Cluster> cluster, const std::vector<std::string>& failable)
             before ? 0.0 : static_cast<double>((f->at + m_convergence).GetPicoSeconds()) / 1e12;
         size_t position = FaultLog::Record(r);
         m_records.push_back(r);
+        // Frames the flow level loses on its links (no device drops them there).
+        cluster->TraceConnectWithoutContext(
+            "FramesLost",
+            MakeBoundCallback(
+                +[](size_t pos, std::vector<uint32_t> mine, uint32_t link, uint64_t frames) {
+                    if (std::find(mine.begin(), mine.end(), link) != mine.end())
+                    {
+                        FaultLog::AddFrameLost(pos, frames);
+                    }
+                },
+                position,
+                ids));
         for (uint32_t id : ids)
         {
             for (auto dev : {links[id].devA, links[id].devB})
@@ -639,6 +651,7 @@ void
 FaultPlan::FailNow(std::vector<uint32_t> links)
 {
     Ptr<Cluster> cluster = GetObject<Cluster>();
+    cluster->HoldRoutes(); // until Converge: frames keep the old routes
     for (uint32_t id : links)
     {
         NS_LOG_INFO("link " << id << " down at " << Simulator::Now().As(Time::US));
@@ -651,6 +664,7 @@ void
 FaultPlan::Converge()
 {
     Ptr<Cluster> cluster = GetObject<Cluster>();
+    cluster->ReleaseRoutes();
     RoutePlanner(cluster).Install();
     uint32_t n = 0;
     for (const auto& l : cluster->GetLinks())

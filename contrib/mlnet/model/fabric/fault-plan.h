@@ -11,9 +11,12 @@
  * frames in flight on it and frames the old routes still send into it are lost and
  * show up as PhyRxDrop of its devices (counted per fault in the FaultLog). The routes
  * around it are computed and installed (RoutePlanner::Install) Convergence later; until
- * then packets keep the old routes. A fault at time 0 is applied before the run, with
- * routes installed at once (as random failures always were). The transports then
- * recover what was lost (UDP repair, TCP retransmission).
+ * then packets keep the old routes, and the cluster says so (Cluster::HoldRoutes at the
+ * failure, ReleaseRoutes at the convergence: the flow level's routes follow it). A
+ * fault at time 0 is applied before the run, with routes installed at once (as random
+ * failures always were). The transports then recover what was lost (UDP repair, TCP
+ * retransmission); at the flow level the fluid loses and repairs it (standing in for
+ * UDP or RDMA) and tells the plan the frames lost (Cluster's FramesLost trace).
  *
  * A plan is checked as a whole before anything fails: every item must name an existing
  * element, no link may be failed twice, and every rank must stay reachable from every

@@ -149,6 +149,13 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     {
         m_packet->Install(cluster);
         m_model->SetPacketization(m_packet);
+        // A transport that repairs as UDP does (UDP, RDMA): its timers time the repairs.
+        TimeValue repair;
+        TimeValue sender;
+        m_repairs = m_packet->GetAttributeFailSafe("RepairTimeout", repair) &&
+                    m_packet->GetAttributeFailSafe("SenderTimeout", sender);
+        m_repairTimeout = repair.Get();
+        m_senderTimeout = sender.Get();
     }
     m_model->SetAttribute("PerMessageOverhead", TimeValue(m_perMessageOverhead));
     m_fluid = FluidTransfers::Create(m_model->GetSharing(),
@@ -249,21 +256,39 @@ FluidMessageTransport::SendCopy(uint32_t src,
 void
 FluidMessageTransport::StartTransfer(Message msg, uint32_t senderLinks, double latency, bool copy)
 {
-    const double now = msg.sent.GetSeconds();
-    const double wire = static_cast<double>(m_model->GetWireBytes(msg.bytes));
-    const uint32_t slot =
-        m_fluid->Start(now, wire, m_model->GetPacketCount(msg.bytes), m_shares, senderLinks);
-    if (slot >= m_inFlight.size())
-    {
-        m_inFlight.Resize(slot + 1);
-    }
     const uint32_t message = m_messages.Acquire();
     m_messages[message] = std::move(msg);
     if (copy)
     {
         m_copies.insert(message);
     }
-    m_inFlight[slot] = {message, latency + m_perMessageOverhead.GetSeconds()};
+    StartTransferOf(message, senderLinks, latency, 0);
+}
+
+uint64_t
+FluidMessageTransport::CarriedBytes(const Message& msg, uint32_t repairPackets) const
+{
+    return repairPackets == 0
+               ? msg.bytes
+               : std::min<uint64_t>(msg.bytes, uint64_t{repairPackets} * GetMaxPayload());
+}
+
+void
+FluidMessageTransport::StartTransferOf(uint32_t message,
+                                       uint32_t senderLinks,
+                                       double latency,
+                                       uint32_t repairPackets)
+{
+    const double now = Simulator::Now().GetSeconds();
+    const uint64_t bytes = CarriedBytes(m_messages[message], repairPackets);
+    const double wire = static_cast<double>(m_model->GetWireBytes(bytes));
+    const uint32_t slot =
+        m_fluid->Start(now, wire, m_model->GetPacketCount(bytes), m_shares, senderLinks);
+    if (slot >= m_inFlight.size())
+    {
+        m_inFlight.Resize(slot + 1);
+    }
+    m_inFlight[slot] = {message, repairPackets, latency + m_perMessageOverhead.GetSeconds(), now};
     if (!m_updatePending)
     {
         m_updatePending = true;
@@ -333,7 +358,25 @@ FluidMessageTransport::Finish(double t)
     {
         const InFlight& x = m_inFlight[slot];
         const Message& msg = m_messages[x.message];
-        CountOnLinks(slot, msg.bytes);
+        const uint64_t carried = CarriedBytes(msg, x.repairPackets);
+        const Loss loss = CountOnLinks(slot, carried, x.start, t);
+        // A copy (SendCopy) leaves a switch on a path of its own: its repair is not
+        // modelled.
+        const bool repairs = m_repairs && (m_copies.empty() || m_copies.count(x.message) == 0);
+        if (loss.caught && !repairs)
+        {
+            ++m_caught.messages;
+            m_caught.wireBytes += m_model->GetWireBytes(carried);
+        }
+        else if (loss.fraction > 0)
+        {
+            // The packets it sent into the failed link before the reroute (at least one).
+            const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
+            const auto lost = static_cast<uint32_t>(
+                std::clamp(std::ceil(loss.fraction * packets - 1e-9), 1.0, packets));
+            BeginRepair(x, loss, lost, t, end);
+            continue;
+        }
         if (!m_flowCompleted.IsEmpty())
         {
             m_flowCompleted(msg, Seconds(end));
@@ -391,18 +434,33 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
     m_batches.Release(batch);
 }
 
-void
-FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
+FluidMessageTransport::Loss
+FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes, double start, double sent)
 {
     const uint64_t wire = m_model->GetWireBytes(bytes);
     const uint64_t frames = m_model->GetPacketCount(bytes);
     const PackedRoute& route = m_fluid->GetRoute(transfer);
-    bool caught = false; // a link of its route failed while it was sent
+    Loss loss;
     for (uint32_t k = 0; k < route.Size(); ++k)
     {
         const uint32_t key = route.Key(k);
         const double share = route.Share(k);
-        caught = caught || m_cluster->GetLink(key / 2).failed;
+        const ClusterLink& link = m_cluster->GetLink(key / 2);
+        if (link.failed)
+        {
+            loss.caught = true;
+            // Its bytes sent between the failure and the reroute, at an even rate.
+            const double from = std::max(start, link.failedAt.GetSeconds());
+            const double to = std::min(sent, link.reroutedAt.GetSeconds());
+            const double fraction =
+                sent > start ? std::max(0.0, to - from) / (sent - start) : (from < to ? 1.0 : 0.0);
+            if (share * fraction > loss.fraction)
+            {
+                loss.fraction = share * fraction;
+                loss.link = key / 2;
+                loss.failedAt = link.failedAt.GetSeconds();
+            }
+        }
         if (share == 1.0)
         {
             m_cluster->AddLinkTraffic(key / 2, key % 2 == 0, wire, frames);
@@ -421,11 +479,122 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes)
             static_cast<uint64_t>(std::llround(counted) - bytesBefore),
             static_cast<uint64_t>(std::llround(countedFrames) - framesBefore));
     }
-    if (caught)
+    return loss;
+}
+
+void
+FluidMessageTransport::BeginRepair(const InFlight& x,
+                                   const Loss& loss,
+                                   uint32_t lost,
+                                   double sent,
+                                   double end)
+{
+    if (x.repairPackets == 0)
     {
-        ++m_caught.messages;
-        m_caught.wireBytes += wire;
+        ++m_caught.repaired;
     }
+    m_caught.lostPackets += lost;
+    m_cluster->NotifyFramesLost(loss.link, lost);
+    const double latency = x.delivery - m_perMessageOverhead.GetSeconds(); // one way
+    const double rerouted = m_cluster->GetLink(loss.link).reroutedAt.GetSeconds();
+    const Time now = Simulator::Now();
+    double lastArrival;
+    if (sent > rerouted)
+    {
+        lastArrival = end + latency; // its tail took the new routes
+    }
+    else if (x.start < loss.failedAt)
+    {
+        lastArrival = loss.failedAt + latency; // its bytes sent before the failure
+    }
+    else
+    {
+        // Nothing arrived: the receiver knows nothing of it until the sender's probe.
+        Simulator::Schedule(std::max(Time(0), Seconds(sent) + m_senderTimeout - now),
+                            &FluidMessageTransport::Probe,
+                            this,
+                            x.message,
+                            lost,
+                            loss.link,
+                            latency,
+                            m_senderTimeout);
+        return;
+    }
+    Simulator::Schedule(std::max(Time(0), Seconds(lastArrival) + m_repairTimeout - now),
+                        &FluidMessageTransport::NackMissing,
+                        this,
+                        x.message,
+                        lost,
+                        loss.link,
+                        latency);
+}
+
+void
+FluidMessageTransport::Probe(uint32_t message,
+                             uint32_t lost,
+                             uint32_t link,
+                             double latency,
+                             Time timeout)
+{
+    ++m_caught.timeouts;
+    if (Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
+    {
+        // Into the failed link again; the next probe after twice the time.
+        Simulator::Schedule(2 * timeout,
+                            &FluidMessageTransport::Probe,
+                            this,
+                            message,
+                            lost,
+                            link,
+                            latency,
+                            2 * timeout);
+        return;
+    }
+    // The last packet again: a message of one packet is whole when it arrives; else the
+    // receiver learns of the message and asks for the rest after its repair timeout.
+    if (lost == 1)
+    {
+        StartRepair(message, 1);
+        return;
+    }
+    Simulator::Schedule(Seconds(latency) + m_repairTimeout,
+                        &FluidMessageTransport::NackMissing,
+                        this,
+                        message,
+                        lost - 1,
+                        link,
+                        latency);
+}
+
+void
+FluidMessageTransport::NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency)
+{
+    ++m_caught.timeouts;
+    if (Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
+    {
+        // The NACK, or the packets it asks for, go into the failed link: silence again.
+        Simulator::Schedule(m_repairTimeout,
+                            &FluidMessageTransport::NackMissing,
+                            this,
+                            message,
+                            lost,
+                            link,
+                            latency);
+        return;
+    }
+    Simulator::Schedule(Seconds(latency), &FluidMessageTransport::StartRepair, this, message, lost);
+}
+
+void
+FluidMessageTransport::StartRepair(uint32_t message, uint32_t lost)
+{
+    CompleteDue(Simulator::Now().GetSeconds()); // may send (a FlowCompleted sink): first
+    const Message& msg = m_messages[message];
+    const uint64_t bytes = CarriedBytes(msg, lost);
+    m_caught.resentWireBytes += m_model->GetWireBytes(bytes);
+    uint32_t senderLinks = 0;
+    const double latency = m_model->MessagePath(msg.src, msg.dst, bytes, m_shares, senderLinks);
+    StartTransferOf(message, senderLinks, latency, lost);
 }
 
 FluidMessageTransport::FailureCatch

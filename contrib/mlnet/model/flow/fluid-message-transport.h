@@ -31,13 +31,21 @@
  * reports and warns about them), not enacted: the message still waits out the whole
  * backlog and nothing is repaired.
  *
+ * Link failures. A link that fails during the run stays on the routes of the messages
+ * sent until the routes converge (Cluster::HoldRoutes, FaultPlan's Convergence), as
+ * frames do; the messages sent after take the new routes. Standing in for the UDP or
+ * RDMA transport, a transfer loses what it sends into the failed link in that window
+ * and the transport's repair is followed (GetCaughtByFailures); standing in for TCP (or
+ * nothing), such transfers keep their route, lose nothing and are counted (the run's
+ * health warns of them).
+ *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
- * losses and their repair, congestion-control dynamics, PFC pauses; no frame
- * crosses a device, so pcap and device queues stay empty, and a link's counter moves
- * by a whole message at its transfer's end. A link that fails during the run reroutes
- * the messages sent after it; messages already in flight keep their route and are
- * counted (GetCaughtByFailures; the run's health warns of them), not lost. A host
- * relay latency (FabricSpec::relayLatency) is part of a message's latency; a host
+ * losses at full queues and their repair, congestion-control dynamics, PFC pauses; no
+ * frame crosses a device, so pcap and device queues stay empty, and a link's counter
+ * moves by a whole message at its transfer's end. A transfer caught by a failure keeps
+ * its route after the convergence (its bytes still load the failed link's place), and
+ * the bytes queued at or in flight on the link when it fails are not counted lost. A
+ * host relay latency (FabricSpec::relayLatency) is part of a message's latency; a host
  * relay rate cap (FabricSpec::relayRate) is refused at Install.
  */
 #ifndef MLNET_FLUID_MESSAGE_TRANSPORT_H
@@ -145,17 +153,33 @@ public:
     /// unit in which overflows are counted as frames
     uint32_t GetFrameWireBytes() const;
 
-    /// Messages a link failure caught in flight: their transfers kept their route.
+    /// Messages a link failure caught in flight (see GetCaughtByFailures).
     struct FailureCatch
     {
-        uint64_t messages{0};  //!< messages whose route crossed a link that failed
-        uint64_t wireBytes{0}; //!< their wire bytes (whole messages)
+        /// messages whose route crossed a failed link and kept it, losing nothing: the
+        /// stood-in transport's repair is not modelled (TCP, none stood in for, or a
+        /// copy made by a switch, SendCopy)
+        uint64_t messages{0};
+        uint64_t wireBytes{0};       //!< their wire bytes (whole messages)
+        uint64_t repaired{0};        //!< messages that lost packets and had them re-sent
+        uint64_t lostPackets{0};     //!< packets those messages lost (each repair's too)
+        uint64_t resentWireBytes{0}; //!< wire bytes of the repair transfers
+        uint64_t timeouts{0};        //!< repair and probe timeouts that fired
     };
 
     /**
-     * \return the messages whose transfer ended on a route crossing a link that had
-     * failed since it started, so far: they kept their route, where a packet-level run
-     * loses what they send into the link until the routes converge and repairs it
+     * \return the messages whose transfer crossed a link that failed under it, so far.
+     * Standing in for a UDP or RDMA transport, the packets a transfer sent into the
+     * link between its failure and the routes' convergence (Cluster: failedAt,
+     * reroutedAt; in proportion to the time, the transfer's rate taken as even) are
+     * lost and repaired as that transport repairs them: the receiver asks for them after
+     * RepairTimeout of silence (from its last arrival: the transfer's tail when it ended
+     * after the convergence, else the last byte before the failure), the sender probes
+     * a message that lost every packet after SenderTimeout (doubled each time), and a
+     * NACK or probe before the convergence is lost in turn; the missing packets are
+     * then a transfer of their own over the routes of that moment, and the message is
+     * delivered when it ends. Otherwise the transfer keeps its route and loses nothing
+     * (`messages`).
      */
     FailureCatch GetCaughtByFailures() const;
 
@@ -171,13 +195,36 @@ private:
     /// A transfer in flight, by its FluidTransfers handle: its message and latency.
     struct InFlight
     {
-        uint32_t message{0}; //!< slot in m_messages
-        double delivery{0};  //!< L + PerMessageOverhead (s)
+        uint32_t message{0};       //!< slot in m_messages
+        uint32_t repairPackets{0}; //!< 0: the message's transfer; else a repair of these
+        double delivery{0};        //!< L + PerMessageOverhead (s)
+        double start{0};           //!< when it started (s)
     };
 
-    /// Add a message's wire bytes and frames to the counters of the route its transfer
-    /// (just ended) took.
-    void CountOnLinks(uint32_t transfer, uint64_t bytes);
+    /// What a failed link took from a transfer (CountOnLinks).
+    struct Loss
+    {
+        bool caught{false}; //!< a link of its route has failed
+        double fraction{0}; //!< of its bytes sent into a failed link before the reroute
+        uint32_t link{0};   //!< that link (the one taking the largest fraction)
+        double failedAt{0}; //!< when it failed (s)
+    };
+
+    /// Add a transfer's wire bytes and frames (of `bytes` application bytes) to the
+    /// counters of the route it took; it was sent from `start` to `sent` (s).
+    /// \return what failed links on the route took from it
+    Loss CountOnLinks(uint32_t transfer, uint64_t bytes, double start, double sent);
+    /// \return the application bytes a transfer carries (a repair: its packets' share)
+    uint64_t CarriedBytes(const Message& msg, uint32_t repairPackets) const;
+    /// A transfer that lost `lost` packets ended sending at `sent` (last byte out of the
+    /// backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
+    void BeginRepair(const InFlight& x, const Loss& loss, uint32_t lost, double sent, double end);
+    /// The receiver's repair timer: the NACK, or (routes not yet around `link`) none.
+    void NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency);
+    /// The sender's probe of a message that lost every packet: its last packet again.
+    void Probe(uint32_t message, uint32_t lost, uint32_t link, double latency, Time timeout);
+    /// Start the transfer of a message's `lost` missing packets over today's route.
+    void StartRepair(uint32_t message, uint32_t lost);
 
     /// \return a message sent now
     static Message NewMessage(uint32_t src,
@@ -189,6 +236,12 @@ private:
     /// Start the transfer of a message on m_shares (senderLinks of them its first hop)
     /// with its latency; `copy` marks a copy (SendCopy).
     void StartTransfer(Message msg, uint32_t senderLinks, double latency, bool copy);
+    /// Start a transfer of the message in slot `message` (the whole message, or a
+    /// repair of `repairPackets` packets) on m_shares.
+    void StartTransferOf(uint32_t message,
+                         uint32_t senderLinks,
+                         double latency,
+                         uint32_t repairPackets);
 
     /// Recompute the rates the sends and completions since the last call changed,
     /// and schedule the next completion (once per instant, after every send of it).
@@ -221,6 +274,9 @@ private:
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
     FailureCatch m_caught; //!< see GetCaughtByFailures
+    bool m_repairs{false}; //!< the stood-in transport repairs losses as UDP does
+    Time m_repairTimeout;  //!< its RepairTimeout (m_repairs)
+    Time m_senderTimeout;  //!< its SenderTimeout (m_repairs)
     /// Scratch of Finish: the batches it opened, by delivery instant (time steps); they
     /// are scheduled from it once every FlowCompleted sink has run
     std::unordered_map<int64_t, uint32_t> m_openBatches;

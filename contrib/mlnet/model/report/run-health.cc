@@ -132,6 +132,7 @@ RunHealth::ToJson() const
             {"fluid_overflows", overflows},
             {"fluid_peak_backlog_bytes", c.fluidPeakBacklogBytes},
             {"fluid_caught_by_failures", c.fluidCaught.count},
+            {"fluid_repaired_after_failures", c.fluidRepaired.count},
             {"link_imbalance", linkImbalance},
             {"imbalance_class", imbalanceClass}};
 }

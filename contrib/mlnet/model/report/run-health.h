@@ -33,9 +33,11 @@
  * fluid_peak_backlog_bytes); any overflow is warned about whatever the twin gap
  * ("<run>: flow-level <t> is optimistic: the fluid's backlogs outgrew the ports'
  * buffers by <n> frames (...)"), since the packet level would drop and repair them,
- * and so are messages a link failure caught in flight (fluid_caught_by_failures: they
- * kept their route, where a packet-level run loses what they send into the link until
- * the routes converge and repairs it).
+ * and so are messages a link failure caught in flight where the stood-in transport's
+ * repair is not modelled (fluid_caught_by_failures: they kept their route, where a
+ * packet-level run loses what they send into the link until the routes converge and
+ * repairs it). The frames the flow level did lose to failures and re-send are
+ * reported (fluid_repaired_after_failures), not warned about.
  *
  * Left out: a causal analysis (the cause named is the first of the measured symptoms,
  * not a proof); per-flow or per-priority detail; imbalance across link classes.

@@ -91,7 +91,9 @@ TrafficCounts::ToJson() const
              {{"peak_backlog_bytes", fluidPeakBacklogBytes},
               {"overflow", AmountJson(fluidOverflow, "frames")},
               {"overflows", overflowList},
-              {"caught_by_failures", AmountJson(fluidCaught, "messages")}}},
+              {"caught_by_failures", AmountJson(fluidCaught, "messages")},
+              {"repaired_after_failures", AmountJson(fluidRepaired, "frames")},
+              {"repair_timeouts", fluidRepairTimeouts}}},
             {"ecn_marked", ecnMarked},
             {"pfc",
              {{"pauses_sent", pfcPausesSent},
@@ -104,7 +106,7 @@ TrafficCounts::Summary() const
 {
     if (framesDropped.count == 0 && framesResent == 0 && timeouts == 0 && pfcPausesSent == 0 &&
         pfcPausesReceived == 0 && ecnMarked == 0 && fluidOverflow.bytes == 0 &&
-        fluidCaught.count == 0)
+        fluidCaught.count == 0 && fluidRepaired.count == 0)
     {
         return "";
     }
@@ -114,6 +116,13 @@ TrafficCounts::Summary() const
         parts.push_back("fluid: " + std::to_string(fluidCaught.count) +
                         " messages crossed a link as it failed (" +
                         std::to_string(fluidCaught.bytes) + " bytes)");
+    }
+    if (fluidRepaired.count > 0)
+    {
+        parts.push_back("fluid: " + std::to_string(fluidRepaired.count) +
+                        " frames lost to link failures and re-sent (" +
+                        std::to_string(fluidRepaired.bytes) + " bytes), " +
+                        std::to_string(fluidRepairTimeouts) + " timeouts");
     }
     if (fluidOverflow.bytes > 0)
     {
@@ -828,6 +837,9 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
             const FluidMessageTransport::FailureCatch caught = fluid->GetCaughtByFailures();
             c.fluidCaught.count += caught.messages;
             c.fluidCaught.bytes += caught.wireBytes;
+            c.fluidRepaired.count += caught.lostPackets;
+            c.fluidRepaired.bytes += caught.resentWireBytes;
+            c.fluidRepairTimeouts += caught.timeouts;
         }
     }
     return c;

@@ -58,9 +58,10 @@
  * its fluid predicts instead: the largest backlog it built at a link and, by link
  * class, the bytes that exceeded the ports' buffers (FluidMessageTransport::
  * GetLinkQueue), in full frames, apart for switch ports and for ports of ranks that
- * forward, and the messages a link failure caught in flight (GetCaughtByFailures:
- * they kept their route). They are read from this process's transports (the
- * flow level runs in one process) and play no part in the conservation check.
+ * forward, and what link failures did to the messages in flight (GetCaughtByFailures:
+ * the frames lost and re-sent as the stood-in transport repairs them, or the messages
+ * that kept their route where that repair is not modelled). They are read from this process's
+ * transports (the flow level runs in one process) and play no part in the conservation check.
  *
  * Left out: per-priority or per-flow breakdowns. In a distributed run a UDP sender
  * cannot see whether a receiver in another process completed a message it gives up
@@ -148,6 +149,10 @@ struct TrafficCounts
     Amount fluidOverflow;              //!< full frames (and wire bytes) no buffer had room for
     std::vector<Drop> fluidOverflows;  //!< by link class and port, largest first
     Amount fluidCaught;                //!< messages (and wire bytes) crossing a link when it failed
+                                       //!< that kept their route (repair not modelled)
+    Amount fluidRepaired;              //!< frames a link failure took and the fluid re-sent
+                                       //!< (and their wire bytes)
+    uint64_t fluidRepairTimeouts{0};   //!< repair and probe timeouts of those repairs
 
     /// cause of an overflow at a switch port: a packet-level run drops it (or pauses)
     static constexpr const char* SWITCH_BUFFER = "switch-buffer";

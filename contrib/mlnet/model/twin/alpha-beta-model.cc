@@ -187,7 +187,7 @@ AlphaBetaModel::Refresh()
     m_latencySlots.clear();
     const auto& links = m_cluster->GetLinks();
     m_links.assign(links.size(), LinkTiming());
-    m_linkStateSeen = m_cluster->GetLinkStateVersion();
+    m_linkStateSeen = m_cluster->GetRoutedLinkStateVersion();
     for (const auto& l : links)
     {
         LinkTiming& c = m_links[l.id];
@@ -209,8 +209,9 @@ AlphaBetaModel::Refresh()
 void
 AlphaBetaModel::RefreshIfLinksFailed() const
 {
-    // Read once per message at the flow level: a version, not a scan of the links.
-    if (m_cluster->GetLinkStateVersion() != m_linkStateSeen)
+    // Read once per message at the flow level: a version, not a scan of the links. The
+    // routed state: during a route convergence delay, messages keep the old routes.
+    if (m_cluster->GetRoutedLinkStateVersion() != m_linkStateSeen)
     {
         NS_LOG_INFO("links changed: recomputing routes");
         const_cast<AlphaBetaModel*>(this)->Refresh();

@@ -408,7 +408,7 @@ private:
     mutable std::vector<double> m_longest;   //!< MessageLatency's memo, per node
     mutable std::vector<uint32_t> m_visited; //!< per node: the call that filled m_longest
     mutable uint32_t m_latencyCall{0};       //!< MessageLatency calls (memo stamps)
-    mutable uint64_t m_linkStateSeen{0};     //!< Cluster::GetLinkStateVersion of the routes
+    mutable uint64_t m_linkStateSeen{0};     //!< Cluster::GetRoutedLinkStateVersion of the routes
     mutable PredictionMemo m_memo;           //!< Predict's answers by problem form
 
     /// A step was timed: step index, its prediction.
