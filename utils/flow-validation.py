@@ -15,7 +15,7 @@ rail-optimized GPT training iterations, dense and MoE (railonly-llm: the one exa
 that builds rail-optimized by flags); TopoOpt direct-connect iterations
 (topoopt-cluster, its own strategy and topology search); Checkmate's mirrored
 all-reduce on an ideal switch and a fat-tree (checkmate-recovery); links failed before and
-during the run; three ECMP hash seeds; one TCP and one RDMA (roce) case. Each case
+during the run; three ECMP hash seeds; one TCP and two RDMA (roce) cases. Each case
 runs its example twice, --level=flow then --level=packet (the ns-3 packet-level
 reference), each with --json=FILE into a temporary folder, reads the `rows` of both
 documents and computes the signed error
@@ -325,6 +325,18 @@ CASES = [
     cv("fail/fattree2/ring-ar/8r/4MiB/tor-agg:3@100us", "fattree-2tier",
        "--fabric=fattree --tiers=2 --ranks=8 --collective=allreduce --algorithm=ring "
        "--bytes=4MiB --fail=tor-agg:3@100us --convergence=50us",
+       note="the link fails during the run"),
+    cv("fail/fattree2/ring-ar/8r/4MiB/tor-agg:3@100us/conv500us", "fattree-2tier",
+       "--fabric=fattree --tiers=2 --ranks=8 --collective=allreduce --algorithm=ring "
+       "--bytes=4MiB --fail=tor-agg:3@100us --convergence=500us",
+       note="the link fails during the run; routes converge after 500 us"),
+    cv("fail/fattree2/ring-ar/8r/4MiB/tor-agg:3@100us/roce", "fattree-2tier",
+       "--fabric=fattree --tiers=2 --ranks=8 --collective=allreduce --algorithm=ring "
+       "--bytes=4MiB --fail=tor-agg:3@100us --convergence=50us --transport=roce",
+       note="the link fails during the run"),
+    cv("fail/fattree2/direct-a2a/16r/1MiB/tor-agg:3@50us", "fattree-2tier",
+       "--fabric=fattree --tiers=2 --ranks=16 --collective=alltoall --algorithm=direct "
+       "--bytes=1MiB --fail=tor-agg:3@50us --convergence=30us",
        note="the link fails during the run"),
     cv("fail/fattree3/ring-ar/32r/1MiB/random:2", "fattree-3tier",
        "--fabric=fattree --tiers=3 --ranks=32 --collective=allreduce --algorithm=ring "
