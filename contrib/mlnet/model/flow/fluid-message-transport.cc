@@ -288,7 +288,11 @@ FluidMessageTransport::StartTransferOf(uint32_t message,
     {
         m_inFlight.Resize(slot + 1);
     }
-    m_inFlight[slot] = {message, repairPackets, latency + m_perMessageOverhead.GetSeconds(), now};
+    m_inFlight[slot] = {message, repairPackets, latency + m_perMessageOverhead.GetSeconds()};
+    if (repairPackets > 0)
+    {
+        m_repairStarts[message] = now;
+    }
     if (!m_updatePending)
     {
         m_updatePending = true;
@@ -359,7 +363,11 @@ FluidMessageTransport::Finish(double t)
         const InFlight& x = m_inFlight[slot];
         const Message& msg = m_messages[x.message];
         const uint64_t carried = CarriedBytes(msg, x.repairPackets);
-        const Loss loss = CountOnLinks(slot, carried, x.start, t);
+        const Loss loss = CountOnLinks(slot, carried, x, t);
+        if (x.repairPackets > 0)
+        {
+            m_repairStarts.erase(x.message);
+        }
         // A copy (SendCopy) leaves a switch on a path of its own: its repair is not
         // modelled.
         const bool repairs = m_repairs && (m_copies.empty() || m_copies.count(x.message) == 0);
@@ -435,7 +443,10 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
 }
 
 FluidMessageTransport::Loss
-FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes, double start, double sent)
+FluidMessageTransport::CountOnLinks(uint32_t transfer,
+                                    uint64_t bytes,
+                                    const InFlight& x,
+                                    double sent)
 {
     const uint64_t wire = m_model->GetWireBytes(bytes);
     const uint64_t frames = m_model->GetPacketCount(bytes);
@@ -448,7 +459,12 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes, double st
         const ClusterLink& link = m_cluster->GetLink(key / 2);
         if (link.failed)
         {
-            loss.caught = true;
+            if (!loss.caught)
+            {
+                loss.caught = true;
+                loss.start = StartOf(x); // only here: a Time conversion per transfer costs
+            }
+            const double start = loss.start;
             // Its bytes sent between the failure and the reroute, at an even rate.
             const double from = std::max(start, link.failedAt.GetSeconds());
             const double to = std::min(sent, link.reroutedAt.GetSeconds());
@@ -482,6 +498,17 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer, uint64_t bytes, double st
     return loss;
 }
 
+double
+FluidMessageTransport::StartOf(const InFlight& x) const
+{
+    if (x.repairPackets == 0)
+    {
+        return m_messages[x.message].sent.GetSeconds();
+    }
+    const auto it = m_repairStarts.find(x.message);
+    return it != m_repairStarts.end() ? it->second : 0.0;
+}
+
 void
 FluidMessageTransport::BeginRepair(const InFlight& x,
                                    const Loss& loss,
@@ -503,7 +530,7 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
     {
         lastArrival = end + latency; // its tail took the new routes
     }
-    else if (x.start < loss.failedAt)
+    else if (loss.start < loss.failedAt)
     {
         lastArrival = loss.failedAt + latency; // its bytes sent before the failure
     }

@@ -198,26 +198,28 @@ private:
         uint32_t message{0};       //!< slot in m_messages
         uint32_t repairPackets{0}; //!< 0: the message's transfer; else a repair of these
         double delivery{0};        //!< L + PerMessageOverhead (s)
-        double start{0};           //!< when it started (s)
     };
 
     /// What a failed link took from a transfer (CountOnLinks).
     struct Loss
     {
         bool caught{false}; //!< a link of its route has failed
+        double start{0};    //!< when the transfer started (s; set when caught)
         double fraction{0}; //!< of its bytes sent into a failed link before the reroute
         uint32_t link{0};   //!< that link (the one taking the largest fraction)
         double failedAt{0}; //!< when it failed (s)
     };
 
     /// Add a transfer's wire bytes and frames (of `bytes` application bytes) to the
-    /// counters of the route it took; it was sent from `start` to `sent` (s).
+    /// counters of the route it took; it was sent from its start (StartOf(x)) to `sent`.
     /// \return what failed links on the route took from it
-    Loss CountOnLinks(uint32_t transfer, uint64_t bytes, double start, double sent);
+    Loss CountOnLinks(uint32_t transfer, uint64_t bytes, const InFlight& x, double sent);
     /// \return the application bytes a transfer carries (a repair: its packets' share)
     uint64_t CarriedBytes(const Message& msg, uint32_t repairPackets) const;
-    /// A transfer that lost `lost` packets ended sending at `sent` (last byte out of the
-    /// backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
+    /// \return when a transfer started (s): its message's send, or its repair's start
+    double StartOf(const InFlight& x) const;
+    /// A transfer that lost `lost` packets ended sending at `sent` (its last byte out of
+    /// the backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
     void BeginRepair(const InFlight& x, const Loss& loss, uint32_t lost, double sent, double end);
     /// The receiver's repair timer: the NACK, or (routes not yet around `link`) none.
     void NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency);
@@ -277,6 +279,9 @@ private:
     bool m_repairs{false}; //!< the stood-in transport repairs losses as UDP does
     Time m_repairTimeout;  //!< its RepairTimeout (m_repairs)
     Time m_senderTimeout;  //!< its SenderTimeout (m_repairs)
+    /// when each repair transfer in flight started, by message slot (few: kept apart so
+    /// that the million records of a direct all-to-all stay 16 bytes)
+    std::unordered_map<uint32_t, double> m_repairStarts;
     /// Scratch of Finish: the batches it opened, by delivery instant (time steps); they
     /// are scheduled from it once every FlowCompleted sink has run
     std::unordered_map<int64_t, uint32_t> m_openBatches;
