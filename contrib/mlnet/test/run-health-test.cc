@@ -137,8 +137,9 @@ TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
 
 TEST(RunHealth, FlowLevelWarnsOfMessagesALinkFailureCaughtInFlight)
 {
-    // The grid's ring whose tor-agg link fails mid-run: one message of 527,769 wire
-    // bytes was crossing it. Warned about at any twin gap, after an overflow if any.
+    // A ring whose tor-agg link fails mid-run, standing in for a transport whose repair
+    // the flow level does not model (TCP): one message of 527,769 wire bytes was
+    // crossing it. Warned about at any twin gap, after an overflow if any.
     RunHealth h = Healthy();
     h.flowLevel = true;
     EXPECT_EQ(h.FailureWarning("x", 1.0), "");
