@@ -37,10 +37,11 @@ git ignores):
                        packet_wall_s, flow_wall_s, status (ok | failed | no-flow),
                        twin_s, the packet run's health (dropped, resent,
                        timeouts, its warning line), flow_overflow (full frames the
-                       flow run's fluid put beyond the ports' buffers: its own
-                       warning that the packet level drops), flow_repaired (frames
-                       the flow run lost to a link failure and re-sent), detail (why
-                       a case failed), flags
+                       flow run's fluid put beyond the ports' buffers, summed over
+                       the ports), flow_dropped (frames the flow run dropped at full
+                       switch ports and re-sent), flow_repaired (frames the flow run
+                       lost to a link failure and re-sent), detail (why a case
+                       failed), flags
   flow-validation.md   a summary (cases, median |error|, 95th percentile |error| by
                        linear interpolation, max |error|, the cases above 5 %, packet
                        runs with drops / re-sends / timeouts / a warning, which of the
@@ -409,7 +410,8 @@ assert len({c.label for c in CASES}) == len(CASES), "case labels must be unique"
 CSV_COLUMNS = ["label", "example", "fabric", "collective", "algorithm", "ranks", "bytes",
                "transport", "packet_s", "flow_s", "error", "packet_wall_s", "flow_wall_s",
                "status", "twin_s", "dropped", "resent", "timeouts",
-               "packet_warning", "flow_overflow", "flow_repaired", "detail", "flags"]
+               "packet_warning", "flow_overflow", "flow_dropped", "flow_repaired", "detail",
+               "flags"]
 
 
 class ArgumentError(Exception):
@@ -566,6 +568,11 @@ def flow_overflow_of(row, doc):
     return health_dict(row, doc).get("fluid_overflow", "")
 
 
+def flow_dropped_of(row, doc):
+    """Frames the flow run dropped at full switch ports and re-sent ("" if unreported)."""
+    return health_dict(row, doc).get("fluid_repaired_after_drops", "")
+
+
 def flow_repaired_of(row, doc):
     """Frames the flow run lost to link failures and re-sent ("" if unreported)."""
     return health_dict(row, doc).get("fluid_repaired_after_failures", "")
@@ -591,7 +598,8 @@ def run_case(case, args, tmp):
                ranks=ranks_of(case), bytes=case.flag("bytes", ""),
                packet_s="", flow_s="", error="", packet_wall_s="", flow_wall_s="",
                status="failed", twin_s="", dropped="", resent="",
-               timeouts="", packet_warning="", flow_overflow="", flow_repaired="",
+               timeouts="", packet_warning="", flow_overflow="", flow_dropped="",
+               flow_repaired="",
                detail=case.note,
                flags=" ".join(case.flags))
     if not os.access(binary(args.bin, case.example), os.X_OK):
@@ -632,6 +640,7 @@ def run_case(case, args, tmp):
             frow = pick_row(case, flow["doc"], "flow")
             rec["flow_overflow"] = flow_overflow_of(frow, flow["doc"])
             rec["flow_repaired"] = flow_repaired_of(frow, flow["doc"])
+            rec["flow_dropped"] = flow_dropped_of(frow, flow["doc"])
             _, f = first_number(frow, fields["flow"])
             if f is None:
                 problems.append(f"flow: no {' or '.join(fields['flow'])} in the row")
@@ -730,15 +739,20 @@ def summary_lines(s, total_wall, packet_wall, flow_wall):
             lines.append(f"  {r['label']}: " + "; ".join(bits))
     both = [r for r in s["dropped"] if positive(r["flow_overflow"])]
     lines.append(f"packet runs that dropped frames: {len(s['dropped'])}; flow runs whose "
-                 f"fluid overfilled a buffer (warned): {len(s['overflowed'])}; both: "
-                 f"{len(both)}")
+                 f"fluid overfilled a buffer: {len(s['overflowed'])}; both: {len(both)}")
+    lines += [f"  dropped at full ports at both levels: {r['label']} (packet "
+              f"{r['dropped']}, flow {r['flow_dropped']})"
+              for r in s["dropped"] if positive(r["flow_dropped"])]
     lines += [f"  dropped, lost and repaired at the flow level too: {r['label']} (dropped "
               f"{r['dropped']}, flow {r['flow_repaired']})"
               for r in s["dropped"] if positive(r["flow_repaired"])]
     lines += [f"  dropped, not warned: {r['label']} (dropped {r['dropped']})"
               for r in s["dropped"]
-              if not positive(r["flow_overflow"]) and not positive(r["flow_repaired"])]
-    lines += [f"  warned, none dropped: {r['label']} (overflow {r['flow_overflow']} frames)"
+              if not positive(r["flow_overflow"]) and not positive(r["flow_repaired"])
+              and not positive(r["flow_dropped"])]
+    lines += [f"  overfilled at the flow level, none dropped at packet level: {r['label']} "
+              f"(overflow {r['flow_overflow']} frames, flow dropped "
+              f"{r['flow_dropped'] or 0})"
               for r in s["overflowed"] if not positive(r["dropped"])]
     if s["noflow"]:
         lines.append("no flow level yet (packet run skipped):")
@@ -799,6 +813,8 @@ def write_md(path, records, s, lines, command, bin_dir):
             notes.append("warning: " + r["packet_warning"])
         if positive(r["flow_overflow"]):
             notes.append(f"flow overflow {r['flow_overflow']}")
+        if positive(r["flow_dropped"]):
+            notes.append(f"flow dropped and re-sent {r['flow_dropped']}")
         if positive(r["flow_repaired"]):
             notes.append(f"flow lost and re-sent {r['flow_repaired']}")
         if r["detail"]:

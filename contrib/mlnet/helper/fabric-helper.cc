@@ -464,7 +464,7 @@ FabricHelper::NextSubnet()
 void
 FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
 {
-    if (m_pfc && m_dataPath != "fast")
+    if (m_pfc && m_dataPath == "ipv4")
     {
         throw std::invalid_argument("PFC needs the fast data path: priority flow control is "
                                     "modelled in FastForwarding's egress stage; use "
@@ -601,6 +601,7 @@ FabricHelper::Finish(Ptr<Cluster> cluster, FabricSpec spec)
     spec.linkDelay = m_delay;
     spec.mtu = m_mtu;
     spec.dataPath = m_dataPath;
+    spec.lossless = m_pfc;
     spec.loadBalancing = m_loadBalancing;
     FinishPartitions(cluster, spec);
     cluster->SetFabricSpec(spec);

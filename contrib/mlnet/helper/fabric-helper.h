@@ -75,7 +75,9 @@ public:
      * \brief Priority flow control (IEEE 802.1Qbb) at every node of a fast-path fabric:
      * each FastForwarding gets a PriorityFlowControl (egress stage, shared buffer,
      * PAUSE; tune it with its attributes). Default off. Install throws
-     * std::invalid_argument when it is on with the ipv4 data path.
+     * std::invalid_argument when it is on with the ipv4 data path. On a fabric without
+     * devices ("none") it is recorded (FabricSpec::lossless): the flow level's full
+     * switch ports then hold back instead of dropping.
      */
     void SetPfc(bool enable);
     /// \return whether PFC is on

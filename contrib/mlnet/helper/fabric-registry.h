@@ -51,7 +51,7 @@ struct FabricRequest
     QueueSize queue{"1000p"};        //!< switch device queue
     bool ecn{false};                 //!< RED-ECN marking on switch devices (for DCTCP)
     std::string dataPath{"ipv4"};    //!< ipv4 | fast (FabricHelper::SetDataPath)
-    bool pfc{false};                 //!< priority flow control (fast path; FabricHelper::SetPfc)
+    bool pfc{false}; //!< priority flow control (fast path; recorded without devices; SetPfc)
     /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing; fast path only)
     std::string loadBalancing{"hash"};
     uint32_t partitions{1}; //!< MPI processes the nodes are split over

@@ -125,8 +125,9 @@ TransportChoice::SetFabricFeatures(const std::string& transport,
                                    bool pfcGiven)
 {
     const bool devices = request.dataPath != "none";
-    request.ecn = devices && SwitchEcn(transport, ecnFlag, ecnGiven);         // dctcp, roce: mark
-    request.pfc = devices && (pfcFlag || (Lossless(transport) && !pfcGiven)); // roce
+    request.ecn = devices && SwitchEcn(transport, ecnFlag, ecnGiven); // dctcp, roce: mark
+    // PFC on a graph is recorded, not installed: the flow level holds back, not drops.
+    request.pfc = pfcFlag || (Lossless(transport) && !pfcGiven); // roce
 }
 
 } // namespace ns3

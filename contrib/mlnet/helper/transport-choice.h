@@ -81,9 +81,10 @@ public:
      * \brief Set the switch ECN marking (SwitchEcn) and PFC of a fabric request whose
      * data path is set: what `transport` implies (marking for dctcp and roce, PFC for
      * roce, the lossless transport) unless the flag was given, and what the flags ask.
-     * A fabric without devices (data path "none", the flow level's) gets neither: the
-     * fluid reads neither, and it has no queue to mark or pause. An explicit --ecn or
-     * --pfc keeps the devices (DataPathChoice::Resolve).
+     * A fabric without devices (data path "none", the flow level's) gets no marking (no
+     * queue to mark) and records PFC (FabricSpec::lossless: its full ports hold back
+     * instead of dropping, which the fluid reads). An explicit --ecn or --pfc keeps the
+     * devices (DataPathChoice::Resolve).
      * \param ecnFlag, ecnGiven the value of --ecn and whether it was given
      * \param pfcFlag, pfcGiven the value of --pfc and whether it was given
      */

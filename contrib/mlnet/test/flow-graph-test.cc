@@ -228,14 +228,15 @@ TEST_F(FlowGraphTest, AutoTakesItAtTheFlowLevelWithoutFlagsThatReadDevices)
     EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, packet, {}), "fast");
     EXPECT_EQ(DataPathChoice::Resolve("auto", "roce", {}, flow, {"--pfc"}), "fast");
 
-    // What roce implies (PFC, ECN marking) is left off on the graph; asked for, it
-    // keeps the devices.
+    // What roce implies is left off on the graph (ECN marking) or recorded there (PFC:
+    // the fluid's full ports hold back); asked for, it keeps the devices.
     FabricOptions roce = FatTree(8, 1.0);
     roce.level = flow;
     roce.transport = "roce";
     FabricRequest implied = roce.Request();
     EXPECT_EQ(implied.dataPath, "none");
-    EXPECT_FALSE(implied.pfc);
+    EXPECT_TRUE(implied.pfc);
+    EXPECT_TRUE(roce.Build()->GetFabricSpec().lossless);
     EXPECT_FALSE(implied.ecn);
     roce.pfc = roce.pfcGiven = true;
     EXPECT_EQ(roce.Request().dataPath, "fast");

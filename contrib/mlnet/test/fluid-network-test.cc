@@ -348,6 +348,84 @@ TEST(FluidNetworkTest, LineRateBuffersCountWhatAPortCannotHold)
     }
 }
 
+TEST(FluidNetworkTest, LineRateFullPortsDropTheirShareOfWhatArrives)
+{
+    // Three senders (links 0-2, R each) send W at once into link 3 (R), whose port drops
+    // beyond b: full from b/2R, it drops 2/3 of what arrives until W/R, 2W - b in all, a
+    // third from each; each waits only the b bytes the port holds.
+    const double r = 1e9;
+    const double w = 1e6;
+    const double inf = std::numeric_limits<double>::infinity();
+    for (double b : {0.5e6, 1.5e6})
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 0);
+        x->SetBuffers({inf, inf, inf, b}, {false, false, false, true});
+        for (uint32_t s = 0; s < 3; ++s)
+        {
+            x->Start(0, w, 100, Shares{{s, 1.0}, {3, 1.0}}, 1);
+        }
+        const double t = x->NextEnd();
+        EXPECT_DOUBLE_EQ(t, w / r);
+        double lost = 0;
+        for (const auto& e : x->Advance(t))
+        {
+            EXPECT_DOUBLE_EQ(e.end, (w + b) / r) << b;
+            EXPECT_NEAR(x->GetLost(e.transfer), (2 * w - b) / 3, 1e-6) << b;
+            lost += x->GetLost(e.transfer);
+        }
+        EXPECT_NEAR(lost, x->GetLinkQueue(3).overflow, 1e-6) << b;
+    }
+
+    // Rates differ: A (NIC 2R) and B (NIC R) send W at once into link 2 (R), port W/2.
+    // Offered 3R: full at W/4R; until A's NIC is done at W/2R the port drops 2/3 of
+    // what arrives: A loses 2R (2/3) W/4R = W/3, B R (2/3) W/4R = W/6; then offered R,
+    // the port stays full and drops nothing. A waits W/2 from W/2R, B from W/R.
+    auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {2 * r, r, r}, 0);
+    x->SetBuffers({inf, inf, w / 2}, {false, false, true});
+    const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+    const uint32_t b = x->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+    std::map<uint32_t, std::pair<double, double>> ended; // handle -> (end, lost)
+    for (double t = x->NextEnd(); t < inf; t = x->NextEnd())
+    {
+        for (const auto& e : x->Advance(t))
+        {
+            ended[e.transfer] = {e.end, x->GetLost(e.transfer)};
+        }
+    }
+    EXPECT_DOUBLE_EQ(ended[a].first, w / r);
+    EXPECT_NEAR(ended[a].second, w / 3, 1e-6);
+    EXPECT_DOUBLE_EQ(ended[b].first, 1.5 * w / r);
+    EXPECT_NEAR(ended[b].second, w / 6, 1e-6);
+    EXPECT_NEAR(x->GetLinkQueue(2).overflow, w / 2, 1e-6);
+
+    // One sender at 3R into a port of R: it loses 2/3 of what it sends once the port
+    // is full (at b/2R), (2/3)(W - 3b/2) in all.
+    auto one = FluidTransfers::Create(FluidSharing::LINE_RATE, {3 * r, r}, 0);
+    one->SetBuffers({inf, w / 4}, {false, true});
+    one->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+    const double t = one->NextEnd();
+    for (const auto& e : one->Advance(t))
+    {
+        EXPECT_NEAR(one->GetLost(e.transfer), 2.0 / 3 * (w - 1.5 * w / 4), 1e-6);
+        EXPECT_DOUBLE_EQ(e.end, w / (3 * r) + w / 4 / r);
+    }
+
+    // Without drop flags the overflow is only counted: nothing lost.
+    auto counted = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r}, 0);
+    counted->SetBuffers({inf, inf, w / 2});
+    counted->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+    counted->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+    for (double t2 = counted->NextEnd(); t2 < inf; t2 = counted->NextEnd())
+    {
+        for (const auto& e : counted->Advance(t2))
+        {
+            EXPECT_EQ(counted->GetLost(e.transfer), 0.0);
+            EXPECT_DOUBLE_EQ(e.end, 2 * w / r); // the whole backlog W
+        }
+    }
+    EXPECT_NEAR(counted->GetLinkQueue(2).overflow, w / 2, 1e-6);
+}
+
 TEST(FluidNetworkTest, LineRateBufferFollowsTheBacklogPieceByPiece)
 {
     // A sends W from 0, B sends W from W/2R, both into link 2 (R). Offered R, then 2R

@@ -95,9 +95,12 @@ TEST(TransportChoiceTest, FabricFeaturesFollowTheTransportTheFlagsAndTheDevices)
     EXPECT_EQ(features("udp", "fast", {}), P(false, false));
     EXPECT_EQ(features("roce", "fast", {false, true, false, true}), P(false, false)) << "=false";
     EXPECT_EQ(features("udp", "fast", {true, true, true, true}), P(true, true));
-    // No devices: nothing marks or pauses, whatever the transport or flags.
-    EXPECT_EQ(features("roce", "none", {}), P(false, false));
-    EXPECT_EQ(features("udp", "none", {true, true, true, true}), P(false, false));
+    // No devices: nothing marks, whatever the transport or flags; PFC is recorded (the
+    // fluid's full ports hold back instead of dropping) unless refused.
+    EXPECT_EQ(features("roce", "none", {}), P(false, true));
+    EXPECT_EQ(features("roce", "none", {false, false, false, true}), P(false, false));
+    EXPECT_EQ(features("udp", "none", {true, true, true, true}), P(false, true));
+    EXPECT_EQ(features("udp", "none", {}), P(false, false));
 }
 
 /// FabricOptions' request after parsing `args`, with `transport` set as examples do.

@@ -59,6 +59,9 @@ struct FabricSpec
     std::string routing{"ecmp"}; //!< "ecmp" (flow-hash over shortest paths) or "dor"
     // Data path (FabricHelper::SetDataPath)
     std::string dataPath{"ipv4"}; //!< "ipv4" (Internet stack) or "fast" (FastForwarding)
+    /// full ports hold back instead of dropping (PFC: installed on the fast path,
+    /// recorded on a fabric without devices; FabricHelper::SetPfc)
+    bool lossless{false};
     /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing)
     std::string loadBalancing{"hash"};
     // Host forwarding: a rank node relays frames for other nodes (TopoOpt's servers;

@@ -25,6 +25,7 @@
  */
 #include "fluid-message-transport.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -57,6 +58,14 @@ FluidMessageTransport::GetTypeId()
                           TimeValue(Time(0)),
                           MakeTimeAccessor(&FluidMessageTransport::m_perMessageOverhead),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("Lossless",
+                          "Take the fabric's ports as lossless (PFC): what overfills a "
+                          "switch port is counted, not dropped and repaired. Without it, "
+                          "the fabric says (FabricSpec::lossless: PFC on, installed or, "
+                          "without devices, recorded).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FluidMessageTransport::m_lossless),
+                          MakeBooleanChecker())
             .AddAttribute("PacketTransport",
                           "The packet-level transport this one stands in for: its "
                           "packetization and flow keys (installed beside it; nothing is "
@@ -161,7 +170,22 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
     m_fluid = FluidTransfers::Create(m_model->GetSharing(),
                                      m_model->GetLinkCapacities(),
                                      m_model->GetNicBacklogPackets());
-    m_fluid->SetBuffers(m_model->GetLinkBuffers());
+    // Switch ports drop what they cannot queue where the stood-in transport repairs it
+    // and the fabric is lossy (a forwarding rank's port holds its own sends back).
+    const uint32_t none = std::numeric_limits<uint32_t>::max();
+    std::vector<bool> drops;
+    m_dropsAtFullPorts =
+        m_repairs && !Lossless() && m_model->GetSharing() == FluidSharing::LINE_RATE;
+    if (m_dropsAtFullPorts)
+    {
+        drops.assign(2 * cluster->GetLinks().size(), false);
+        for (const ClusterLink& l : cluster->GetLinks())
+        {
+            drops[2 * l.id] = cluster->GetRankOfNode(l.nodeA) == none;
+            drops[2 * l.id + 1] = cluster->GetRankOfNode(l.nodeB) == none;
+        }
+    }
+    m_fluid->SetBuffers(m_model->GetLinkBuffers(), std::move(drops));
     m_splitBytes.assign(2 * cluster->GetLinks().size(), 0.0);
     m_splitPackets.assign(m_splitBytes.size(), 0.0);
 }
@@ -369,9 +393,9 @@ FluidMessageTransport::Finish(double t)
             m_repairStarts.erase(x.message);
         }
         // A copy (SendCopy) leaves a switch on a path of its own: its repair is not
-        // modelled.
-        const bool repairs = m_repairs && (m_copies.empty() || m_copies.count(x.message) == 0);
-        if (loss.caught && !repairs)
+        // modelled (asked only of a transfer that lost something).
+        auto isCopy = [this, &x]() { return !m_copies.empty() && m_copies.count(x.message) > 0; };
+        if (loss.caught && (!m_repairs || isCopy()))
         {
             ++m_caught.messages;
             m_caught.wireBytes += m_model->GetWireBytes(carried);
@@ -384,6 +408,30 @@ FluidMessageTransport::Finish(double t)
                 std::clamp(std::ceil(loss.fraction * packets - 1e-9), 1.0, packets));
             BeginRepair(x, loss, lost, t, end);
             continue;
+        }
+        const double lostWire = m_dropsAtFullPorts ? m_fluid->GetLost(slot) : 0.0;
+        if (lostWire > 0 && !isCopy())
+        {
+            const uint32_t dropped =
+                DroppedPackets(lostWire,
+                               static_cast<double>(m_model->GetWireBytes(carried)),
+                               m_model->GetPacketCount(carried));
+            if (dropped > 0)
+            {
+                // The receiver asks for them after a silence from the tail's arrival.
+                m_dropped.messages += x.repairPackets == 0 ? 1 : 0;
+                m_dropped.lostPackets += dropped;
+                const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
+                Simulator::Schedule(
+                    std::max(Time(0), Seconds(end + latency) + m_repairTimeout - now),
+                    &FluidMessageTransport::NackMissing,
+                    this,
+                    x.message,
+                    dropped,
+                    kNoLink,
+                    latency);
+                continue;
+            }
         }
         if (!m_flowCompleted.IsEmpty())
         {
@@ -581,7 +629,7 @@ FluidMessageTransport::Probe(uint32_t message,
     // receiver learns of the message and asks for the rest after its repair timeout.
     if (lost == 1)
     {
-        StartRepair(message, 1);
+        StartRepair(message, 1, link);
         return;
     }
     Simulator::Schedule(Seconds(latency) + m_repairTimeout,
@@ -593,11 +641,26 @@ FluidMessageTransport::Probe(uint32_t message,
                         latency);
 }
 
+bool
+FluidMessageTransport::Lossless() const
+{
+    return m_lossless || m_cluster->GetFabricSpec().lossless;
+}
+
+uint32_t
+FluidMessageTransport::DroppedPackets(double lostWire, double wire, uint64_t packets)
+{
+    m_dropCarry += lostWire / wire * static_cast<double>(packets);
+    const double whole = std::min(std::floor(m_dropCarry + 1e-9), static_cast<double>(packets));
+    m_dropCarry = std::max(0.0, m_dropCarry - whole);
+    return static_cast<uint32_t>(whole);
+}
+
 void
 FluidMessageTransport::NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency)
 {
-    ++m_caught.timeouts;
-    if (Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
+    ++(link == kNoLink ? m_dropped.timeouts : m_caught.timeouts);
+    if (link != kNoLink && Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
     {
         // The NACK, or the packets it asks for, go into the failed link: silence again.
         Simulator::Schedule(m_repairTimeout,
@@ -609,16 +672,22 @@ FluidMessageTransport::NackMissing(uint32_t message, uint32_t lost, uint32_t lin
                             latency);
         return;
     }
-    Simulator::Schedule(Seconds(latency), &FluidMessageTransport::StartRepair, this, message, lost);
+    Simulator::Schedule(Seconds(latency),
+                        &FluidMessageTransport::StartRepair,
+                        this,
+                        message,
+                        lost,
+                        link);
 }
 
 void
-FluidMessageTransport::StartRepair(uint32_t message, uint32_t lost)
+FluidMessageTransport::StartRepair(uint32_t message, uint32_t lost, uint32_t link)
 {
     CompleteDue(Simulator::Now().GetSeconds()); // may send (a FlowCompleted sink): first
     const Message& msg = m_messages[message];
     const uint64_t bytes = CarriedBytes(msg, lost);
-    m_caught.resentWireBytes += m_model->GetWireBytes(bytes);
+    (link == kNoLink ? m_dropped.resentWireBytes : m_caught.resentWireBytes) +=
+        m_model->GetWireBytes(bytes);
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(msg.src, msg.dst, bytes, m_shares, senderLinks);
     StartTransferOf(message, senderLinks, latency, lost);
@@ -628,6 +697,18 @@ FluidMessageTransport::FailureCatch
 FluidMessageTransport::GetCaughtByFailures() const
 {
     return m_caught;
+}
+
+bool
+FluidMessageTransport::GetDropsAtFullPorts() const
+{
+    return m_dropsAtFullPorts;
+}
+
+FluidMessageTransport::DropRepairs
+FluidMessageTransport::GetDropRepairs() const
+{
+    return m_dropped;
 }
 
 uint32_t

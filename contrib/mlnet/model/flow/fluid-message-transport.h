@@ -27,9 +27,16 @@
  *
  * Buffers. Each link's backlog is held against its port's buffer (the device queue and
  * queue disc the fabric built): the bytes that would not have fit are what a packet run
- * drops there (or pauses, under PFC). They are counted (GetLinkQueue; the run's health
- * reports and warns about them), not enacted: the message still waits out the whole
- * backlog and nothing is repaired.
+ * drops there (or pauses, under PFC), counted by GetLinkQueue. Standing in for the UDP
+ * or RDMA transport on a fabric whose switches drop (no PFC: see the Lossless
+ * attribute), a full switch
+ * port drops them (FluidTransfers::SetBuffers): each transfer through it loses its
+ * share, waits only what the port holds, and the transport's repair is followed as for
+ * a failure (GetDropRepairs): the receiver asks for the missing packets RepairTimeout
+ * after the transfer's tail arrived, and they are re-sent as a transfer of their own,
+ * which may lose packets in turn. Otherwise (TCP, Lossless, a forwarding rank's port)
+ * they are only counted (the run's health warns about them): the message waits out the
+ * whole backlog and nothing is repaired.
  *
  * Link failures. A link that fails during the run stays on the routes of the messages
  * sent until the routes converge (Cluster::HoldRoutes, FaultPlan's Convergence), as
@@ -40,7 +47,7 @@
  * health warns of them).
  *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
- * losses at full queues and their repair, congestion-control dynamics, PFC pauses; no
+ * congestion-control dynamics, PFC pauses, losses at a forwarding rank's port; no
  * frame crosses a device, so pcap and device queues stay empty, and a link's counter
  * moves by a whole message at its transfer's end. A transfer caught by a failure keeps
  * its route after the convergence (its bytes still load the failed link's place), and
@@ -167,6 +174,31 @@ public:
         uint64_t timeouts{0};        //!< repair and probe timeouts that fired
     };
 
+    /// Frames full switch ports dropped, and their repair (see GetDropRepairs).
+    struct DropRepairs
+    {
+        uint64_t messages{0};        //!< messages that lost packets at full ports
+        uint64_t lostPackets{0};     //!< packets dropped (each repair's too)
+        uint64_t resentWireBytes{0}; //!< wire bytes of the repair transfers
+        uint64_t timeouts{0};        //!< repair timeouts that fired (one per NACK)
+    };
+
+    /**
+     * \return true when full switch ports drop (standing in for the UDP or RDMA
+     * transport, Lossless false, line-rate sharing; after Install)
+     */
+    bool GetDropsAtFullPorts() const;
+    /**
+     * \return the packets full switch ports dropped and their repair, so far. A
+     * transfer's lost wire bytes (FluidTransfers::GetLost) are counted in packets of its
+     * own size, the fractions carried from one transfer to the next so that the total
+     * follows the fluid's; the receiver asks for them RepairTimeout after the transfer's
+     * last byte arrived, and the missing packets are a transfer of their own, started
+     * when the NACK reaches the sender; the message is delivered when the last repair
+     * ends whole. A copy made by a switch (SendCopy) loses nothing at full ports.
+     */
+    DropRepairs GetDropRepairs() const;
+
     /**
      * \return the messages whose transfer crossed a link that failed under it, so far.
      * Standing in for a UDP or RDMA transport, the packets a transfer sent into the
@@ -221,12 +253,21 @@ private:
     /// A transfer that lost `lost` packets ended sending at `sent` (its last byte out of
     /// the backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
     void BeginRepair(const InFlight& x, const Loss& loss, uint32_t lost, double sent, double end);
-    /// The receiver's repair timer: the NACK, or (routes not yet around `link`) none.
+    /// The receiver's repair timer: the NACK, or (routes not yet around `link`) none;
+    /// `link` kNoLink: packets dropped at a full port
     void NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency);
     /// The sender's probe of a message that lost every packet: its last packet again.
     void Probe(uint32_t message, uint32_t lost, uint32_t link, double latency, Time timeout);
-    /// Start the transfer of a message's `lost` missing packets over today's route.
-    void StartRepair(uint32_t message, uint32_t lost);
+    /// Start the transfer of a message's `lost` missing packets over today's route
+    /// (lost to the failed `link`, or kNoLink: dropped at a full port).
+    void StartRepair(uint32_t message, uint32_t lost, uint32_t link);
+    /// \return the whole packets a transfer of `packets` lost at full ports (its lost
+    /// wire bytes, > 0, out of `wire`), the fraction carried to the next (m_dropCarry)
+    uint32_t DroppedPackets(double lostWire, double wire, uint64_t packets);
+    /// \return true when full ports hold back instead of dropping (see Lossless)
+    bool Lossless() const;
+
+    static constexpr uint32_t kNoLink = UINT32_MAX; //!< a loss no failed link caused
 
     /// \return a message sent now
     static Message NewMessage(uint32_t src,
@@ -275,10 +316,14 @@ private:
     /// The messages (slots in m_messages) delivered at one instant by one event, in
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
-    FailureCatch m_caught; //!< see GetCaughtByFailures
-    bool m_repairs{false}; //!< the stood-in transport repairs losses as UDP does
-    Time m_repairTimeout;  //!< its RepairTimeout (m_repairs)
-    Time m_senderTimeout;  //!< its SenderTimeout (m_repairs)
+    FailureCatch m_caught;          //!< see GetCaughtByFailures
+    DropRepairs m_dropped;          //!< see GetDropRepairs
+    double m_dropCarry{0};          //!< fraction of a dropped packet carried (DroppedPackets)
+    bool m_lossless{false};         //!< the fabric's ports hold back instead of dropping (PFC)
+    bool m_dropsAtFullPorts{false}; //!< see GetDropsAtFullPorts
+    bool m_repairs{false};          //!< the stood-in transport repairs losses as UDP does
+    Time m_repairTimeout;           //!< its RepairTimeout (m_repairs)
+    Time m_senderTimeout;           //!< its SenderTimeout (m_repairs)
     /// when each repair transfer in flight started, by message slot (few: kept apart so
     /// that the million records of a direct all-to-all stay 16 bytes)
     std::unordered_map<uint32_t, double> m_repairStarts;

@@ -29,8 +29,14 @@ FluidTransfers::Create(FluidSharing sharing,
 }
 
 void
-FluidTransfers::SetBuffers(std::vector<double> /* bytes */)
+FluidTransfers::SetBuffers(std::vector<double> /* bytes */, std::vector<bool> /* drop */)
 {
+}
+
+double
+FluidTransfers::GetLost(uint32_t /* handle */) const
+{
+    return 0;
 }
 
 FluidTransfers::LinkQueue

@@ -20,12 +20,18 @@
  * The files of each say what it models and what it leaves out.
  *
  * Buffers. Where a discipline builds backlogs (line rate), each directed link may be
- * given the bytes its transmitting port can queue (SetBuffers). The backlogs that time
- * the messages stay unbounded (no message is lost or repaired in the fluid); beside
- * them each link keeps the backlog a port of that size would hold, and the bytes that
- * would not fit (GetLinkQueue): what a packet-level run drops there, or holds back by
- * PFC on a lossless fabric, on the fluid's rates. Max-min rates never exceed a link's
- * capacity: no backlog, nothing over.
+ * given the bytes its transmitting port can queue (SetBuffers). Beside the unbounded
+ * backlog, each link keeps the backlog a port of that size would hold, and the bytes
+ * that would not fit (GetLinkQueue): what a packet-level run drops there, or holds back
+ * by PFC on a lossless fabric, on the fluid's rates. Two modes:
+ *   counted  (the default; the twin's) the unbounded backlogs time the messages and no
+ *            transfer loses anything: the bytes over are only counted;
+ *   dropped  (SetBuffers' drop, per port; the flow level standing in for a lossy
+ *            transport, at switch ports) a full port drops what it cannot queue, tail drop: every
+ *            transfer offered to it loses the fraction (offered - rate) / offered of
+ *            what it offers while the port is full (GetLost), and a transfer waits only
+ *            the bounded backlog there. Its owner repairs the loss.
+ * Max-min rates never exceed a link's capacity: no backlog, nothing over.
  */
 #ifndef MLNET_FLUID_TRANSFERS_H
 #define MLNET_FLUID_TRANSFERS_H
@@ -133,8 +139,17 @@ public:
      * file comment); without a call (or for +infinity) a link's buffer is unbounded.
      * Call before the first Start. The default ignores it (no backlogs).
      * \param bytes per directed link key, its buffer (bytes, >= 0)
+     * \param drop per directed link key, true where a full port drops what it cannot
+     * queue (transfers lose it, GetLost, and wait only its bounded backlog); empty or
+     * false: the overflow is only counted
      */
-    virtual void SetBuffers(std::vector<double> bytes);
+    virtual void SetBuffers(std::vector<double> bytes, std::vector<bool> drop = {});
+    /**
+     * \param handle a transfer Advance just ended (until the next Start)
+     * \return the wire bytes it lost at full ports (SetBuffers with drop; 0 otherwise),
+     * at most its wire bytes
+     */
+    virtual double GetLost(uint32_t handle) const;
     /**
      * \param key a directed link key
      * \return its backlog figures up to the latest time given to Start or Advance

@@ -80,6 +80,10 @@ LineRateTransfers::Start(double now,
     f.rate = 0;
     f.active = true;
     f.phaseChanged = true;
+    if (slot < m_losses.size())
+    {
+        m_losses[slot].clear(); // no losses yet (keeps its capacity)
+    }
     if (f.nic != kNone && m_backlog > 0)
     {
         NicOf(f.nic);
@@ -168,17 +172,13 @@ LineRateTransfers::AdmitToNicFifo(uint32_t slot)
     }
 }
 
-double
-LineRateTransfers::Backlog(uint32_t key, double t) const
-{
-    return LoadAt(key, t).queue;
-}
-
 LineRateTransfers::Load
 LineRateTransfers::LoadAt(uint32_t key, double t) const
 {
     // The offered load is constant since qTime: both backlogs move at one slope, the
-    // bounded one held in [0, buffer] (clipped at one end at most).
+    // bounded one held in [0, buffer] (clipped at one end at most). While it is full,
+    // the port drops the fraction (offered - rate) / offered of what arrives: over that
+    // time, the overflow divided by the offered load.
     Load d = m_load[key];
     const double rise = (d.offered - m_capacity[key]) * (t - d.qTime);
     d.queue = std::max(0.0, d.queue + rise);
@@ -187,6 +187,10 @@ LineRateTransfers::LoadAt(uint32_t key, double t) const
     if (b > m_buffer[key])
     {
         d.overflow += b - m_buffer[key];
+        if (d.drops)
+        {
+            d.dropped += (b - m_buffer[key]) / d.offered;
+        }
         b = m_buffer[key];
     }
     d.bounded = std::max(0.0, b);
@@ -204,11 +208,60 @@ LineRateTransfers::Rebase(uint32_t key)
 }
 
 void
-LineRateTransfers::SetBuffers(std::vector<double> bytes)
+LineRateTransfers::SetBuffers(std::vector<double> bytes, std::vector<bool> drop)
 {
     NS_ASSERT_MSG(bytes.size() == m_capacity.size(), "one buffer per directed link");
+    NS_ASSERT_MSG(drop.empty() || drop.size() == m_capacity.size(), "one drop flag per link");
     NS_ASSERT_MSG(m_startOrder == 0, "buffers are set before the first transfer");
     m_buffer = std::move(bytes);
+    for (size_t key = 0; key < drop.size(); ++key)
+    {
+        m_load[key].drops = drop[key];
+    }
+}
+
+double
+LineRateTransfers::GetLost(uint32_t handle) const
+{
+    if (handle >= m_losses.size())
+    {
+        return 0.0;
+    }
+    double lost = 0;
+    for (const Loss& l : m_losses[handle])
+    {
+        lost = std::max(lost, l.lost);
+    }
+    return std::min(lost, m_flows[handle].wire);
+}
+
+void
+LineRateTransfers::TakeLosses(const Flow& f, uint32_t slot)
+{
+    // A transfer gets its record at its first call once a port has dropped: its marks
+    // before were all 0 (when it last changed rate, its route's loads were taken and
+    // none had dropped, or its rate was 0).
+    if (slot >= m_losses.size())
+    {
+        m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
+    }
+    std::vector<Loss>& losses = m_losses[slot];
+    if (losses.empty())
+    {
+        losses.assign(f.route.Size(), Loss{});
+    }
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    {
+        const uint32_t key = f.route.Key(k);
+        if (!m_load[key].drops)
+        {
+            continue;
+        }
+        Rebase(key);
+        Loss& l = losses[k];
+        l.lost += f.rate * f.route.Share(k) * (m_load[key].dropped - l.mark);
+        l.mark = m_load[key].dropped;
+    }
 }
 
 FluidTransfers::LinkQueue
@@ -324,12 +377,19 @@ LineRateTransfers::UpdateRates()
         Settle(f);
         if (rate != f.rate)
         {
-            // Its links: the backlog so far, then the new offered load.
+            // Its links: the backlog so far (and whether a port of them dropped), then
+            // the new offered load; its losses at the old rate up to now.
             for (uint32_t k = 0; k < f.route.Size(); ++k)
             {
-                uint32_t key = f.route.Key(k);
+                const uint32_t key = f.route.Key(k);
                 Rebase(key);
-                m_load[key].offered += f.route.Share(k) * (rate - f.rate);
+                Load& d = m_load[key];
+                m_dropped |= d.dropped > 0;
+                d.offered += f.route.Share(k) * (rate - f.rate);
+            }
+            if (m_dropped)
+            {
+                TakeLosses(f, slot);
             }
         }
         f.rate = rate;
@@ -445,12 +505,18 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
     // Its last byte left the NIC; it waits behind the largest backlog on its route
     // (links offered more than their rate; FIFO). The largest, not the sum: a link
     // behind a congested one is only fed at that one's rate, which the offered loads
-    // (NIC rates) overstate.
+    // (NIC rates) overstate. Where full ports drop, what they hold (the bounded backlog).
     double wait = 0;
     for (uint32_t k = 0; k < f.route.Size(); ++k)
     {
         const uint32_t key = f.route.Key(k);
-        wait = std::max(wait, Backlog(key, m_now) / m_capacity[key]);
+        const Load d = LoadAt(key, m_now);
+        m_dropped |= d.dropped > 0;
+        wait = std::max(wait, (d.drops ? d.bounded : d.queue) / m_capacity[key]);
+    }
+    if (m_dropped)
+    {
+        TakeLosses(f, slot);
     }
     m_ended.push_back({slot, m_now + wait});
     // It leaves its NIC links now; its offered loads at the next rate update.

@@ -28,15 +28,32 @@
  * and the bytes offered while Qb = b: what that port drops (tail drop) or, under PFC,
  * holds back. Exact for the fluid's offered loads, which are piecewise constant.
  *
- * What it leaves out. Packet interleaving (fluid), losses and repair (Q never
- * overflows: the overflow is reported, not enacted), PFC pauses; the offered loads
- * are NIC rates, so a link behind a congested one is over-estimated (hence the
- * largest wait on a route, not the sum).
+ * Drops (SetBuffers' drop, per port). While Qb = b a port that drops drops the fraction
+ * p = (offered - rate) / offered of what arrives, from every transfer alike (tail
+ * drop of a fluid): a link keeps P = the integral of p over time, and a transfer whose
+ * rate x share on that link was constant from t1 to t2 loses x share (P(t2) - P(t1))
+ * there. The transfers' losses on a link add up to its overflow. A transfer loses the
+ * largest of its losses at the ports of its route, not their sum, for the reason its
+ * wait is the largest backlog (below): the offered loads behind a full port overstate
+ * what reaches them (summed, a transfer through four full ports of a 3-tier fat-tree
+ * lost more than its bytes). A transfer then waits
+ * Qb / rate there, not Q / rate (what was dropped does not queue).
+ *
+ * What it leaves out. Packet interleaving (fluid); PFC pauses; with drops, what a
+ * transfer loses at one link is still offered to the links after it, a transfer
+ * through two ports full of different traffic loses only the larger loss, and a port's
+ * losses are spread over its transfers in proportion to their rates (a packet port
+ * drops whole frames of the ones arriving while it is full). The offered loads are NIC
+ * rates, so a link behind a congested one is over-estimated (hence the largest wait on
+ * a route, not the sum).
  *
  * Cost. Rates depend only on the sender's NIC links, so a start, a head leaving or an
  * end recomputes only the transfers on the touched NIC links; a changed rate moves its
  * links' offered loads by the difference, after taking each backlog at that instant.
- * Per event: O(transfers on those NIC links x route length + log active).
+ * Per event: O(transfers on those NIC links x route length + log active). Drops add
+ * nothing until a port has dropped; from then on a transfer changing rate or ending
+ * takes its losses at its route's ports (O(route length)) and keeps 16 bytes per link
+ * of its route.
  */
 #ifndef MLNET_LINE_RATE_TRANSFERS_H
 #define MLNET_LINE_RATE_TRANSFERS_H
@@ -76,7 +93,8 @@ public:
     uint32_t GetActive() const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
-    void SetBuffers(std::vector<double> bytes) override;
+    void SetBuffers(std::vector<double> bytes, std::vector<bool> drop) override;
+    double GetLost(uint32_t handle) const override;
     LinkQueue GetLinkQueue(uint32_t key) const override;
 
 private:
@@ -118,8 +136,10 @@ private:
         double qTime{0};
         double bounded{0};  //!< the backlog of a port of the link's buffer, at qTime
         double overflow{0}; //!< bytes that port could not have queued, up to qTime
+        double dropped{0};  //!< P: the integral of the drop fraction over time, to qTime
         double peak{0};     //!< largest queue so far (at a change of offered load)
         uint32_t flows{0};  //!< active transfers crossing it
+        bool drops{false};  //!< a full port drops (SetBuffers)
     };
 
     /// \return a link's load carried from qTime to t (offered load constant between)
@@ -152,10 +172,23 @@ private:
     void Touch(uint32_t nicKey);
     Nic& NicOf(uint32_t key);
     void FinishTransfer(Flow& f, uint32_t slot);
-    double Backlog(uint32_t key, double t) const;
+    /// A transfer's losses at full ports up to now, at the rate it had since its last
+    /// call (drop mode; its route's loads taken at now first)
+    void TakeLosses(const Flow& f, uint32_t slot);
+
+    /// A transfer's losses at one full port of its route (drop mode).
+    struct Loss
+    {
+        double mark{0}; //!< the port's P at the transfer's last rate change
+        double lost{0}; //!< wire bytes lost there so far
+    };
 
     std::vector<double> m_capacity;
     std::vector<double> m_buffer; //!< per directed key, bytes its port queues (SetBuffers)
+    bool m_dropped{false};        //!< some port has dropped: losses are kept from then
+    /// by slot, per link of its route, once a port has dropped (m_dropped; empty before,
+    /// and for a transfer that has not changed rate since)
+    std::vector<std::vector<Loss>> m_losses;
     uint32_t m_backlog;
     SlotPool<Flow> m_flows;
     uint32_t m_activeFlows{0};

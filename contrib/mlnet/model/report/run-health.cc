@@ -133,6 +133,7 @@ RunHealth::ToJson() const
             {"fluid_peak_backlog_bytes", c.fluidPeakBacklogBytes},
             {"fluid_caught_by_failures", c.fluidCaught.count},
             {"fluid_repaired_after_failures", c.fluidRepaired.count},
+            {"fluid_repaired_after_drops", c.fluidDropRepaired.count},
             {"link_imbalance", linkImbalance},
             {"imbalance_class", imbalanceClass}};
 }
@@ -207,12 +208,17 @@ RunHealth::OverflowWarning(const std::string& run, double flowS) const
     {
         return "";
     }
+    // What full switch ports dropped the fluid repaired, as a packet run does.
     bool atSwitch = false;
     bool atRank = false;
     for (const TrafficCounts::Drop& d : c.fluidOverflows)
     {
-        atSwitch |= d.cause == TrafficCounts::SWITCH_BUFFER;
+        atSwitch |= d.cause == TrafficCounts::SWITCH_BUFFER && !c.fluidDropsAtSwitches;
         atRank |= d.cause == TrafficCounts::RANK_BUFFER;
+    }
+    if (!atSwitch && !atRank)
+    {
+        return "";
     }
     std::string consequence = atSwitch ? "a packet-level run drops and repairs what overfills a "
                                          "switch port (or holds it back by PFC)"

@@ -30,14 +30,16 @@
  * run, where the twin times each task alone and composes them on the iteration graph.
  * Its health also carries the fluid's prediction of the ports it overfills
  * (fluid_overflow: full frames beyond the buffers, fluid_overflows by link class,
- * fluid_peak_backlog_bytes); any overflow is warned about whatever the twin gap
- * ("<run>: flow-level <t> is optimistic: the fluid's backlogs outgrew the ports'
- * buffers by <n> frames (...)"), since the packet level would drop and repair them,
- * and so are messages a link failure caught in flight where the stood-in transport's
- * repair is not modelled (fluid_caught_by_failures: they kept their route, where a
+ * fluid_peak_backlog_bytes); an overflow the fluid did not drop and repair (a lossless
+ * fabric's switch ports, a forwarding rank's port) is warned about whatever the twin
+ * gap ("<run>: flow-level <t> is optimistic: the fluid's backlogs outgrew the ports'
+ * buffers by <n> frames (...)"), since the packet level would drop and repair them or
+ * hold them back, and so are messages a link failure caught in flight where the stood-in
+ * transport's repair is not modelled (fluid_caught_by_failures: they kept their route, where a
  * packet-level run loses what they send into the link until the routes converge and
- * repairs it). The frames the flow level did lose to failures and re-send are
- * reported (fluid_repaired_after_failures), not warned about.
+ * repairs it). The frames the flow level did lose to failures or drop at full switch
+ * ports and re-send are reported (fluid_repaired_after_failures,
+ * fluid_repaired_after_drops), not warned about.
  *
  * Left out: a causal analysis (the cause named is the first of the measured symptoms,
  * not a proof); per-flow or per-priority detail; imbalance across link classes.
@@ -112,7 +114,8 @@ struct RunHealth
      */
     std::string Warning(const std::string& run, double packetS, double twinS) const;
     /**
-     * \return at the flow level, when the fluid overfilled a port's buffer: "<run>:
+     * \return at the flow level, when the fluid overfilled a port's buffer without
+     * dropping it (a lossless fabric's switch port, a forwarding rank's port): "<run>:
      * flow-level <t> is optimistic: the fluid's backlogs outgrew the ports' buffers by
      * <n> frames (<where>; peak backlog <bytes>), which a packet-level run drops and
      * repairs (or holds back by PFC)"; else ""

@@ -93,6 +93,7 @@ TrafficCounts::ToJson() const
               {"overflows", overflowList},
               {"caught_by_failures", AmountJson(fluidCaught, "messages")},
               {"repaired_after_failures", AmountJson(fluidRepaired, "frames")},
+              {"repaired_after_drops", AmountJson(fluidDropRepaired, "frames")},
               {"repair_timeouts", fluidRepairTimeouts}}},
             {"ecn_marked", ecnMarked},
             {"pfc",
@@ -106,7 +107,7 @@ TrafficCounts::Summary() const
 {
     if (framesDropped.count == 0 && framesResent == 0 && timeouts == 0 && pfcPausesSent == 0 &&
         pfcPausesReceived == 0 && ecnMarked == 0 && fluidOverflow.bytes == 0 &&
-        fluidCaught.count == 0 && fluidRepaired.count == 0)
+        fluidCaught.count == 0 && fluidRepaired.count == 0 && fluidDropRepaired.count == 0)
     {
         return "";
     }
@@ -123,6 +124,12 @@ TrafficCounts::Summary() const
                         " frames lost to link failures and re-sent (" +
                         std::to_string(fluidRepaired.bytes) + " bytes), " +
                         std::to_string(fluidRepairTimeouts) + " timeouts");
+    }
+    if (fluidDropRepaired.count > 0)
+    {
+        parts.push_back("fluid: " + std::to_string(fluidDropRepaired.count) +
+                        " frames dropped at full switch ports and re-sent (" +
+                        std::to_string(fluidDropRepaired.bytes) + " bytes)");
     }
     if (fluidOverflow.bytes > 0)
     {
@@ -840,6 +847,11 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
             c.fluidRepaired.count += caught.lostPackets;
             c.fluidRepaired.bytes += caught.resentWireBytes;
             c.fluidRepairTimeouts += caught.timeouts;
+            const FluidMessageTransport::DropRepairs dropped = fluid->GetDropRepairs();
+            c.fluidDropRepaired.count += dropped.lostPackets;
+            c.fluidDropRepaired.bytes += dropped.resentWireBytes;
+            c.fluidRepairTimeouts += dropped.timeouts;
+            c.fluidDropsAtSwitches |= fluid->GetDropsAtFullPorts();
         }
     }
     return c;

@@ -58,9 +58,10 @@
  * its fluid predicts instead: the largest backlog it built at a link and, by link
  * class, the bytes that exceeded the ports' buffers (FluidMessageTransport::
  * GetLinkQueue), in full frames, apart for switch ports and for ports of ranks that
- * forward, and what link failures did to the messages in flight (GetCaughtByFailures:
- * the frames lost and re-sent as the stood-in transport repairs them, or the messages
- * that kept their route where that repair is not modelled). They are read from this process's
+ * forward, the frames full switch ports dropped and the fluid re-sent (GetDropRepairs),
+ * and what link failures did to the messages in flight (GetCaughtByFailures: the frames
+ * lost and re-sent as the stood-in transport repairs them, or the messages that kept
+ * their route where that repair is not modelled). They are read from this process's
  * transports (the flow level runs in one process) and play no part in the conservation check.
  *
  * Left out: per-priority or per-flow breakdowns. In a distributed run a UDP sender
@@ -152,7 +153,11 @@ struct TrafficCounts
                                        //!< that kept their route (repair not modelled)
     Amount fluidRepaired;              //!< frames a link failure took and the fluid re-sent
                                        //!< (and their wire bytes)
-    uint64_t fluidRepairTimeouts{0};   //!< repair and probe timeouts of those repairs
+    Amount fluidDropRepaired;          //!< frames full switch ports dropped and the fluid
+                                       //!< re-sent (and the repairs' wire bytes)
+    bool fluidDropsAtSwitches{false};  //!< full switch ports drop in the fluid (the
+                                       //!< overflow there is dropped and repaired)
+    uint64_t fluidRepairTimeouts{0};   //!< repair and probe timeouts of both kinds of repair
 
     /// cause of an overflow at a switch port: a packet-level run drops it (or pauses)
     static constexpr const char* SWITCH_BUFFER = "switch-buffer";
