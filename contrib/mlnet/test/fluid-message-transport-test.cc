@@ -636,7 +636,6 @@ struct FailedUnderAMessage
 
     Time delivered;                             //!< when the message arrived
     FluidMessageTransport::FailureCatch caught; //!< the transport's counts
-    double lineRate{0};                         //!< bytes per second of every link
     double latency{0};                          //!< its path's L + PerMessageOverhead, before
     double repairLatency{0};                    //!< the same after the reroute, for `lost`
     uint64_t lostBytes{0};                      //!< what `lost` packets carry
@@ -661,7 +660,6 @@ struct FailedUnderAMessage
             }
         }
         ASSERT_NE(link, UINT32_MAX) << "rank 7 is under another ToR";
-        lineRate = static_cast<double>(c->GetLinkRate(link, true).GetBitRate()) / 8;
         uint32_t channel = t->RegisterChannel(MessageTransport::ReceiveCallback(
             [this](const Message& m) { delivered = m.delivered; }));
         Simulator::Schedule(sendAt, [&] { t->Send(0, 7, channel, 0, bytes); });

@@ -410,6 +410,20 @@ TEST(FluidNetworkTest, LineRateFullPortsDropTheirShareOfWhatArrives)
         EXPECT_DOUBLE_EQ(e.end, w / (3 * r) + w / 4 / r);
     }
 
+    // Two senders through two full ports in a row (links 2 and 3, R, b each): the
+    // fluid offers both 2R, so each port drops (W - b)/2 of each sender's bytes; a
+    // transfer loses the larger of its losses, not their sum.
+    auto chain = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 0);
+    chain->SetBuffers({inf, inf, w / 4, w / 4}, {false, false, true, true});
+    chain->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}, {3, 1.0}}, 1);
+    chain->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}, {3, 1.0}}, 1);
+    const double t1 = chain->NextEnd();
+    for (const auto& e : chain->Advance(t1))
+    {
+        EXPECT_NEAR(chain->GetLost(e.transfer), (w - w / 4) / 2, 1e-6);
+    }
+    EXPECT_NEAR(chain->GetLinkQueue(3).overflow, w - w / 4, 1e-6);
+
     // Without drop flags the overflow is only counted: nothing lost.
     auto counted = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r}, 0);
     counted->SetBuffers({inf, inf, w / 2});
