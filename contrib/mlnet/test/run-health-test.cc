@@ -130,6 +130,18 @@ TEST(RunHealth, FlowLevelWarnsOfItsOverflowWhateverTheTwinGap)
                   "(torus rank buffer 10; peak backlog 2.54e+07 bytes): a packet-level run "
                   "holds a forwarding rank's own sends back while its port is full"),
               std::string::npos);
+    // Overflow a port dropped (and the transport repaired) is not warned about; beside
+    // it, another transport's switch overflow held back still is, and the health sums
+    // a link class's causes.
+    h.counts.fluidOverflows = {{"tor-agg", TrafficCounts::SWITCH_DROP, {1914, 17230444}}};
+    h.counts.fluidOverflow = {1914, 17230444};
+    EXPECT_EQ(h.OverflowWarning("t", 1.0), "");
+    h.counts.fluidOverflows.push_back({"tor-agg", TrafficCounts::SWITCH_BUFFER, {6, 54012}});
+    h.counts.fluidOverflow = {1920, 17284456};
+    EXPECT_NE(h.OverflowWarning("t", 1.0).find("by 1920 frames (tor-agg switch drop 1914, "
+                                               "tor-agg switch buffer 6; "),
+              std::string::npos);
+    EXPECT_EQ(h.ToJson()["fluid_overflows"]["tor-agg"], 1920);
     // A packet-level run's health carries the fields, and never this warning.
     h.flowLevel = false;
     EXPECT_EQ(h.OverflowWarning("t", 1.0), "");

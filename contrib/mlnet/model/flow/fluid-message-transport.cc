@@ -419,17 +419,9 @@ FluidMessageTransport::Finish(double t)
             if (dropped > 0)
             {
                 // The receiver asks for them after a silence from the tail's arrival.
-                m_dropped.messages += x.repairPackets == 0 ? 1 : 0;
-                m_dropped.lostPackets += dropped;
+                CountLoss(x, dropped, kNoLink);
                 const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
-                Simulator::Schedule(
-                    std::max(Time(0), Seconds(end + latency) + m_repairTimeout - now),
-                    &FluidMessageTransport::NackMissing,
-                    this,
-                    x.message,
-                    dropped,
-                    kNoLink,
-                    latency);
+                NackAfterSilence(x.message, dropped, kNoLink, latency, Seconds(end + latency));
                 continue;
             }
         }
@@ -564,11 +556,7 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
                                    double sent,
                                    double end)
 {
-    if (x.repairPackets == 0)
-    {
-        ++m_caught.repaired;
-    }
-    m_caught.lostPackets += lost;
+    CountLoss(x, lost, loss.link);
     m_cluster->NotifyFramesLost(loss.link, lost);
     const double latency = x.delivery - m_perMessageOverhead.GetSeconds(); // one way
     const double rerouted = m_cluster->GetLink(loss.link).reroutedAt.GetSeconds();
@@ -595,12 +583,36 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
                             m_senderTimeout);
         return;
     }
-    Simulator::Schedule(std::max(Time(0), Seconds(lastArrival) + m_repairTimeout - now),
+    NackAfterSilence(x.message, lost, loss.link, latency, Seconds(lastArrival));
+}
+
+FluidMessageTransport::Repairs&
+FluidMessageTransport::RepairsOf(uint32_t link)
+{
+    return link == kNoLink ? m_dropped : m_caught.repaired;
+}
+
+void
+FluidMessageTransport::CountLoss(const InFlight& x, uint32_t lost, uint32_t link)
+{
+    Repairs& r = RepairsOf(link);
+    r.messages += x.repairPackets == 0 ? 1 : 0; // a repair's losses are its message's
+    r.lostPackets += lost;
+}
+
+void
+FluidMessageTransport::NackAfterSilence(uint32_t message,
+                                        uint32_t lost,
+                                        uint32_t link,
+                                        double latency,
+                                        Time lastArrival)
+{
+    Simulator::Schedule(std::max(Time(0), lastArrival + m_repairTimeout - Simulator::Now()),
                         &FluidMessageTransport::NackMissing,
                         this,
-                        x.message,
+                        message,
                         lost,
-                        loss.link,
+                        link,
                         latency);
 }
 
@@ -611,7 +623,7 @@ FluidMessageTransport::Probe(uint32_t message,
                              double latency,
                              Time timeout)
 {
-    ++m_caught.timeouts;
+    ++m_caught.repaired.timeouts;
     if (Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
     {
         // Into the failed link again; the next probe after twice the time.
@@ -632,13 +644,7 @@ FluidMessageTransport::Probe(uint32_t message,
         StartRepair(message, 1, link);
         return;
     }
-    Simulator::Schedule(Seconds(latency) + m_repairTimeout,
-                        &FluidMessageTransport::NackMissing,
-                        this,
-                        message,
-                        lost - 1,
-                        link,
-                        latency);
+    NackAfterSilence(message, lost - 1, link, latency, Simulator::Now() + Seconds(latency));
 }
 
 bool
@@ -659,17 +665,11 @@ FluidMessageTransport::DroppedPackets(double lostWire, double wire, uint64_t pac
 void
 FluidMessageTransport::NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency)
 {
-    ++(link == kNoLink ? m_dropped.timeouts : m_caught.timeouts);
+    ++RepairsOf(link).timeouts;
     if (link != kNoLink && Simulator::Now() < m_cluster->GetLink(link).reroutedAt)
     {
         // The NACK, or the packets it asks for, go into the failed link: silence again.
-        Simulator::Schedule(m_repairTimeout,
-                            &FluidMessageTransport::NackMissing,
-                            this,
-                            message,
-                            lost,
-                            link,
-                            latency);
+        NackAfterSilence(message, lost, link, latency, Simulator::Now());
         return;
     }
     Simulator::Schedule(Seconds(latency),
@@ -686,8 +686,7 @@ FluidMessageTransport::StartRepair(uint32_t message, uint32_t lost, uint32_t lin
     CompleteDue(Simulator::Now().GetSeconds()); // may send (a FlowCompleted sink): first
     const Message& msg = m_messages[message];
     const uint64_t bytes = CarriedBytes(msg, lost);
-    (link == kNoLink ? m_dropped.resentWireBytes : m_caught.resentWireBytes) +=
-        m_model->GetWireBytes(bytes);
+    RepairsOf(link).resentWireBytes += m_model->GetWireBytes(bytes);
     uint32_t senderLinks = 0;
     const double latency = m_model->MessagePath(msg.src, msg.dst, bytes, m_shares, senderLinks);
     StartTransferOf(message, senderLinks, latency, lost);
@@ -705,7 +704,7 @@ FluidMessageTransport::GetDropsAtFullPorts() const
     return m_dropsAtFullPorts;
 }
 
-FluidMessageTransport::DropRepairs
+FluidMessageTransport::Repairs
 FluidMessageTransport::GetDropRepairs() const
 {
     return m_dropped;

@@ -160,6 +160,16 @@ public:
     /// unit in which overflows are counted as frames
     uint32_t GetFrameWireBytes() const;
 
+    /// The stood-in transport's repair of lost packets (GetCaughtByFailures,
+    /// GetDropRepairs).
+    struct Repairs
+    {
+        uint64_t messages{0};        //!< messages that lost packets and had them re-sent
+        uint64_t lostPackets{0};     //!< packets they lost (each repair's too)
+        uint64_t resentWireBytes{0}; //!< wire bytes of the repair transfers
+        uint64_t timeouts{0};        //!< repair and probe timeouts that fired
+    };
+
     /// Messages a link failure caught in flight (see GetCaughtByFailures).
     struct FailureCatch
     {
@@ -167,20 +177,8 @@ public:
         /// stood-in transport's repair is not modelled (TCP, none stood in for, or a
         /// copy made by a switch, SendCopy)
         uint64_t messages{0};
-        uint64_t wireBytes{0};       //!< their wire bytes (whole messages)
-        uint64_t repaired{0};        //!< messages that lost packets and had them re-sent
-        uint64_t lostPackets{0};     //!< packets those messages lost (each repair's too)
-        uint64_t resentWireBytes{0}; //!< wire bytes of the repair transfers
-        uint64_t timeouts{0};        //!< repair and probe timeouts that fired
-    };
-
-    /// Frames full switch ports dropped, and their repair (see GetDropRepairs).
-    struct DropRepairs
-    {
-        uint64_t messages{0};        //!< messages that lost packets at full ports
-        uint64_t lostPackets{0};     //!< packets dropped (each repair's too)
-        uint64_t resentWireBytes{0}; //!< wire bytes of the repair transfers
-        uint64_t timeouts{0};        //!< repair timeouts that fired (one per NACK)
+        uint64_t wireBytes{0}; //!< their wire bytes (whole messages)
+        Repairs repaired;      //!< the others: what they lost and how it was re-sent
     };
 
     /**
@@ -197,7 +195,7 @@ public:
      * when the NACK reaches the sender; the message is delivered when the last repair
      * ends whole. A copy made by a switch (SendCopy) loses nothing at full ports.
      */
-    DropRepairs GetDropRepairs() const;
+    Repairs GetDropRepairs() const;
 
     /**
      * \return the messages whose transfer crossed a link that failed under it, so far.
@@ -253,6 +251,18 @@ private:
     /// A transfer that lost `lost` packets ended sending at `sent` (its last byte out of
     /// the backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
     void BeginRepair(const InFlight& x, const Loss& loss, uint32_t lost, double sent, double end);
+    /// \return the record of losses to `link` (kNoLink: drops at full ports)
+    Repairs& RepairsOf(uint32_t link);
+    /// Count `lost` packets a transfer lost to `link` (kNoLink: full ports), and its
+    /// message the first time.
+    void CountLoss(const InFlight& x, uint32_t lost, uint32_t link);
+    /// Schedule the receiver's repair timer of a message that lost `lost` packets to
+    /// `link` (kNoLink: full ports): RepairTimeout after its last arrival.
+    void NackAfterSilence(uint32_t message,
+                          uint32_t lost,
+                          uint32_t link,
+                          double latency,
+                          Time lastArrival);
     /// The receiver's repair timer: the NACK, or (routes not yet around `link`) none;
     /// `link` kNoLink: packets dropped at a full port
     void NackMissing(uint32_t message, uint32_t lost, uint32_t link, double latency);
@@ -317,7 +327,7 @@ private:
     /// the order they ended (a record keeps its capacity when reused)
     SlotPool<std::vector<uint32_t>> m_batches;
     FailureCatch m_caught;          //!< see GetCaughtByFailures
-    DropRepairs m_dropped;          //!< see GetDropRepairs
+    Repairs m_dropped;              //!< see GetDropRepairs
     double m_dropCarry{0};          //!< fraction of a dropped packet carried (DroppedPackets)
     bool m_lossless{false};         //!< the fabric's ports hold back instead of dropping (PFC)
     bool m_dropsAtFullPorts{false}; //!< see GetDropsAtFullPorts

@@ -512,6 +512,10 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
         const uint32_t key = f.route.Key(k);
         const Load d = LoadAt(key, m_now);
         m_dropped |= d.dropped > 0;
+        if (m_dropped && d.drops)
+        {
+            m_load[key] = d; // the Rebase TakeLosses makes, done once
+        }
         wait = std::max(wait, (d.drops ? d.bounded : d.queue) / m_capacity[key]);
     }
     if (m_dropped)

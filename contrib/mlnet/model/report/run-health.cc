@@ -111,7 +111,8 @@ RunHealth::ToJson() const
     nlohmann::json overflows = nlohmann::json::object();
     for (const TrafficCounts::Drop& d : c.fluidOverflows)
     {
-        overflows[d.where] = d.frames.count;
+        overflows[d.where] =
+            overflows.value(d.where, uint64_t{0}) + d.frames.count; // causes summed
     }
     return {{"messages_sent", c.messagesSent.count},
             {"messages_delivered", c.messagesDelivered.count},
@@ -208,12 +209,13 @@ RunHealth::OverflowWarning(const std::string& run, double flowS) const
     {
         return "";
     }
-    // What full switch ports dropped the fluid repaired, as a packet run does.
+    // What full switch ports dropped (SWITCH_DROP) the fluid repaired, as a packet run
+    // does.
     bool atSwitch = false;
     bool atRank = false;
     for (const TrafficCounts::Drop& d : c.fluidOverflows)
     {
-        atSwitch |= d.cause == TrafficCounts::SWITCH_BUFFER && !c.fluidDropsAtSwitches;
+        atSwitch |= d.cause == TrafficCounts::SWITCH_BUFFER;
         atRank |= d.cause == TrafficCounts::RANK_BUFFER;
     }
     if (!atSwitch && !atRank)

@@ -844,14 +844,13 @@ TrafficAccounting::Build(const std::vector<uint64_t>& flat) const
             const FluidMessageTransport::FailureCatch caught = fluid->GetCaughtByFailures();
             c.fluidCaught.count += caught.messages;
             c.fluidCaught.bytes += caught.wireBytes;
-            c.fluidRepaired.count += caught.lostPackets;
-            c.fluidRepaired.bytes += caught.resentWireBytes;
-            c.fluidRepairTimeouts += caught.timeouts;
-            const FluidMessageTransport::DropRepairs dropped = fluid->GetDropRepairs();
+            c.fluidRepaired.count += caught.repaired.lostPackets;
+            c.fluidRepaired.bytes += caught.repaired.resentWireBytes;
+            c.fluidRepairTimeouts += caught.repaired.timeouts;
+            const FluidMessageTransport::Repairs dropped = fluid->GetDropRepairs();
             c.fluidDropRepaired.count += dropped.lostPackets;
             c.fluidDropRepaired.bytes += dropped.resentWireBytes;
             c.fluidRepairTimeouts += dropped.timeouts;
-            c.fluidDropsAtSwitches |= fluid->GetDropsAtFullPorts();
         }
     }
     return c;
@@ -876,9 +875,12 @@ TrafficAccounting::AddFluidQueues(Ptr<FluidMessageTransport> fluid, TrafficCount
                 continue;
             }
             const uint32_t sender = key % 2 == 0 ? l.nodeA : l.nodeB;
-            const std::string cause = m_cluster->GetRankOfNode(sender) == none
-                                          ? TrafficCounts::SWITCH_BUFFER
-                                          : TrafficCounts::RANK_BUFFER;
+            // A switch port of a transport that drops there dropped its overflow (and
+            // the transport repaired it); one that holds back (PFC) did not.
+            const std::string cause = m_cluster->GetRankOfNode(sender) != none
+                                          ? TrafficCounts::RANK_BUFFER
+                                      : fluid->GetDropsAtFullPorts() ? TrafficCounts::SWITCH_DROP
+                                                                     : TrafficCounts::SWITCH_BUFFER;
             auto it = std::find_if(byPlace.begin(), byPlace.end(), [&](const auto& e) {
                 return e.first.where == l.linkClass && e.first.cause == cause;
             });

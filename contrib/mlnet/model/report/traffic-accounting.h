@@ -155,12 +155,14 @@ struct TrafficCounts
                                        //!< (and their wire bytes)
     Amount fluidDropRepaired;          //!< frames full switch ports dropped and the fluid
                                        //!< re-sent (and the repairs' wire bytes)
-    bool fluidDropsAtSwitches{false};  //!< full switch ports drop in the fluid (the
-                                       //!< overflow there is dropped and repaired)
     uint64_t fluidRepairTimeouts{0};   //!< repair and probe timeouts of both kinds of repair
 
-    /// cause of an overflow at a switch port: a packet-level run drops it (or pauses)
+    /// cause of an overflow at a switch port the fluid holds back (PFC, or a transport
+    /// standing in for one that adapts): a packet-level run drops it (or pauses)
     static constexpr const char* SWITCH_BUFFER = "switch-buffer";
+    /// cause of an overflow at a switch port the fluid dropped, and the transport
+    /// repaired (fluidDropRepaired), as a packet-level run does
+    static constexpr const char* SWITCH_DROP = "switch-drop";
     /// cause of an overflow at the port of a rank that forwards: a packet-level run holds
     /// that rank's own sends back (its NIC scheduler counts the frames it relays)
     static constexpr const char* RANK_BUFFER = "rank-buffer";
