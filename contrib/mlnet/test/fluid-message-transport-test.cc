@@ -765,6 +765,31 @@ TEST_F(FluidMessageTransportTest, ALinkFailureUnderAMessageLosesWhatItSendsUntil
     EXPECT_EQ(all.caught.repaired.lostPackets, n);
     EXPECT_EQ(all.caught.repaired.timeouts, 2u); // the probe, the NACK
 
+    // 5. The routes come back while it is still sending: the part sent by then (half of
+    // its packets) lost what it sent after the failure (half of that part), and the
+    // rest of its packets leaves over the new route from the reroute on. The receiver
+    // NACKs RT after the rest's tail arrived, and the lost packets follow.
+    FailedUnderAMessage mid{MicroSeconds(10), Seconds(10e-6 + d / 4), Seconds(10e-6 + d / 2), m};
+    const auto rest = static_cast<uint32_t>(std::ceil(0.5 * static_cast<double>(n) - 1e-9));
+    const auto midLost =
+        static_cast<uint32_t>(std::ceil(0.5 * static_cast<double>(n - rest) - 1e-9));
+    mid.Run(midLost);
+    const uint64_t restBytes = uint64_t{rest} * udp->GetMaxPayload();
+    // One path length and first packet for the rest and the repair: one latency.
+    const double restTail =
+        mid.reroutedAt.GetSeconds() + FailedUnderAMessage::Send(model, restBytes, rate);
+    const double midResend = restTail + mid.repairLatency + rt + mid.repairLatency;
+    EXPECT_NEAR(mid.delivered.GetSeconds(),
+                midResend + FailedUnderAMessage::Send(model, mid.lostBytes, rate) +
+                    mid.repairLatency,
+                5e-12);
+    EXPECT_EQ(mid.caught.repaired.messages, 1u);
+    EXPECT_EQ(mid.caught.repaired.lostPackets, midLost);
+    EXPECT_EQ(mid.caught.repaired.timeouts, 1u);
+    EXPECT_EQ(mid.caught.messages, 0u);
+    // Before this, the transfer kept the failed link to its end, lost a quarter of the
+    // message and was delivered at the end of case 1's timeline for that quarter.
+
     // 4. Sent after the reroute: untouched, T_msg.
     FailedUnderAMessage after{MicroSeconds(30), MicroSeconds(10), MicroSeconds(20), m};
     after.Run(1);

@@ -348,6 +348,37 @@ TEST(FluidNetworkTest, LineRateBuffersCountWhatAPortCannotHold)
     }
 }
 
+TEST(FluidNetworkTest, LineRateStopEndsATransferPartWayAndFreesItsShare)
+{
+    // Two transfers of W round-robin on one NIC of rate R (B = 0), each at R/2; the
+    // first is stopped at W/2R, having sent W/4: 3W/4 is left, it leaves its links (the
+    // port behind sees only the second from then on), is never returned by Advance,
+    // and the second sends its last 3W/4 alone at R, ending at W/2R + 3W/4R.
+    const double r = 1e9;
+    const double w = 1e6;
+    auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r}, 0);
+    const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+    const uint32_t b = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+    EXPECT_DOUBLE_EQ(x->NextEnd(), 2 * w / r);
+    EXPECT_TRUE(x->IsSending(a));
+    EXPECT_DOUBLE_EQ(x->Stop(a, w / (2 * r)), 3 * w / 4);
+    EXPECT_FALSE(x->IsSending(a));
+    EXPECT_TRUE(x->IsSending(b));
+    const double t = x->NextEnd();
+    EXPECT_DOUBLE_EQ(t, w / (2 * r) + 3 * w / (4 * r));
+    const auto& ended = x->Advance(t);
+    ASSERT_EQ(ended.size(), 1u);
+    EXPECT_EQ(ended[0].transfer, b);
+    EXPECT_DOUBLE_EQ(ended[0].end, t); // nothing queued: offered R into R
+    EXPECT_EQ(x->GetActive(), 0u);
+    EXPECT_EQ(x->NextEnd(), std::numeric_limits<double>::infinity());
+    // Max-min sharing cannot stop a transfer: nothing is done.
+    auto y = FluidTransfers::Create(FluidSharing::MAX_MIN, {r}, 0);
+    const uint32_t c = y->Start(0, w, 100, Shares{{0, 1.0}}, 1);
+    EXPECT_LT(y->Stop(c, 0), 0);
+    EXPECT_DOUBLE_EQ(y->NextEnd(), w / r);
+}
+
 TEST(FluidNetworkTest, LineRateFullPortsDropTheirShareOfWhatArrives)
 {
     // Three senders (links 0-2, R each) send W at once into link 3 (R), whose port drops

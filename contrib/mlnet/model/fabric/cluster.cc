@@ -31,6 +31,11 @@ Cluster::GetTypeId()
                                             "A link was failed: link id.",
                                             MakeTraceSourceAccessor(&Cluster::m_linkFailedTrace),
                                             "ns3::TracedValueCallback::Uint32")
+                            .AddTraceSource("Rerouted",
+                                            "The routes around a failed link took effect "
+                                            "(at its failure, or at ReleaseRoutes): link id.",
+                                            MakeTraceSourceAccessor(&Cluster::m_reroutedTrace),
+                                            "ns3::TracedValueCallback::Uint32")
                             .AddTraceSource("FramesLost",
                                             "Frames a model without devices lost on a failed "
                                             "link (the flow level): link id, frames.",
@@ -408,12 +413,18 @@ void
 Cluster::ReleaseRoutes()
 {
     m_routesHeld = false;
+    std::vector<uint32_t> rerouted;
     for (ClusterLink& l : m_links)
     {
         if (l.failed && l.reroutedAt == Time::Max())
         {
             l.reroutedAt = Simulator::Now();
+            rerouted.push_back(l.id);
         }
+    }
+    for (uint32_t id : rerouted)
+    {
+        m_reroutedTrace(id);
     }
 }
 
@@ -448,6 +459,10 @@ Cluster::FailLink(uint32_t linkId)
         dev->SetReceiveErrorModel(em);
     }
     m_linkFailedTrace(linkId);
+    if (!m_routesHeld)
+    {
+        m_reroutedTrace(linkId);
+    }
 }
 
 void

@@ -382,6 +382,7 @@ private:
     bool m_routesHeld{false};       //!< between HoldRoutes and ReleaseRoutes
     uint64_t m_routedVersion{0};    //!< the link state routed by while held
     TracedCallback<uint32_t> m_linkFailedTrace;
+    TracedCallback<uint32_t> m_reroutedTrace; //!< routes around a failed link took effect
     TracedCallback<uint32_t, uint64_t> m_framesLostTrace; //!< see NotifyFramesLost
     TracedCallback<> m_workloadDoneTrace;                 //!< the workload finished
     TracedCallback<Ptr<Object>> m_objectBoundTrace; //!< a transport, collective, driver started

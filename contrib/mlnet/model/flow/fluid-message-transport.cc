@@ -97,6 +97,13 @@ FluidMessageTransport::DoDispose()
         Simulator::Remove(m_update);
     }
     m_updatePending = false;
+    if (m_rerouteConnected)
+    {
+        m_cluster->TraceDisconnectWithoutContext(
+            "Rerouted",
+            MakeCallback(&FluidMessageTransport::Reroute, this));
+        m_rerouteConnected = false;
+    }
     m_fluid.reset();
     m_inFlight.clear();
     m_messages = SlotPool<Message>();
@@ -186,6 +193,14 @@ FluidMessageTransport::Install(Ptr<Cluster> cluster)
         }
     }
     m_fluid->SetBuffers(m_model->GetLinkBuffers(), std::move(drops));
+    // Standing in for UDP or RDMA, a transfer crossing a failed link sends the rest of
+    // its packets over the new routes once they take effect, as the packets do.
+    if (m_repairs && m_model->GetSharing() == FluidSharing::LINE_RATE)
+    {
+        m_rerouteConnected = cluster->TraceConnectWithoutContext(
+            "Rerouted",
+            MakeCallback(&FluidMessageTransport::Reroute, this));
+    }
     m_splitBytes.assign(2 * cluster->GetLinks().size(), 0.0);
     m_splitPackets.assign(m_splitBytes.size(), 0.0);
 }
@@ -386,6 +401,16 @@ FluidMessageTransport::Finish(double t)
     {
         const InFlight& x = m_inFlight[slot];
         const Message& msg = m_messages[x.message];
+        // Packets an earlier part of the message lost (Reroute): asked for with its own.
+        Owed owed;
+        if (!m_owed.empty())
+        {
+            if (const auto it = m_owed.find(x.message); it != m_owed.end())
+            {
+                owed = it->second;
+                m_owed.erase(it);
+            }
+        }
         const uint64_t carried = CarriedBytes(msg, x.repairPackets);
         const Loss loss = CountOnLinks(slot, carried, x, t);
         if (x.repairPackets > 0)
@@ -406,7 +431,7 @@ FluidMessageTransport::Finish(double t)
             const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
             const auto lost = static_cast<uint32_t>(
                 std::clamp(std::ceil(loss.fraction * packets - 1e-9), 1.0, packets));
-            BeginRepair(x, loss, lost, t, end);
+            BeginRepair(x, loss, lost, t, end, owed.packets);
             continue;
         }
         const double lostWire = m_dropsAtFullPorts ? m_fluid->GetLost(slot) : 0.0;
@@ -421,9 +446,19 @@ FluidMessageTransport::Finish(double t)
                 // The receiver asks for them after a silence from the tail's arrival.
                 CountLoss(x, dropped, kNoLink);
                 const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
-                NackAfterSilence(x.message, dropped, kNoLink, latency, Seconds(end + latency));
+                NackAfterSilence(x.message,
+                                 dropped + owed.packets,
+                                 kNoLink,
+                                 latency,
+                                 Seconds(end + latency));
                 continue;
             }
+        }
+        if (owed.packets > 0)
+        {
+            const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
+            NackAfterSilence(x.message, owed.packets, owed.link, latency, Seconds(end + latency));
+            continue;
         }
         if (!m_flowCompleted.IsEmpty())
         {
@@ -554,10 +589,12 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
                                    const Loss& loss,
                                    uint32_t lost,
                                    double sent,
-                                   double end)
+                                   double end,
+                                   uint32_t owed)
 {
     CountLoss(x, lost, loss.link);
     m_cluster->NotifyFramesLost(loss.link, lost);
+    lost += owed;
     const double latency = x.delivery - m_perMessageOverhead.GetSeconds(); // one way
     const double rerouted = m_cluster->GetLink(loss.link).reroutedAt.GetSeconds();
     const Time now = Simulator::Now();
@@ -584,6 +621,98 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
         return;
     }
     NackAfterSilence(x.message, lost, loss.link, latency, Seconds(lastArrival));
+}
+
+void
+FluidMessageTransport::Reroute(uint32_t link)
+{
+    // Every transfer crossing the link stops now: the part it sent is counted on its
+    // old route with what the link (and full ports) took from it, and the rest of its
+    // packets is a transfer of its own over the new routes; the message's losses are
+    // asked for after that one's tail (m_owed). A copy made by a switch keeps its path.
+    const double now = Simulator::Now().GetSeconds();
+    CompleteDue(now);
+    for (uint32_t h = 0; h < m_inFlight.size(); ++h)
+    {
+        if (!m_fluid->IsSending(h))
+        {
+            continue;
+        }
+        const PackedRoute& route = m_fluid->GetRoute(h);
+        bool crosses = false;
+        for (uint32_t k = 0; k < route.Size() && !crosses; ++k)
+        {
+            crosses = route.Key(k) / 2 == link;
+        }
+        const InFlight x = m_inFlight[h];
+        if (!crosses || (!m_copies.empty() && m_copies.count(x.message) > 0))
+        {
+            continue;
+        }
+        const Message& msg = m_messages[x.message];
+        const uint64_t carried = CarriedBytes(msg, x.repairPackets);
+        const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
+        const auto wire = static_cast<double>(m_model->GetWireBytes(carried));
+        const double left = m_fluid->Stop(h, now);
+        const auto rest = static_cast<uint32_t>(
+            std::clamp(std::ceil(left / wire * packets - 1e-9), 0.0, packets));
+        const auto sent = static_cast<uint32_t>(packets) - rest;
+        Owed& owed = m_owed[x.message];
+        if (sent > 0)
+        {
+            const uint64_t sentBytes = CarriedBytes(msg, sent);
+            const Loss loss = CountOnLinks(h, sentBytes, x, now);
+            if (loss.fraction > 0)
+            {
+                const auto lost =
+                    static_cast<uint32_t>(std::clamp(std::ceil(loss.fraction * sent - 1e-9),
+                                                     1.0,
+                                                     static_cast<double>(sent)));
+                CountLoss(x, lost, loss.link);
+                m_cluster->NotifyFramesLost(loss.link, lost);
+                owed.packets += lost;
+                owed.link = loss.link;
+            }
+            const double lostWire = m_dropsAtFullPorts ? m_fluid->GetLost(h) : 0.0;
+            if (lostWire > 0)
+            {
+                const uint32_t dropped =
+                    DroppedPackets(lostWire,
+                                   static_cast<double>(m_model->GetWireBytes(sentBytes)),
+                                   sent);
+                CountLoss(x, dropped, kNoLink);
+                owed.packets += dropped;
+            }
+        }
+        if (x.repairPackets > 0)
+        {
+            m_repairStarts.erase(x.message);
+        }
+        if (rest == 0)
+        {
+            // Its last packet had left: what it lost is asked for after its tail.
+            const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
+            if (owed.packets > 0)
+            {
+                NackAfterSilence(x.message,
+                                 owed.packets,
+                                 owed.link,
+                                 latency,
+                                 Seconds(now + latency));
+            }
+            m_owed.erase(x.message);
+            continue;
+        }
+        if (owed.packets == 0)
+        {
+            m_owed.erase(x.message);
+        }
+        const uint64_t restBytes = CarriedBytes(msg, rest);
+        uint32_t senderLinks = 0;
+        const double latency =
+            m_model->MessagePath(msg.src, msg.dst, restBytes, m_shares, senderLinks);
+        StartTransferOf(x.message, senderLinks, latency, rest);
+    }
 }
 
 FluidMessageTransport::Repairs&

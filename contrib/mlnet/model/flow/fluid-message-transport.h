@@ -250,7 +250,15 @@ private:
     double StartOf(const InFlight& x) const;
     /// A transfer that lost `lost` packets ended sending at `sent` (its last byte out of
     /// the backlogs at `end`): set up the stood-in transport's repair (GetCaughtByFailures).
-    void BeginRepair(const InFlight& x, const Loss& loss, uint32_t lost, double sent, double end);
+    void BeginRepair(const InFlight& x,
+                     const Loss& loss,
+                     uint32_t lost,
+                     double sent,
+                     double end,
+                     uint32_t owed = 0);
+    /// The routes around a failed link took effect (Cluster trace Rerouted): the
+    /// transfers crossing it send their rest over the new routes.
+    void Reroute(uint32_t link);
     /// \return the record of losses to `link` (kNoLink: drops at full ports)
     Repairs& RepairsOf(uint32_t link);
     /// Count `lost` packets a transfer lost to `link` (kNoLink: full ports), and its
@@ -278,6 +286,17 @@ private:
     bool Lossless() const;
 
     static constexpr uint32_t kNoLink = UINT32_MAX; //!< a loss no failed link caused
+
+    /// Packets a message lost in a part of it that Reroute stopped, asked for after the
+    /// tail of its rest.
+    struct Owed
+    {
+        uint32_t packets{0};
+        uint32_t link{kNoLink}; //!< the failed link that took some (kNoLink: full ports)
+    };
+
+    std::unordered_map<uint32_t, Owed> m_owed; //!< by message slot
+    bool m_rerouteConnected{false};            //!< Reroute is on the cluster's Rerouted
 
     /// \return a message sent now
     static Message NewMessage(uint32_t src,

@@ -34,6 +34,18 @@ FluidTransfers::SetBuffers(std::vector<double> /* bytes */, std::vector<bool> /*
 }
 
 double
+FluidTransfers::Stop(uint32_t /* handle */, double /* t */)
+{
+    return -1.0;
+}
+
+bool
+FluidTransfers::IsSending(uint32_t /* handle */) const
+{
+    return false;
+}
+
+double
 FluidTransfers::GetLost(uint32_t /* handle */) const
 {
     return 0;

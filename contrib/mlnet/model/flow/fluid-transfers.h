@@ -151,6 +151,19 @@ public:
      */
     virtual double GetLost(uint32_t handle) const;
     /**
+     * \brief Stop an active transfer part-way at t, the owner having ended every transfer
+     * due by t: it leaves its links, and is not returned by Advance. Its losses so far
+     * (GetLost) stay readable until the next Start.
+     * \param handle the transfer
+     * \param t the time (s)
+     * \return the wire bytes it had not sent; negative (nothing done) where transfers
+     *         cannot be stopped: the default, and max-min sharing
+     */
+    virtual double Stop(uint32_t handle, double t);
+    /// \return true while a transfer is sending (started, not ended or stopped); the
+    /// default: false
+    virtual bool IsSending(uint32_t handle) const;
+    /**
      * \param key a directed link key
      * \return its backlog figures up to the latest time given to Start or Advance
      * (default: none)

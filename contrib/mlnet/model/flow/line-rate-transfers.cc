@@ -523,6 +523,12 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
         TakeLosses(f, slot);
     }
     m_ended.push_back({slot, m_now + wait});
+    Retire(f, slot);
+}
+
+void
+LineRateTransfers::Retire(const Flow& f, uint32_t slot)
+{
     // It leaves its NIC links now; its offered loads at the next rate update.
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
@@ -533,6 +539,48 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
     }
     --m_activeFlows;
     m_retired.push_back(slot);
+}
+
+double
+LineRateTransfers::Stop(uint32_t slot, double t)
+{
+    NS_ASSERT_MSG(t <= PendingEnd() + FluidNetwork::kTie, "a transfer stopped past a due end");
+    m_now = std::max(m_now, t);
+    Flow& f = m_flows[slot];
+    NS_ASSERT_MSG(IsSending(slot), "stopping a transfer that is not sending");
+    Settle(f);
+    const double left = std::max(0.0, f.head) + std::max(0.0, f.rest);
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    {
+        Rebase(f.route.Key(k));
+        m_dropped |= m_load[f.route.Key(k)].dropped > 0;
+    }
+    if (m_dropped)
+    {
+        TakeLosses(f, slot);
+    }
+    if (f.head > 0)
+    {
+        Nic& nic = m_nics[m_nicOf[f.nic]];
+        nic.fifo.erase(std::find(nic.fifo.begin(), nic.fifo.end(), slot));
+    }
+    f.head = 0;
+    f.rest = 0;
+    ++f.version; // its phase end in the heap is stale
+    Retire(f, slot);
+    m_dirty = true;
+    return left;
+}
+
+bool
+LineRateTransfers::IsSending(uint32_t slot) const
+{
+    if (slot >= m_flows.size())
+    {
+        return false;
+    }
+    const Flow& f = m_flows[slot];
+    return f.active && (f.head > 0 || f.rest > 0);
 }
 
 const PackedRoute&

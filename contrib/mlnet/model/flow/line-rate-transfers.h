@@ -91,6 +91,8 @@ public:
     const std::vector<Ended>& Advance(double t) override;
     const PackedRoute& GetRoute(uint32_t handle) const override;
     uint32_t GetActive() const override;
+    double Stop(uint32_t handle, double t) override;
+    bool IsSending(uint32_t handle) const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
     void SetBuffers(std::vector<double> bytes, std::vector<bool> drop) override;
@@ -142,6 +144,9 @@ private:
         bool drops{false};  //!< a full port drops (SetBuffers)
     };
 
+    /// A transfer that ended or stopped leaves its NIC links, and its slot is retired
+    /// (its offered loads leave at the next rate update).
+    void Retire(const Flow& f, uint32_t slot);
     /// \return a link's load carried from qTime to t (offered load constant between)
     Load LoadAt(uint32_t key, double t) const;
 
