@@ -653,9 +653,10 @@ FluidMessageTransport::Reroute(uint32_t link)
         const uint64_t carried = CarriedBytes(msg, x.repairPackets);
         const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
         const auto wire = static_cast<double>(m_model->GetWireBytes(carried));
+        // At least its last packet is left: it was still sending.
         const double left = m_fluid->Stop(h, now);
         const auto rest = static_cast<uint32_t>(
-            std::clamp(std::ceil(left / wire * packets - 1e-9), 0.0, packets));
+            std::clamp(std::ceil(left / wire * packets - 1e-9), 1.0, packets));
         const auto sent = static_cast<uint32_t>(packets) - rest;
         Owed& owed = m_owed[x.message];
         if (sent > 0)
@@ -687,21 +688,6 @@ FluidMessageTransport::Reroute(uint32_t link)
         if (x.repairPackets > 0)
         {
             m_repairStarts.erase(x.message);
-        }
-        if (rest == 0)
-        {
-            // Its last packet had left: what it lost is asked for after its tail.
-            const double latency = x.delivery - m_perMessageOverhead.GetSeconds();
-            if (owed.packets > 0)
-            {
-                NackAfterSilence(x.message,
-                                 owed.packets,
-                                 owed.link,
-                                 latency,
-                                 Seconds(now + latency));
-            }
-            m_owed.erase(x.message);
-            continue;
         }
         if (owed.packets == 0)
         {

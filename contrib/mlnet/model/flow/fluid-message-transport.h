@@ -42,9 +42,11 @@
  * sent until the routes converge (Cluster::HoldRoutes, FaultPlan's Convergence), as
  * frames do; the messages sent after take the new routes. Standing in for the UDP or
  * RDMA transport, a transfer loses what it sends into the failed link in that window
- * and the transport's repair is followed (GetCaughtByFailures); standing in for TCP (or
- * nothing), such transfers keep their route, lose nothing and are counted (the run's
- * health warns of them).
+ * and the transport's repair is followed (GetCaughtByFailures), and a transfer still
+ * sending at the convergence sends the rest of its packets over the new routes
+ * (Cluster trace Rerouted, FluidTransfers::Stop); standing in for TCP (or nothing),
+ * such transfers keep their route, lose nothing and are counted (the run's health
+ * warns of them).
  *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
  * congestion-control dynamics, PFC pauses, losses at a forwarding rank's port; no
@@ -208,8 +210,10 @@ public:
      * a message that lost every packet after SenderTimeout (doubled each time), and a
      * NACK or probe before the convergence is lost in turn; the missing packets are
      * then a transfer of their own over the routes of that moment, and the message is
-     * delivered when it ends. Otherwise the transfer keeps its route and loses nothing
-     * (`messages`).
+     * delivered when it ends. A transfer still sending at the convergence stops there:
+     * the rest of its packets is a transfer over the new routes, and the receiver asks
+     * for the lost ones RepairTimeout after the rest's tail arrived. Otherwise (TCP, a
+     * switch's copy) the transfer keeps its route and loses nothing (`messages`).
      */
     FailureCatch GetCaughtByFailures() const;
 
