@@ -38,6 +38,50 @@ RunJson(const std::string& flags, const std::string& tag, ExampleRun* run = null
     return doc;
 }
 
+/// A scenario whose link fails mid-run, at both levels, and what the flow run repaired.
+struct BothLevels
+{
+    nlohmann::json packet; //!< the packet run's document
+    nlohmann::json flow;   //!< the flow run's document
+
+    BothLevels(const std::string& flags, const std::string& tag)
+        : packet(RunJson(flags + " --level=packet", tag + "-packet")),
+          flow(RunJson(flags + " --level=flow", tag + "-flow"))
+    {
+    }
+
+    /// \return the packet run's accounting
+    const nlohmann::json& Packet() const
+    {
+        return packet["accounting"][0];
+    }
+
+    /// \return the flow run's fluid accounting
+    const nlohmann::json& Fluid() const
+    {
+        return flow["accounting"][0]["fluid"];
+    }
+
+    /// \return frames the packet run dropped
+    double Dropped() const
+    {
+        return Packet()["frames"]["dropped"]["frames"].get<double>();
+    }
+
+    /// \return frames the flow run lost to the failure and re-sent
+    double Repaired() const
+    {
+        return Fluid()["repaired_after_failures"]["frames"].get<double>();
+    }
+
+    /// \return simulated seconds of the packet and the flow run
+    std::pair<double, double> Times() const
+    {
+        return {packet["rows"][0]["simulated_s"].get<double>(),
+                flow["rows"][0]["simulated_s"].get<double>()};
+    }
+};
+
 } // namespace
 
 TEST(FaultInjection, MidRunFailureIsListedWithItsTimesAndLosses)
@@ -86,24 +130,23 @@ TEST(FaultInjection, TheFlowLevelLosesAndRepairsWhatTheFailedLinkTakes)
     const std::string flags = "--fabric=fattree --tiers=2 --ranks=8 --collective=allreduce "
                               "--algorithm=ring --bytes=4MiB --fail=tor-agg:3@100us "
                               "--convergence=50us";
-    nlohmann::json packet = RunJson(flags + " --level=packet", "repair-packet");
-    nlohmann::json flow = RunJson(flags + " --level=flow", "repair-flow");
-    const nlohmann::json& p = packet["accounting"][0];
-    const nlohmann::json& f = flow["accounting"][0]["fluid"];
-    const auto dropped = p["frames"]["dropped"]["frames"].get<double>();
+    const BothLevels run(flags, "repair");
+    const nlohmann::json& p = run.Packet();
+    const nlohmann::json& f = run.Fluid();
+    const double dropped = run.Dropped();
     ASSERT_GT(dropped, 0);
-    EXPECT_NEAR(f["repaired_after_failures"]["frames"].get<double>(), dropped, 0.05 * dropped);
+    EXPECT_NEAR(run.Repaired(), dropped, 0.05 * dropped);
     EXPECT_NEAR(f["repaired_after_failures"]["bytes"].get<double>(),
                 p["frames"]["resent_bytes"].get<double>(),
                 0.05 * p["frames"]["resent_bytes"].get<double>());
     EXPECT_EQ(f["repair_timeouts"], p["timeouts"]);
     EXPECT_EQ(f["caught_by_failures"]["messages"], 0) << "repaired, not kept on the old route";
-    EXPECT_EQ(flow["failures"][0]["frames_lost"], f["repaired_after_failures"]["frames"])
+    EXPECT_EQ(run.flow["failures"][0]["frames_lost"], f["repaired_after_failures"]["frames"])
         << "the fault's line counts the fluid's losses";
-    const double ps = packet["rows"][0]["simulated_s"].get<double>();
-    const double fs = flow["rows"][0]["simulated_s"].get<double>();
+    const auto [ps, fs] = run.Times();
     EXPECT_GT(fs, 0.95 * ps) << "without the repair the flow level was 61 % fast";
-    EXPECT_FALSE(flow["rows"][0]["health"].contains("warning")) << flow["rows"][0]["health"];
+    EXPECT_FALSE(run.flow["rows"][0]["health"].contains("warning"))
+        << run.flow["rows"][0]["health"];
 }
 
 TEST(FaultInjection, TheFlowLevelMovesCaughtTransfersOntoTheNewRoutes)
@@ -116,15 +159,12 @@ TEST(FaultInjection, TheFlowLevelMovesCaughtTransfersOntoTheNewRoutes)
     const std::string flags = "--fabric=fattree --tiers=2 --ranks=16 --collective=alltoall "
                               "--algorithm=direct --bytes=1MiB --fail=tor-agg:3@50us "
                               "--convergence=30us";
-    nlohmann::json packet = RunJson(flags + " --level=packet", "reroute-packet");
-    nlohmann::json flow = RunJson(flags + " --level=flow", "reroute-flow");
-    const auto dropped = packet["accounting"][0]["frames"]["dropped"]["frames"].get<double>();
+    const BothLevels run(flags, "reroute");
+    const double dropped = run.Dropped();
     ASSERT_GT(dropped, 0);
-    const nlohmann::json& f = flow["accounting"][0]["fluid"];
-    EXPECT_NEAR(f["repaired_after_failures"]["frames"].get<double>(), dropped, 0.05 * dropped);
-    EXPECT_EQ(f["caught_by_failures"]["messages"], 0);
-    const double ps = packet["rows"][0]["simulated_s"].get<double>();
-    const double fs = flow["rows"][0]["simulated_s"].get<double>();
+    EXPECT_NEAR(run.Repaired(), dropped, 0.05 * dropped);
+    EXPECT_EQ(run.Fluid()["caught_by_failures"]["messages"], 0);
+    const auto [ps, fs] = run.Times();
     EXPECT_NEAR(fs, ps, 0.10 * ps) << "kept on the failed link, the flow level was 21 % fast";
 }
 

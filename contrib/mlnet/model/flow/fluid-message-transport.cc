@@ -427,10 +427,7 @@ FluidMessageTransport::Finish(double t)
         }
         else if (loss.fraction > 0)
         {
-            // The packets it sent into the failed link before the reroute (at least one).
-            const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
-            const auto lost = static_cast<uint32_t>(
-                std::clamp(std::ceil(loss.fraction * packets - 1e-9), 1.0, packets));
+            const uint32_t lost = LostToFailure(loss, m_model->GetPacketCount(carried));
             BeginRepair(x, loss, lost, t, end, owed.packets);
             continue;
         }
@@ -665,10 +662,7 @@ FluidMessageTransport::Reroute(uint32_t link)
             const Loss loss = CountOnLinks(h, sentBytes, x, now);
             if (loss.fraction > 0)
             {
-                const auto lost =
-                    static_cast<uint32_t>(std::clamp(std::ceil(loss.fraction * sent - 1e-9),
-                                                     1.0,
-                                                     static_cast<double>(sent)));
+                const uint32_t lost = LostToFailure(loss, sent);
                 CountLoss(x, lost, loss.link);
                 m_cluster->NotifyFramesLost(loss.link, lost);
                 owed.packets += lost;
@@ -699,6 +693,14 @@ FluidMessageTransport::Reroute(uint32_t link)
             m_model->MessagePath(msg.src, msg.dst, restBytes, m_shares, senderLinks);
         StartTransferOf(x.message, senderLinks, latency, rest);
     }
+}
+
+uint32_t
+FluidMessageTransport::LostToFailure(const Loss& loss, uint64_t packets)
+{
+    // The packets it sent into the failed link before the reroute (at least one).
+    const auto n = static_cast<double>(packets);
+    return static_cast<uint32_t>(std::clamp(std::ceil(loss.fraction * n - 1e-9), 1.0, n));
 }
 
 FluidMessageTransport::Repairs&

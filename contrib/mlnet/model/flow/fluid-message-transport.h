@@ -263,6 +263,9 @@ private:
     /// The routes around a failed link took effect (Cluster trace Rerouted): the
     /// transfers crossing it send their rest over the new routes.
     void Reroute(uint32_t link);
+    /// \return the packets of `packets` a transfer lost to a failed link (loss.fraction
+    /// > 0): that share, rounded up, at least one
+    static uint32_t LostToFailure(const Loss& loss, uint64_t packets);
     /// \return the record of losses to `link` (kNoLink: drops at full ports)
     Repairs& RepairsOf(uint32_t link);
     /// Count `lost` packets a transfer lost to `link` (kNoLink: full ports), and its
