@@ -767,17 +767,16 @@ TEST_F(FluidMessageTransportTest, ALinkFailureUnderAMessageLosesWhatItSendsUntil
 
     // 5. The routes come back while it is still sending: the part sent by then (half of
     // its packets) lost what it sent after the failure (half of that part), and the
-    // rest of its packets leaves over the new route from the reroute on. The receiver
-    // NACKs RT after the rest's tail arrived, and the lost packets follow.
+    // message goes on over the new route from the reroute on, at its rate: its tail
+    // leaves when it would have unmoved, at d. The receiver NACKs RT after the tail
+    // arrived, and the lost packets follow.
     FailedUnderAMessage mid{MicroSeconds(10), Seconds(10e-6 + d / 4), Seconds(10e-6 + d / 2), m};
     const auto rest = static_cast<uint32_t>(std::ceil(0.5 * static_cast<double>(n) - 1e-9));
     const auto midLost =
         static_cast<uint32_t>(std::ceil(0.5 * static_cast<double>(n - rest) - 1e-9));
     mid.Run(midLost);
-    const uint64_t restBytes = uint64_t{rest} * udp->GetMaxPayload();
-    // One path length and first packet for the rest and the repair: one latency.
-    const double restTail =
-        mid.reroutedAt.GetSeconds() + FailedUnderAMessage::Send(model, restBytes, rate);
+    // One path length and first packet for the moved message and the repair: one latency.
+    const double restTail = 10e-6 + d;
     const double midResend = restTail + mid.repairLatency + rt + mid.repairLatency;
     EXPECT_NEAR(mid.delivered.GetSeconds(),
                 midResend + FailedUnderAMessage::Send(model, mid.lostBytes, rate) +

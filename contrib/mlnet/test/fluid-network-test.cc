@@ -348,34 +348,88 @@ TEST(FluidNetworkTest, LineRateBuffersCountWhatAPortCannotHold)
     }
 }
 
-TEST(FluidNetworkTest, LineRateStopEndsATransferPartWayAndFreesItsShare)
+namespace
 {
-    // Two transfers of W round-robin on one NIC of rate R (B = 0), each at R/2; the
-    // first is stopped at W/2R, having sent W/4: 3W/4 is left, it leaves its links (the
-    // port behind sees only the second from then on), is never returned by Advance,
-    // and the second sends its last 3W/4 alone at R, ending at W/2R + 3W/4R.
+/// Ends every transfer of a line-rate fluid; returns each one's end and losses by handle.
+std::map<uint32_t, std::pair<double, double>>
+EndsOf(FluidTransfers& x)
+{
+    std::map<uint32_t, std::pair<double, double>> ended;
+    for (double t = x.NextEnd(); t < std::numeric_limits<double>::infinity(); t = x.NextEnd())
+    {
+        for (const auto& e : x.Advance(t))
+        {
+            ended[e.transfer] = {e.end, x.GetLost(e.transfer)};
+        }
+    }
+    return ended;
+}
+} // namespace
+
+TEST(FluidNetworkTest, LineRateSetRouteMovesATransferInPlace)
+{
+    // A (NIC 0) and B (NIC 1), R each, send W at once into link 2 (R): its backlog
+    // grows at R. At W/2R A moves to link 3 (R), having sent W/2 and left W/2: link 2
+    // keeps its W/2 backlog (offered R from then), link 3 builds none. Both NICs end at
+    // W/R (A's rate is unchanged); A waits nothing, B the W/2 left at link 2. Unmoved,
+    // B would wait W (ending at 2W/R).
     const double r = 1e9;
     const double w = 1e6;
-    auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r}, 0);
-    const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
-    const uint32_t b = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
-    EXPECT_DOUBLE_EQ(x->NextEnd(), 2 * w / r);
-    EXPECT_TRUE(x->IsSending(a));
-    EXPECT_DOUBLE_EQ(x->Stop(a, w / (2 * r)), 3 * w / 4);
-    EXPECT_FALSE(x->IsSending(a));
-    EXPECT_TRUE(x->IsSending(b));
-    const double t = x->NextEnd();
-    EXPECT_DOUBLE_EQ(t, w / (2 * r) + 3 * w / (4 * r));
-    const auto& ended = x->Advance(t);
-    ASSERT_EQ(ended.size(), 1u);
-    EXPECT_EQ(ended[0].transfer, b);
-    EXPECT_DOUBLE_EQ(ended[0].end, t); // nothing queued: offered R into R
-    EXPECT_EQ(x->GetActive(), 0u);
-    EXPECT_EQ(x->NextEnd(), std::numeric_limits<double>::infinity());
-    // Max-min sharing cannot stop a transfer: nothing is done.
-    auto y = FluidTransfers::Create(FluidSharing::MAX_MIN, {r}, 0);
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 0);
+        const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+        const uint32_t b = x->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+        const FluidTransfers::Moved m = x->SetRoute(a, w / (2 * r), Shares{{0, 1.0}, {3, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(m.left, w / 2);
+        EXPECT_EQ(m.lost, 0.0);
+        EXPECT_TRUE(x->IsSending(a));
+        EXPECT_EQ(x->GetRoute(a).Key(1), 3u);
+        const auto ended = EndsOf(*x);
+        EXPECT_DOUBLE_EQ(ended.at(a).first, w / r);
+        EXPECT_DOUBLE_EQ(ended.at(b).first, 3 * w / (2 * r));
+        EXPECT_EQ(x->GetLinkQueue(3).peakBacklog, 0.0);
+        EXPECT_DOUBLE_EQ(x->GetLinkQueue(2).peakBacklog, w / 2);
+    }
+    // Its place at its NIC. A NIC FIFO of 100 packets: A's 100 are queued whole (its
+    // head) and B, behind them, sends nothing until they left. Moved at W/2R onto a
+    // route leaving by the same NIC, A keeps its head: A ends at W/R, B at 2W/R. Moved
+    // onto another NIC (link 1), A leaves the FIFO: B sends from W/2R at R (ending at
+    // 3W/2R) and A's last W/2 at R on link 1 (ending at W/R).
+    for (const bool sameNic : {true, false})
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 100);
+        const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+        const uint32_t b = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+        const Shares to = sameNic ? Shares{{0, 1.0}, {3, 1.0}} : Shares{{1, 1.0}, {3, 1.0}};
+        EXPECT_DOUBLE_EQ(x->SetRoute(a, w / (2 * r), to, 1).left, w / 2);
+        const auto ended = EndsOf(*x);
+        EXPECT_DOUBLE_EQ(ended.at(a).first, w / r) << sameNic;
+        EXPECT_DOUBLE_EQ(ended.at(b).first, (sameNic ? 2.0 : 1.5) * w / r) << sameNic;
+    }
+    // Its losses. Link 2's port holds nothing and drops: offered 2R, it drops half of
+    // what arrives. Moved at W/2R, A lost W/4 of the W/2 it sent there; on link 3 it
+    // loses nothing more (GetLost: the new route's), and link 2, offered R from then,
+    // drops no more: B lost W/4.
+    {
+        const double inf = std::numeric_limits<double>::infinity();
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r, r, r}, 0);
+        x->SetBuffers({inf, inf, 0, inf}, {false, false, true, false});
+        const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
+        const uint32_t b = x->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+        const FluidTransfers::Moved m = x->SetRoute(a, w / (2 * r), Shares{{0, 1.0}, {3, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(m.lost, w / 4);
+        const auto ended = EndsOf(*x);
+        EXPECT_EQ(ended.at(a).second, 0.0);
+        EXPECT_DOUBLE_EQ(ended.at(b).second, w / 4);
+        EXPECT_DOUBLE_EQ(x->GetLinkQueue(2).overflow, w / 2);
+    }
+    // Max-min sharing cannot move a transfer: nothing is done.
+    auto y = FluidTransfers::Create(FluidSharing::MAX_MIN, {r, r}, 0);
     const uint32_t c = y->Start(0, w, 100, Shares{{0, 1.0}}, 1);
-    EXPECT_LT(y->Stop(c, 0), 0);
+    EXPECT_LT(y->SetRoute(c, 0, Shares{{1, 1.0}}, 1).left, 0);
     EXPECT_DOUBLE_EQ(y->NextEnd(), w / r);
 }
 

@@ -312,6 +312,12 @@ FluidMessageTransport::CarriedBytes(const Message& msg, uint32_t repairPackets) 
                : std::min<uint64_t>(msg.bytes, uint64_t{repairPackets} * GetMaxPayload());
 }
 
+uint32_t
+FluidMessageTransport::PacketsOf(const Message& msg, const InFlight& x) const
+{
+    return static_cast<uint32_t>(m_model->GetPacketCount(CarriedBytes(msg, x.repairPackets)));
+}
+
 void
 FluidMessageTransport::StartTransferOf(uint32_t message,
                                        uint32_t senderLinks,
@@ -401,8 +407,10 @@ FluidMessageTransport::Finish(double t)
     {
         const InFlight& x = m_inFlight[slot];
         const Message& msg = m_messages[x.message];
-        // Packets an earlier part of the message lost (Reroute): asked for with its own.
+        // A transfer Reroute moved: its packets sent on earlier routes are counted there,
+        // and those they lost are asked for with its own.
         Owed owed;
+        owed.from = -1;
         if (!m_owed.empty())
         {
             if (const auto it = m_owed.find(x.message); it != m_owed.end())
@@ -411,8 +419,10 @@ FluidMessageTransport::Finish(double t)
                 m_owed.erase(it);
             }
         }
-        const uint64_t carried = CarriedBytes(msg, x.repairPackets);
-        const Loss loss = CountOnLinks(slot, carried, x, t);
+        const uint64_t carried = owed.counted == 0
+                                     ? CarriedBytes(msg, x.repairPackets)
+                                     : CarriedBytes(msg, PacketsOf(msg, x) - owed.counted);
+        const Loss loss = CountOnLinks(m_fluid->GetRoute(slot), carried, x, owed.from, t);
         if (x.repairPackets > 0)
         {
             m_repairStarts.erase(x.message);
@@ -515,14 +525,14 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
 }
 
 FluidMessageTransport::Loss
-FluidMessageTransport::CountOnLinks(uint32_t transfer,
+FluidMessageTransport::CountOnLinks(const PackedRoute& route,
                                     uint64_t bytes,
                                     const InFlight& x,
+                                    double from,
                                     double sent)
 {
     const uint64_t wire = m_model->GetWireBytes(bytes);
     const uint64_t frames = m_model->GetPacketCount(bytes);
-    const PackedRoute& route = m_fluid->GetRoute(transfer);
     Loss loss;
     for (uint32_t k = 0; k < route.Size(); ++k)
     {
@@ -534,7 +544,8 @@ FluidMessageTransport::CountOnLinks(uint32_t transfer,
             if (!loss.caught)
             {
                 loss.caught = true;
-                loss.start = StartOf(x); // only here: a Time conversion per transfer costs
+                // only here: a Time conversion per transfer costs
+                loss.start = from < 0 ? StartOf(x) : from;
             }
             const double start = loss.start;
             // Its bytes sent between the failure and the reroute, at an even rate.
@@ -623,10 +634,10 @@ FluidMessageTransport::BeginRepair(const InFlight& x,
 void
 FluidMessageTransport::Reroute(uint32_t link)
 {
-    // Every transfer crossing the link stops now: the part it sent is counted on its
-    // old route with what the link (and full ports) took from it, and the rest of its
-    // packets is a transfer of its own over the new routes; the message's losses are
-    // asked for after that one's tail (m_owed). A copy made by a switch keeps its path.
+    // Every transfer crossing the link goes on over the new routes, in place (keeping
+    // its place at its NIC): the packets it sent are counted on the old route with what
+    // the link (and full ports) took from them, asked for after its tail (m_owed). A copy
+    // made by a switch keeps its path.
     const double now = Simulator::Now().GetSeconds();
     CompleteDue(now);
     for (uint32_t h = 0; h < m_inFlight.size(); ++h)
@@ -641,25 +652,45 @@ FluidMessageTransport::Reroute(uint32_t link)
         {
             crosses = route.Key(k) / 2 == link;
         }
-        const InFlight x = m_inFlight[h];
+        InFlight& x = m_inFlight[h];
         if (!crosses || (!m_copies.empty() && m_copies.count(x.message) > 0))
         {
             continue;
         }
         const Message& msg = m_messages[x.message];
-        const uint64_t carried = CarriedBytes(msg, x.repairPackets);
-        const auto packets = static_cast<double>(m_model->GetPacketCount(carried));
-        const auto wire = static_cast<double>(m_model->GetWireBytes(carried));
+        const auto [it, fresh] = m_owed.try_emplace(x.message);
+        Owed& owed = it->second;
+        if (fresh)
+        {
+            owed.from = StartOf(x);
+        }
+        // The part on this route: what the earlier routes did not carry.
+        const uint32_t part = PacketsOf(msg, x) - owed.counted;
+        const auto partWire = static_cast<double>(m_model->GetWireBytes(CarriedBytes(msg, part)));
+        FluidNetwork::LinkShares oldShares; // PackedRoute is not copied (it may own memory)
+        for (uint32_t k = 0; k < route.Size(); ++k)
+        {
+            oldShares.emplace_back(route.Key(k), route.Share(k));
+        }
+        PackedRoute old;
+        old.Assign(oldShares);
+        uint32_t senderLinks = 0;
+        const double latency = m_model->MessagePath(msg.src,
+                                                    msg.dst,
+                                                    CarriedBytes(msg, x.repairPackets),
+                                                    m_shares,
+                                                    senderLinks);
+        const FluidTransfers::Moved moved = m_fluid->SetRoute(h, now, m_shares, senderLinks);
         // At least its last packet is left: it was still sending.
-        const double left = m_fluid->Stop(h, now);
-        const auto rest = static_cast<uint32_t>(
-            std::clamp(std::ceil(left / wire * packets - 1e-9), 1.0, packets));
-        const auto sent = static_cast<uint32_t>(packets) - rest;
-        Owed& owed = m_owed[x.message];
+        const auto rest =
+            static_cast<uint32_t>(std::clamp(std::ceil(moved.left / partWire * part - 1e-9),
+                                             1.0,
+                                             static_cast<double>(part)));
+        const uint32_t sent = part - rest;
         if (sent > 0)
         {
             const uint64_t sentBytes = CarriedBytes(msg, sent);
-            const Loss loss = CountOnLinks(h, sentBytes, x, now);
+            const Loss loss = CountOnLinks(old, sentBytes, x, owed.from, now);
             if (loss.fraction > 0)
             {
                 const uint32_t lost = LostToFailure(loss, sent);
@@ -668,30 +699,19 @@ FluidMessageTransport::Reroute(uint32_t link)
                 owed.packets += lost;
                 owed.link = loss.link;
             }
-            const double lostWire = m_dropsAtFullPorts ? m_fluid->GetLost(h) : 0.0;
-            if (lostWire > 0)
+            if (m_dropsAtFullPorts && moved.lost > 0)
             {
                 const uint32_t dropped =
-                    DroppedPackets(lostWire,
+                    DroppedPackets(moved.lost,
                                    static_cast<double>(m_model->GetWireBytes(sentBytes)),
                                    sent);
                 CountLoss(x, dropped, kNoLink);
                 owed.packets += dropped;
             }
         }
-        if (x.repairPackets > 0)
-        {
-            m_repairStarts.erase(x.message);
-        }
-        if (owed.packets == 0)
-        {
-            m_owed.erase(x.message);
-        }
-        const uint64_t restBytes = CarriedBytes(msg, rest);
-        uint32_t senderLinks = 0;
-        const double latency =
-            m_model->MessagePath(msg.src, msg.dst, restBytes, m_shares, senderLinks);
-        StartTransferOf(x.message, senderLinks, latency, rest);
+        owed.counted += sent;
+        owed.from = now;
+        x.delivery = latency + m_perMessageOverhead.GetSeconds();
     }
 }
 

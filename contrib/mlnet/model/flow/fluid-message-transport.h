@@ -44,15 +44,17 @@
  * RDMA transport, a transfer loses what it sends into the failed link in that window
  * and the transport's repair is followed (GetCaughtByFailures), and a transfer still
  * sending at the convergence sends the rest of its packets over the new routes
- * (Cluster trace Rerouted, FluidTransfers::Stop); standing in for TCP (or nothing),
+ * (Cluster trace Rerouted, FluidTransfers::SetRoute: in place, keeping its place at its
+ * NIC); standing in for TCP (or nothing),
  * such transfers keep their route, lose nothing and are counted (the run's health
  * warns of them).
  *
  * What it leaves out. Everything the fluid leaves out (fluid-network.h): packets,
  * congestion-control dynamics, PFC pauses, losses at a forwarding rank's port; no
  * frame crosses a device, so pcap and device queues stay empty, and a link's counter
- * moves by a whole message at its transfer's end. A transfer caught by a failure keeps
- * its route after the convergence (its bytes still load the failed link's place), and
+ * moves by a whole message at its transfer's end. Standing in for TCP, a transfer
+ * caught by a failure keeps its route after the convergence (its bytes still load the
+ * failed link's place); a moved one's parts are counted in whole packets; and
  * the bytes queued at or in flight on the link when it fails are not counted lost. A
  * host relay latency (FabricSpec::relayLatency) is part of a message's latency; a host
  * relay rate cap (FabricSpec::relayRate) is refused at Install.
@@ -245,11 +247,17 @@ private:
     };
 
     /// Add a transfer's wire bytes and frames (of `bytes` application bytes) to the
-    /// counters of the route it took; it was sent from its start (StartOf(x)) to `sent`.
-    /// \return what failed links on the route took from it
-    Loss CountOnLinks(uint32_t transfer, uint64_t bytes, const InFlight& x, double sent);
+    /// counters of `route`, which it took from `from` (negative: its start, StartOf(x))
+    /// to `sent`. \return what failed links on the route took from it
+    Loss CountOnLinks(const PackedRoute& route,
+                      uint64_t bytes,
+                      const InFlight& x,
+                      double from,
+                      double sent);
     /// \return the application bytes a transfer carries (a repair: its packets' share)
     uint64_t CarriedBytes(const Message& msg, uint32_t repairPackets) const;
+    /// \return the packets a transfer carries (its message's, or its repair's)
+    uint32_t PacketsOf(const Message& msg, const InFlight& x) const;
     /// \return when a transfer started (s): its message's send, or its repair's start
     double StartOf(const InFlight& x) const;
     /// A transfer that lost `lost` packets ended sending at `sent` (its last byte out of
@@ -261,7 +269,7 @@ private:
                      double end,
                      uint32_t owed = 0);
     /// The routes around a failed link took effect (Cluster trace Rerouted): the
-    /// transfers crossing it send their rest over the new routes.
+    /// transfers crossing it go on over the new routes (FluidTransfers::SetRoute).
     void Reroute(uint32_t link);
     /// \return the packets of `packets` a transfer lost to a failed link (loss.fraction
     /// > 0): that share, rounded up, at least one
@@ -294,12 +302,14 @@ private:
 
     static constexpr uint32_t kNoLink = UINT32_MAX; //!< a loss no failed link caused
 
-    /// Packets a message lost in a part of it that Reroute stopped, asked for after the
-    /// tail of its rest.
+    /// What a transfer Reroute moved left on its earlier routes: the packets it sent
+    /// there (counted on them) and those it lost there, asked for after its tail.
     struct Owed
     {
-        uint32_t packets{0};
+        uint32_t packets{0};    //!< lost, to be asked for
         uint32_t link{kNoLink}; //!< the failed link that took some (kNoLink: full ports)
+        uint32_t counted{0};    //!< packets sent (and counted) on earlier routes
+        double from{0};         //!< when it took its current route (s)
     };
 
     std::unordered_map<uint32_t, Owed> m_owed; //!< by message slot

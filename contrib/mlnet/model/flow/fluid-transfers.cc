@@ -33,10 +33,13 @@ FluidTransfers::SetBuffers(std::vector<double> /* bytes */, std::vector<bool> /*
 {
 }
 
-double
-FluidTransfers::Stop(uint32_t /* handle */, double /* t */)
+FluidTransfers::Moved
+FluidTransfers::SetRoute(uint32_t /* handle */,
+                         double /* t */,
+                         const FluidNetwork::LinkShares& /* route */,
+                         uint32_t /* senderLinks */)
 {
-    return -1.0;
+    return {};
 }
 
 bool

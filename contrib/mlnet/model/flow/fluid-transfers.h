@@ -150,16 +150,32 @@ public:
      * at most its wire bytes
      */
     virtual double GetLost(uint32_t handle) const;
+
+    /// What a transfer left on the route SetRoute took it off.
+    struct Moved
+    {
+        double left{-1}; //!< wire bytes it had not sent (negative: not moved)
+        double lost{0};  //!< wire bytes it lost at full ports of that route so far
+    };
+
     /**
-     * \brief Stop an active transfer part-way at t, the owner having ended every transfer
-     * due by t: it leaves its links, and is not returned by Advance. Its losses so far
-     * (GetLost) stay readable until the next Start.
-     * \param handle the transfer
+     * \brief Move an active transfer onto another route at t, the owner having ended
+     * every transfer due by t (the routes around a failed link took effect). It goes on
+     * in place: same bytes, same rate, and, where the new route leaves by the same
+     * sender links, its place at its NIC (a head in the FIFO stays there); from t the
+     * old route's links lose its offered load and the new one's gain it, and its wait at
+     * the end is the new route's. Its losses (GetLost) start anew on the new route.
+     * \param handle the transfer (IsSending)
      * \param t the time (s)
-     * \return the wire bytes it had not sent; negative (nothing done) where transfers
-     *         cannot be stopped: the default, and max-min sharing
+     * \param route its new directed links and shares
+     * \param senderLinks how many of them, first, leave its sender
+     * \return what it left on the old route; left negative (nothing done) where
+     *         transfers cannot be moved: the default, and max-min sharing
      */
-    virtual double Stop(uint32_t handle, double t);
+    virtual Moved SetRoute(uint32_t handle,
+                           double t,
+                           const FluidNetwork::LinkShares& route,
+                           uint32_t senderLinks);
     /// \return true while a transfer is sending (started, not ended or stopped); the
     /// default: false
     virtual bool IsSending(uint32_t handle) const;

@@ -529,7 +529,14 @@ LineRateTransfers::FinishTransfer(Flow& f, uint32_t slot)
 void
 LineRateTransfers::Retire(const Flow& f, uint32_t slot)
 {
-    // It leaves its NIC links now; its offered loads at the next rate update.
+    LeaveNics(f, slot);
+    --m_activeFlows;
+    m_retired.push_back(slot);
+}
+
+void
+LineRateTransfers::LeaveNics(const Flow& f, uint32_t slot)
+{
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
         uint32_t key = f.route.Key(k);
@@ -537,39 +544,101 @@ LineRateTransfers::Retire(const Flow& f, uint32_t slot)
         flows.erase(std::find(flows.begin(), flows.end(), slot));
         Touch(key);
     }
-    --m_activeFlows;
-    m_retired.push_back(slot);
 }
 
-double
-LineRateTransfers::Stop(uint32_t slot, double t)
+FluidTransfers::Moved
+LineRateTransfers::SetRoute(uint32_t slot,
+                            double t,
+                            const FluidNetwork::LinkShares& route,
+                            uint32_t senderLinks)
 {
-    NS_ASSERT_MSG(t <= PendingEnd() + FluidNetwork::kTie, "a transfer stopped past a due end");
+    NS_ASSERT_MSG(t <= PendingEnd() + FluidNetwork::kTie, "a transfer moved past a due end");
+    NS_ASSERT_MSG(IsSending(slot), "moving a transfer that is not sending");
+    NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
     m_now = std::max(m_now, t);
     Flow& f = m_flows[slot];
-    NS_ASSERT_MSG(IsSending(slot), "stopping a transfer that is not sending");
     Settle(f);
-    const double left = std::max(0.0, f.head) + std::max(0.0, f.rest);
+    Moved moved;
+    moved.left = std::max(0.0, f.head) + std::max(0.0, f.rest);
+    // The old route: its backlogs and drops up to now, the transfer's losses there at
+    // its rate so far, then its offered load leaves.
     for (uint32_t k = 0; k < f.route.Size(); ++k)
     {
-        Rebase(f.route.Key(k));
-        m_dropped |= m_load[f.route.Key(k)].dropped > 0;
+        const uint32_t key = f.route.Key(k);
+        Rebase(key);
+        m_dropped |= m_load[key].dropped > 0;
     }
     if (m_dropped)
     {
         TakeLosses(f, slot);
+        moved.lost = GetLost(slot);
     }
-    if (f.head > 0)
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
     {
-        Nic& nic = m_nics[m_nicOf[f.nic]];
-        nic.fifo.erase(std::find(nic.fifo.begin(), nic.fifo.end(), slot));
+        Load& d = m_load[f.route.Key(k)];
+        d.offered -= f.route.Share(k) * f.rate;
+        if (--d.flows == 0)
+        {
+            d.offered = 0;
+        }
     }
-    f.head = 0;
-    f.rest = 0;
-    ++f.version; // its phase end in the heap is stale
-    Retire(f, slot);
+    // Its NIC: kept (with a head in the FIFO) where it leaves by the same links; else it
+    // leaves the old ones with its head and joins the new ones round-robin, in start
+    // order, its rate recomputed at the next update.
+    bool sameNics = senderLinks == f.nicCount;
+    for (uint32_t k = 0; k < f.nicCount && sameNics; ++k)
+    {
+        sameNics = route[k].first == f.route.Key(k);
+    }
+    if (!sameNics)
+    {
+        LeaveNics(f, slot);
+        if (f.head > 0)
+        {
+            Nic& nic = m_nics[m_nicOf[f.nic]];
+            nic.fifo.erase(std::find(nic.fifo.begin(), nic.fifo.end(), slot));
+            f.rest += f.head;
+            f.head = 0;
+        }
+        f.phaseChanged = true;
+    }
+    f.route.Assign(route);
+    f.nicCount = senderLinks;
+    f.nic = senderLinks == 1 ? route[0].first : kNone;
+    if (!sameNics)
+    {
+        for (uint32_t k = 0; k < f.nicCount; ++k)
+        {
+            const uint32_t key = f.route.Key(k);
+            auto& flows = NicOf(key).flows;
+            flows.insert(std::upper_bound(flows.begin(),
+                                          flows.end(),
+                                          f.order,
+                                          [this](uint64_t order, uint32_t j) {
+                                              return order < m_flows[j].order;
+                                          }),
+                         slot);
+            Touch(key);
+        }
+    }
+    // The new route: its offered load from now, and its losses marked at the ports' P.
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    {
+        const uint32_t key = f.route.Key(k);
+        Rebase(key);
+        m_load[key].offered += f.route.Share(k) * f.rate;
+        ++m_load[key].flows;
+    }
+    if (m_dropped)
+    {
+        m_losses[slot].assign(f.route.Size(), Loss{});
+        for (uint32_t k = 0; k < f.route.Size(); ++k)
+        {
+            m_losses[slot][k].mark = m_load[f.route.Key(k)].dropped;
+        }
+    }
     m_dirty = true;
-    return left;
+    return moved;
 }
 
 bool

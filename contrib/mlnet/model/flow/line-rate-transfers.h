@@ -91,7 +91,10 @@ public:
     const std::vector<Ended>& Advance(double t) override;
     const PackedRoute& GetRoute(uint32_t handle) const override;
     uint32_t GetActive() const override;
-    double Stop(uint32_t handle, double t) override;
+    Moved SetRoute(uint32_t handle,
+                   double t,
+                   const FluidNetwork::LinkShares& route,
+                   uint32_t senderLinks) override;
     bool IsSending(uint32_t handle) const override;
     uint64_t GetRecomputations() const override;
     uint64_t GetFlowsRecomputed() const override;
@@ -144,9 +147,11 @@ private:
         bool drops{false};  //!< a full port drops (SetBuffers)
     };
 
-    /// A transfer that ended or stopped leaves its NIC links, and its slot is retired
-    /// (its offered loads leave at the next rate update).
+    /// A transfer that ended leaves its NIC links, and its slot is retired (its offered
+    /// loads leave at the next rate update).
     void Retire(const Flow& f, uint32_t slot);
+    /// A transfer leaves the lists of its NIC links (they are touched).
+    void LeaveNics(const Flow& f, uint32_t slot);
     /// \return a link's load carried from qTime to t (offered load constant between)
     Load LoadAt(uint32_t key, double t) const;
 
