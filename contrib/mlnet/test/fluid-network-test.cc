@@ -223,8 +223,9 @@ TEST(FluidNetworkTest, IncrementalRatesAreMaxMinOnRandomNetworks)
             {
                 FAIL() << "seed " << seed;
             }
-            // Sometimes start flows midway instead of completing.
-            if (gen() % 3 == 0)
+            // Sometimes start flows midway instead of completing (the active flows are
+            // a random walk: held under 40, each check being quadratic in them).
+            if (gen() % 3 == 0 && active.size() < 40)
             {
                 now = now + (t - now) * 0.5;
                 startSome(1 + gen() % 3);
