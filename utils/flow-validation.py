@@ -5,7 +5,7 @@
   utils/flow-validation.py [--out=DIR] [--bin=DIR] [--quick] [--filter=SUBSTR]
                            [--jobs=N] [--timeout=SEC] [--keep] [--list]
 
-What it does. CASES below is a fixed grid of 80 cases: collectives (ring,
+What it does. CASES below is a fixed grid of 89 cases: collectives (ring,
 halving-doubling and torus all-reduce, pairwise and direct all-to-all, ring all-gather,
 reduce-scatter and broadcast) from 4 KiB (latency-bound) to 16 MiB (bandwidth-bound)
 and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2- and
@@ -15,7 +15,9 @@ rail-optimized GPT training iterations, dense and MoE (railonly-llm: the one exa
 that builds rail-optimized by flags); TopoOpt direct-connect iterations
 (topoopt-cluster, its own strategy and topology search); Checkmate's mirrored
 all-reduce on an ideal switch and a fat-tree (checkmate-recovery); links failed before and
-during the run; three ECMP hash seeds; one TCP and two RDMA (roce) cases. Each case
+during the run; three ECMP hash seeds; one TCP and two RDMA (roce) cases; six cases
+again with 10 ns of link jitter at packet level (JITTERED: their packet runs lock
+equal-rate senders in step at full ports without it). Each case
 runs its example twice, --level=flow then --level=packet (the ns-3 packet-level
 reference), each with --json=FILE into a temporary folder, reads the `rows` of both
 documents and computes the signed error
@@ -394,6 +396,18 @@ CASES = [
          CHECKMATE + " --fabric=fattree --replicate=all --RngRun=3", pick=LAST_ITERATION,
          note="every all-gather message copied; hash seed 3"),
 ]
+
+# The cases whose packet runs lock equal-rate senders in step at full drop-tail ports
+# (phase effects), again with 10 ns of link jitter at packet level (--linkJitter; the
+# flow level has no frames to jitter): flow-level.md, "Lockstep at full ports".
+JITTERED = ["fattree2/direct-a2a/16r/4MiB/rng1", "fattree2/direct-a2a/16r/4MiB/rng2",
+            "fattree2/direct-a2a/16r/4MiB/rng3", "fattree2-os3/direct-a2a/16r/1MiB",
+            "fattree3-os3/hd-ar/64r/16MiB", "fail/fattree2/direct-a2a/16r/4MiB/tor-agg:8,9"]
+for _base in [c for c in CASES if c.label in JITTERED]:
+    CASES.append(Case(_base.label + "/jitter10ns", _base.example, _base.fabric,
+                      " ".join(_base.flags + ["--linkJitter=10ns"]),
+                      note=(_base.note + "; " if _base.note else "") + "10 ns link jitter"))
+assert len([c for c in CASES if c.label.endswith("/jitter10ns")]) == len(JITTERED)
 
 # Which row fields hold the packet time, the flow time and the twin beside the packet
 # run.

@@ -54,6 +54,12 @@ FabricHelper::SetLinkDelay(Time delay)
 }
 
 void
+FabricHelper::SetLinkJitter(Time jitter)
+{
+    m_jitter = jitter;
+}
+
+void
 FabricHelper::SetMtu(uint32_t mtu)
 {
     m_mtu = mtu;
@@ -368,6 +374,10 @@ FabricHelper::ConnectLocal(Ptr<Node> a, Ptr<Node> b, DataRate rate, Time delay) 
     }
     Ptr<LocalPointToPointChannel> channel = CreateObject<LocalPointToPointChannel>();
     channel->SetAttribute("Delay", TimeValue(delay.IsNegative() ? m_delay : delay));
+    if (m_jitter.IsStrictlyPositive())
+    {
+        channel->SetAttribute("Jitter", TimeValue(m_jitter));
+    }
     devs[0]->Attach(channel);
     devs[1]->Attach(channel);
     return {devs[0], devs[1]};
@@ -401,6 +411,12 @@ FabricHelper::Connect(Ptr<Cluster> cluster,
     Ptr<PointToPointNetDevice> devB;
     if (m_partitions > 1 || HasInterframeGap())
     {
+        if (m_jitter.IsStrictlyPositive())
+        {
+            throw std::invalid_argument(
+                "--linkJitter needs links of one process without an interframe gap (ns-3's "
+                "channels have no jitter): drop --linkJitter, or run in one process");
+        }
         // Split over MPI processes: ns-3's helper makes the remote channels (and the
         // channels of the links of one process, as before).
         PointToPointHelper p2p;

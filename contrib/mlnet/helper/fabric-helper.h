@@ -45,6 +45,12 @@ public:
     void SetLinkRate(DataRate rate);
     /// \brief Propagation delay of every link (default 1 us).
     void SetLinkDelay(Time delay);
+    /**
+     * \brief Largest random extra delay of a frame on every link (LocalPointToPointChannel's
+     * Jitter; default 0). Links between MPI processes, or with an InterframeGap, are
+     * ns-3's channels, which have none: Install then throws std::invalid_argument.
+     */
+    void SetLinkJitter(Time jitter);
     /// \brief IP MTU of every device in bytes (default 9000).
     void SetMtu(uint32_t mtu);
     /// \brief DropTail queue of every switch device (default 1000 packets).
@@ -178,6 +184,7 @@ protected:
 
     DataRate m_rate{"100Gbps"};          //!< link rate
     Time m_delay{MicroSeconds(1)};       //!< link delay
+    Time m_jitter{0};                    //!< largest extra delay of a frame (SetLinkJitter)
     uint32_t m_mtu{9000};                //!< MTU (bytes)
     QueueSize m_queueSize{"1000p"};      //!< switch device queue
     QueueSize m_hostQueueSize{"10000p"}; //!< host root qdisc

@@ -48,6 +48,12 @@ FabricOptions::AddToCommandLine(ScenarioCommandLine& cmd)
                 delay,
                 Time(0),
                 Seconds(1));
+    cmd.AddTime("linkJitter",
+                "largest random extra delay of a frame on a link, e.g. 10ns (packet level: "
+                "breaks the lockstep of equal-rate senders at full ports; default 0)",
+                linkJitter,
+                Time(0),
+                MicroSeconds(1));
     cmd.AddValue("mtu", "device MTU in bytes (68..65535)", mtu, 68, 65535);
     cmd.AddValue("queue",
                  "switch port queue, e.g. 1000p or 10MB",
@@ -135,6 +141,7 @@ FabricOptions::Request() const
     r.graphFile = graphFile;
     r.linkRate = ParseDataRate(rate);
     r.linkDelay = ParseTime(delay);
+    r.linkJitter = ParseTime(linkJitter);
     r.mtu = mtu;
     r.queue = ValueParser::Queue("queue", queue);
     r.dataPath = ResolvedDataPath(); // an explicit --ecn or --pfc keeps the devices

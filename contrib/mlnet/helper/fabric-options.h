@@ -58,6 +58,7 @@ struct FabricOptions
     std::string graphFile;        //!< JSON edge list for fabric=graph
     std::string rate{"100Gbps"};  //!< link rate
     std::string delay{"1us"};     //!< link propagation delay
+    std::string linkJitter{"0s"}; //!< largest random extra delay of a frame (packet level)
     uint32_t mtu{9000};           //!< device MTU (bytes)
     std::string queue{"1000p"};   //!< switch device queue
     uint32_t tiers{2};            //!< fat-tree tiers

@@ -101,6 +101,7 @@ FabricRegistry::Build(const FabricRequest& request, std::shared_ptr<FabricHelper
     std::shared_ptr<FabricHelper> h = entry.builder(request);
     h->SetLinkRate(request.linkRate);
     h->SetLinkDelay(request.linkDelay);
+    h->SetLinkJitter(request.linkJitter);
     h->SetMtu(request.mtu);
     h->SetQueueSize(request.queue);
     h->SetSwitchEcn(request.ecn);

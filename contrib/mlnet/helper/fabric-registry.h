@@ -47,10 +47,11 @@ struct FabricRequest
     // Every fabric (FabricHelper)
     DataRate linkRate{"100Gbps"};    //!< rate of every network link (rail fabrics: NIC rate)
     Time linkDelay{MicroSeconds(1)}; //!< propagation delay of every network link
-    uint32_t mtu{9000};              //!< device MTU (bytes)
-    QueueSize queue{"1000p"};        //!< switch device queue
-    bool ecn{false};                 //!< RED-ECN marking on switch devices (for DCTCP)
-    std::string dataPath{"ipv4"};    //!< ipv4 | fast (FabricHelper::SetDataPath)
+    Time linkJitter{0}; //!< largest random extra delay of a frame (FabricHelper::SetLinkJitter)
+    uint32_t mtu{9000}; //!< device MTU (bytes)
+    QueueSize queue{"1000p"};     //!< switch device queue
+    bool ecn{false};              //!< RED-ECN marking on switch devices (for DCTCP)
+    std::string dataPath{"ipv4"}; //!< ipv4 | fast (FabricHelper::SetDataPath)
     bool pfc{false}; //!< priority flow control (fast path; recorded without devices; SetPfc)
     /// hash | spray | flowlet | adaptive (FabricHelper::SetLoadBalancing; fast path only)
     std::string loadBalancing{"hash"};

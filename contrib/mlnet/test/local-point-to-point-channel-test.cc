@@ -64,20 +64,26 @@ Link(Ptr<PointToPointChannel> channel)
     return {devs[0], devs[1]};
 }
 
-/// Arrival times at the receiver of a burst of frames sent at t = 0 and one at 50 us.
+/// Arrival times at the receiver of a burst of frames sent at t = 0 and one at 50 us
+/// (and, if asked, the sizes of the frames in the order they arrived).
 std::vector<Time>
-Arrivals(Ptr<PointToPointChannel> channel, const std::vector<uint32_t>& sizes)
+Arrivals(Ptr<PointToPointChannel> channel,
+         const std::vector<uint32_t>& sizes,
+         std::vector<uint32_t>* order = nullptr)
 {
     auto [tx, rx] = Link(channel);
-    std::vector<Time> at;
-    rx->SetReceiveCallback(MakeCallback(+[](std::vector<Time>* out,
-                                            Ptr<NetDevice>,
-                                            Ptr<const Packet>,
-                                            uint16_t,
-                                            const Address&) {
-                               out->push_back(Simulator::Now());
-                               return true;
-                           }).Bind(&at));
+    std::pair<std::vector<Time>, std::vector<uint32_t>> seen;
+    rx->SetReceiveCallback(
+        MakeCallback(+[](std::pair<std::vector<Time>, std::vector<uint32_t>>* out,
+                         Ptr<NetDevice>,
+                         Ptr<const Packet> p,
+                         uint16_t,
+                         const Address&) {
+            out->first.push_back(Simulator::Now());
+            out->second.push_back(p->GetSize());
+            return true;
+        }).Bind(&seen));
+    std::vector<Time>& at = seen.first;
     Simulator::ScheduleNow([tx = tx, sizes]() {
         for (size_t i = 0; i + 1 < sizes.size(); ++i)
         {
@@ -89,6 +95,10 @@ Arrivals(Ptr<PointToPointChannel> channel, const std::vector<uint32_t>& sizes)
     });
     Simulator::Run();
     Simulator::Destroy();
+    if (order)
+    {
+        *order = seen.second;
+    }
     return at;
 }
 
@@ -109,6 +119,42 @@ TEST_F(LocalPointToPointChannelTest, ArrivalTimesEqualPointToPointChannel)
     }
     EXPECT_EQ(local.back(),
               MicroSeconds(50) + kRate.CalculateBytesTxTime(sizes.back() + 2) + kDelay);
+}
+
+/// A LocalPointToPointChannel with Jitter `jitter`, its draws from `stream`.
+Ptr<LocalPointToPointChannel>
+Jittery(Time jitter, int64_t stream)
+{
+    Ptr<LocalPointToPointChannel> c = CreateObject<LocalPointToPointChannel>();
+    c->SetAttribute("Jitter", TimeValue(jitter));
+    c->AssignStreams(stream);
+    return c;
+}
+
+TEST_F(LocalPointToPointChannelTest, JitterDelaysEachFrameWithinItsBoundAndKeepsTheirOrder)
+{
+    // Frames of 64 bytes take 52.8 ns at 10 Gbps: a jitter of 200 ns would reorder
+    // them, were a frame allowed to arrive before the one sent before it.
+    const std::vector<uint32_t> sizes = {64, 65, 66, 9000, 67, 68, 69, 1500, 70};
+    const Time jitter = NanoSeconds(200);
+    const std::vector<Time> nominal = Arrivals(nullptr, sizes);
+    std::vector<uint32_t> order;
+    const std::vector<Time> jittered = Arrivals(Jittery(jitter, 7), sizes, &order);
+    ASSERT_EQ(jittered.size(), sizes.size());
+    EXPECT_EQ(order, sizes) << "a frame overtook the one sent before it";
+    uint32_t later = 0;
+    for (size_t i = 0; i < sizes.size(); ++i)
+    {
+        EXPECT_GE(jittered[i], nominal[i]) << "frame " << i;
+        EXPECT_LE(jittered[i], nominal[i] + jitter) << "frame " << i;
+        later += jittered[i] > nominal[i] ? 1 : 0;
+    }
+    EXPECT_GE(later, sizes.size() - 1) << "the jitter is drawn for every frame";
+    // Same stream, same arrivals; another stream, others.
+    EXPECT_EQ(Arrivals(Jittery(jitter, 7), sizes), jittered);
+    EXPECT_NE(Arrivals(Jittery(jitter, 8), sizes), jittered);
+    // No jitter: ns-3's channel, to the picosecond.
+    EXPECT_EQ(Arrivals(Jittery(Time(0), 7), sizes), nominal);
 }
 
 /// Per frame: the packet the sender started, its size then and at transmit-complete,
@@ -184,6 +230,22 @@ TEST_F(LocalPointToPointChannelTest, FabricHelperUsesItUnlessAnInterframeGapIsSe
         EXPECT_FALSE(DynamicCast<LocalPointToPointChannel>(channel));
         EXPECT_TRUE(DynamicCast<PointToPointChannel>(channel));
     }
+    Simulator::Destroy();
+    // A link jitter reaches every channel; ns-3's channels (an interframe gap) have none,
+    // and a jitter there is refused, not dropped.
+    IdealSwitchHelper jittery(4);
+    jittery.SetLinkJitter(NanoSeconds(10));
+    for (const auto& l : jittery.Install()->GetLinks())
+    {
+        TimeValue jitter;
+        l.devA->GetChannel()->GetAttribute("Jitter", jitter);
+        EXPECT_EQ(jitter.Get(), NanoSeconds(10));
+    }
+    Simulator::Destroy();
+    IdealSwitchHelper both(4);
+    both.SetLinkJitter(NanoSeconds(10));
+    both.SetDeviceAttribute("InterframeGap", TimeValue(NanoSeconds(10)));
+    EXPECT_THROW(both.Install(), std::invalid_argument);
 }
 
 } // namespace

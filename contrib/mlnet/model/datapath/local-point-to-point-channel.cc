@@ -6,6 +6,8 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -18,7 +20,14 @@ LocalPointToPointChannel::GetTypeId()
     static TypeId tid = TypeId("ns3::LocalPointToPointChannel")
                             .SetParent<PointToPointChannel>()
                             .SetGroupName("Mlnet")
-                            .AddConstructor<LocalPointToPointChannel>();
+                            .AddConstructor<LocalPointToPointChannel>()
+                            .AddAttribute("Jitter",
+                                          "Largest random extra delay of a frame (uniform "
+                                          "in [0, Jitter]; frames keep their order): breaks "
+                                          "the lockstep of equal-rate senders. 0: none",
+                                          TimeValue(Time(0)),
+                                          MakeTimeAccessor(&LocalPointToPointChannel::m_jitter),
+                                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -34,13 +43,48 @@ LocalPointToPointChannel::TransmitStart(Ptr<const Packet> p,
     NS_ASSERT_MSG(IsInitialized(), "both ends must be attached before a frame is sent");
     uint32_t wire = src == GetSource(0) ? 0 : 1;
     Ptr<PointToPointNetDevice> dst = GetDestination(wire);
-    // The same event PointToPointChannel schedules, with the frame instead of a copy.
+    // The same event PointToPointChannel schedules, with the frame instead of a copy
+    // (later by its jitter, not before the frame before it).
+    Time delay = txTime + GetDelay();
+    if (m_jitter.IsStrictlyPositive())
+    {
+        if (!m_jitterRv)
+        {
+            m_jitterRv = CreateObject<UniformRandomVariable>();
+        }
+        const Time now = Simulator::Now();
+        const Time arrival = std::max(
+            now + delay +
+                TimeStep(static_cast<int64_t>(
+                    m_jitterRv->GetValue(0, static_cast<double>(m_jitter.GetTimeStep()) + 1))),
+            m_lastArrival[wire]);
+        m_lastArrival[wire] = arrival;
+        delay = arrival - now;
+    }
     Simulator::ScheduleWithContext(dst->GetNode()->GetId(),
-                                   txTime + GetDelay(),
+                                   delay,
                                    &PointToPointNetDevice::Receive,
                                    dst,
                                    ConstCast<Packet>(p));
     return true;
+}
+
+int64_t
+LocalPointToPointChannel::AssignStreams(int64_t stream)
+{
+    if (!m_jitterRv)
+    {
+        m_jitterRv = CreateObject<UniformRandomVariable>();
+    }
+    m_jitterRv->SetStream(stream);
+    return 1;
+}
+
+void
+LocalPointToPointChannel::DoDispose()
+{
+    m_jitterRv = nullptr;
+    PointToPointChannel::DoDispose();
 }
 
 } // namespace ns3
