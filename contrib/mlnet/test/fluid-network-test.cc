@@ -470,14 +470,7 @@ TEST(FluidNetworkTest, LineRateFullPortsDropTheirShareOfWhatArrives)
     x->SetBuffers({inf, inf, w / 2}, {false, false, true});
     const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {2, 1.0}}, 1);
     const uint32_t b = x->Start(0, w, 100, Shares{{1, 1.0}, {2, 1.0}}, 1);
-    std::map<uint32_t, std::pair<double, double>> ended; // handle -> (end, lost)
-    for (double t = x->NextEnd(); t < inf; t = x->NextEnd())
-    {
-        for (const auto& e : x->Advance(t))
-        {
-            ended[e.transfer] = {e.end, x->GetLost(e.transfer)};
-        }
-    }
+    auto ended = EndsOf(*x); // handle -> (end, lost)
     EXPECT_DOUBLE_EQ(ended[a].first, w / r);
     EXPECT_NEAR(ended[a].second, w / 3, 1e-6);
     EXPECT_DOUBLE_EQ(ended[b].first, 1.5 * w / r);

@@ -681,6 +681,7 @@ FluidMessageTransport::Reroute(uint32_t link)
                                                     m_shares,
                                                     senderLinks);
         const FluidTransfers::Moved moved = m_fluid->SetRoute(h, now, m_shares, senderLinks);
+        NS_ASSERT_MSG(moved.left >= 0, "Reroute is connected only where transfers can move");
         // At least its last packet is left: it was still sending.
         const auto rest =
             static_cast<uint32_t>(std::clamp(std::ceil(moved.left / partWire * part - 1e-9),

@@ -626,11 +626,16 @@ LineRateTransfers::SetRoute(uint32_t slot,
     {
         const uint32_t key = f.route.Key(k);
         Rebase(key);
+        m_dropped |= m_load[key].dropped > 0;
         m_load[key].offered += f.route.Share(k) * f.rate;
         ++m_load[key].flows;
     }
     if (m_dropped)
     {
+        if (slot >= m_losses.size())
+        {
+            m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
+        }
         m_losses[slot].assign(f.route.Size(), Loss{});
         for (uint32_t k = 0; k < f.route.Size(); ++k)
         {
