@@ -410,7 +410,6 @@ FluidMessageTransport::Finish(double t)
         // A transfer Reroute moved: its packets sent on earlier routes are counted there,
         // and those they lost are asked for with its own.
         Owed owed;
-        owed.from = -1;
         if (!m_owed.empty())
         {
             if (const auto it = m_owed.find(x.message); it != m_owed.end())

@@ -309,7 +309,7 @@ private:
         uint32_t packets{0};    //!< lost, to be asked for
         uint32_t link{kNoLink}; //!< the failed link that took some (kNoLink: full ports)
         uint32_t counted{0};    //!< packets sent (and counted) on earlier routes
-        double from{0};         //!< when it took its current route (s)
+        double from{-1};        //!< when it took its current route (s; -1: never moved)
     };
 
     std::unordered_map<uint32_t, Owed> m_owed; //!< by message slot

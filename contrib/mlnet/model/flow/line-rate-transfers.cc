@@ -241,11 +241,7 @@ LineRateTransfers::TakeLosses(const Flow& f, uint32_t slot)
     // A transfer gets its record at its first call once a port has dropped: its marks
     // before were all 0 (when it last changed rate, its route's loads were taken and
     // none had dropped, or its rate was 0).
-    if (slot >= m_losses.size())
-    {
-        m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
-    }
-    std::vector<Loss>& losses = m_losses[slot];
+    std::vector<Loss>& losses = LossesOf(slot);
     if (losses.empty())
     {
         losses.assign(f.route.Size(), Loss{});
@@ -319,17 +315,7 @@ LineRateTransfers::UpdateRates()
     for (uint32_t slot : m_retired)
     {
         Flow& f = m_flows[slot];
-        for (uint32_t k = 0; k < f.route.Size(); ++k)
-        {
-            uint32_t key = f.route.Key(k);
-            Load& d = m_load[key];
-            Rebase(key);
-            d.offered -= f.route.Share(k) * f.rate;
-            if (--d.flows == 0)
-            {
-                d.offered = 0;
-            }
-        }
+        LeaveLinks(f);
         f.active = false;
         ++f.version;
         m_flows.Release(slot);
@@ -535,6 +521,32 @@ LineRateTransfers::Retire(const Flow& f, uint32_t slot)
 }
 
 void
+LineRateTransfers::LeaveLinks(const Flow& f)
+{
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    {
+        const uint32_t key = f.route.Key(k);
+        Rebase(key);
+        Load& d = m_load[key];
+        d.offered -= f.route.Share(k) * f.rate;
+        if (--d.flows == 0)
+        {
+            d.offered = 0;
+        }
+    }
+}
+
+std::vector<LineRateTransfers::Loss>&
+LineRateTransfers::LossesOf(uint32_t slot)
+{
+    if (slot >= m_losses.size())
+    {
+        m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
+    }
+    return m_losses[slot];
+}
+
+void
 LineRateTransfers::LeaveNics(const Flow& f, uint32_t slot)
 {
     for (uint32_t k = 0; k < f.nicCount; ++k)
@@ -573,15 +585,7 @@ LineRateTransfers::SetRoute(uint32_t slot,
         TakeLosses(f, slot);
         moved.lost = GetLost(slot);
     }
-    for (uint32_t k = 0; k < f.route.Size(); ++k)
-    {
-        Load& d = m_load[f.route.Key(k)];
-        d.offered -= f.route.Share(k) * f.rate;
-        if (--d.flows == 0)
-        {
-            d.offered = 0;
-        }
-    }
+    LeaveLinks(f);
     // Its NIC: kept (with a head in the FIFO) where it leaves by the same links; else it
     // leaves the old ones with its head and joins the new ones round-robin, in start
     // order, its rate recomputed at the next update.
@@ -632,14 +636,11 @@ LineRateTransfers::SetRoute(uint32_t slot,
     }
     if (m_dropped)
     {
-        if (slot >= m_losses.size())
-        {
-            m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
-        }
-        m_losses[slot].assign(f.route.Size(), Loss{});
+        std::vector<Loss>& losses = LossesOf(slot);
+        losses.assign(f.route.Size(), Loss{});
         for (uint32_t k = 0; k < f.route.Size(); ++k)
         {
-            m_losses[slot][k].mark = m_load[f.route.Key(k)].dropped;
+            losses[k].mark = m_load[f.route.Key(k)].dropped;
         }
     }
     m_dirty = true;

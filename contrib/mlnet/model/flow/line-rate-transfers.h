@@ -152,6 +152,8 @@ private:
     void Retire(const Flow& f, uint32_t slot);
     /// A transfer leaves the lists of its NIC links (they are touched).
     void LeaveNics(const Flow& f, uint32_t slot);
+    /// A transfer's offered load leaves the links of its route (each taken at now first).
+    void LeaveLinks(const Flow& f);
     /// \return a link's load carried from qTime to t (offered load constant between)
     Load LoadAt(uint32_t key, double t) const;
 
@@ -192,6 +194,9 @@ private:
         double mark{0}; //!< the port's P at the transfer's last rate change
         double lost{0}; //!< wire bytes lost there so far
     };
+
+    /// \return a transfer's losses record (m_losses grown to hold it)
+    std::vector<Loss>& LossesOf(uint32_t slot);
 
     std::vector<double> m_capacity;
     std::vector<double> m_buffer; //!< per directed key, bytes its port queues (SetBuffers)
