@@ -9,6 +9,12 @@
 // --reuseConverged (off by default) stops simulating once --convergedIterations
 // iterations in a row took the same time and nothing else is pending; the rest are
 // reported as copies, flagged "extrapolated" (contrib/mlnet/doc/performance.md).
+//
+// --jobs=N runs N copies of the workload side by side, each on ranks/N ranks
+// (--jobPlacement=block: consecutive ranks; strided: every N-th), with a row per job
+// and iteration; --replicateJobs simulates job 0 alone for all of them, refused with
+// the reason unless the jobs share no link and their routes are laid out alike
+// (JobReplication, contrib/mlnet/doc/flow-level.md "Replicated jobs").
 #include "ns3/core-module.h"
 #include "ns3/data-file.h"
 #include "ns3/fabric-options.h"
@@ -32,6 +38,7 @@ main(int argc, char* argv[])
     std::string json;
     ConvergedReuse reuse;
     std::string tolerance = "0s";
+    JobSet jobs;
     RunLevelOption level("training-workload", {RunLevel::PACKET, RunLevel::FLOW});
     ScenarioCommandLine cmd(__FILE__);
     level.AddToCommandLine(cmd);
@@ -52,6 +59,18 @@ main(int argc, char* argv[])
                  reuse.iterations,
                  2,
                  1000);
+    cmd.AddValue("jobs",
+                 "copies of the workload side by side, each on ranks/jobs ranks (1..4096)",
+                 jobs.count,
+                 1,
+                 4096);
+    cmd.AddValue("jobPlacement",
+                 "ranks of each job: block (consecutive) or strided (every jobs-th)",
+                 jobs.placement);
+    cmd.AddValue("replicateJobs",
+                 "simulate job 0 alone for every job (refused unless the jobs share no link "
+                 "and their routes are laid out alike)",
+                 jobs.replicate);
     cmd.AddTime("convergedTolerance",
                 "largest difference between those iterations' durations, e.g. 1ns (0: exact)",
                 tolerance);
@@ -61,6 +80,11 @@ main(int argc, char* argv[])
     report.SetColumns({"iteration", "iteration_s", "analytical_iteration_s", "error"});
     return RunReport::Main([&] {
         cmd.Parse(argc, argv);
+        if (jobs.count > 1)
+        {
+            report.SetColumns(
+                {"job", "iteration", "iteration_s", "analytical_iteration_s", "error"});
+        }
         fabric.transport = transport; // with the level, decides --dataPath=auto
         fabric.level = level.Get();
         fabric.traces.DeclareOutputs({{"json", json}});
@@ -70,7 +94,7 @@ main(int argc, char* argv[])
         Ptr<Cluster> cluster = fabric.Build();
         report.SetFabricSpec(cluster->GetFabricSpec());
         TrainingRunResult result =
-            TrainingRunner::Run(cluster, job, transport, iterations, reuse, level.Get());
+            TrainingRunner::Run(cluster, job, transport, iterations, reuse, level.Get(), jobs);
         for (const auto& row : result.IterationRows())
         {
             nlohmann::json r = row;
@@ -80,6 +104,10 @@ main(int argc, char* argv[])
         }
         report.Set("bytes_by_link_class", RunReport::ToJson(result.bytesByLinkClass));
         report.Set("health", result.HealthJson(fabric.Label() + "/" + job.GetName()));
+        if (jobs.count > 1)
+        {
+            report.Set("jobs", result.JobsJson());
+        }
         if (reuse.enabled)
         {
             report.Set("converged_reuse", result.ReuseJson());

@@ -7,6 +7,7 @@
 #include "ns3/collective-runner.h"
 #include "ns3/error-model.h"
 #include "ns3/fault-plan.h"
+#include "ns3/job-replication.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
 #include "ns3/progress-scheduler.h"
@@ -15,6 +16,7 @@
 #include "ns3/transport-choice.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -25,24 +27,46 @@ nlohmann::json
 TrainingRunResult::IterationRows() const
 {
     nlohmann::json rows = nlohmann::json::array();
-    for (const auto& it : iterations)
+    const bool several = jobIterations.size() > 1;
+    for (size_t job = 0; job < (several ? jobIterations.size() : 1); ++job)
     {
-        double s = it.GetDuration().GetSeconds();
-        nlohmann::json row = {{"iteration", it.iteration},
-                              {"iteration_s", s},
-                              {"analytical_iteration_s", analyticalIterationS},
-                              {"error", (s - analyticalIterationS) / s},
-                              {"twin_gap",
-                               analyticalIterationS > 0
-                                   ? nlohmann::json(RunHealth::TwinGap(s, analyticalIterationS))
-                                   : nlohmann::json(nullptr)}};
-        if (reuse)
+        for (const auto& it : several ? jobIterations[job] : iterations)
         {
-            row["extrapolated"] = it.extrapolated;
+            double s = it.GetDuration().GetSeconds();
+            nlohmann::json row = {{"iteration", it.iteration},
+                                  {"iteration_s", s},
+                                  {"analytical_iteration_s", analyticalIterationS},
+                                  {"error", (s - analyticalIterationS) / s},
+                                  {"twin_gap",
+                                   analyticalIterationS > 0
+                                       ? nlohmann::json(RunHealth::TwinGap(s, analyticalIterationS))
+                                       : nlohmann::json(nullptr)}};
+            if (several)
+            {
+                row["job"] = job;
+            }
+            if (reuse)
+            {
+                row["extrapolated"] = it.extrapolated;
+            }
+            rows.push_back(row);
         }
-        rows.push_back(row);
     }
     return rows;
+}
+
+nlohmann::json
+TrainingRunResult::JobsJson() const
+{
+    const bool replicated = replication != "off";
+    return {{"count", jobs.count},
+            {"placement", jobs.placement},
+            {"ranks_per_job", ranksPerJob},
+            {"replication", replication},
+            {"covers",
+             replicated ? "bytes_by_link_class: every job (job 0's times the jobs); link "
+                          "bytes and health: job 0, the one simulated"
+                        : "every job: all were simulated"}};
 }
 
 nlohmann::json
@@ -61,10 +85,18 @@ nlohmann::json
 TrainingRunResult::HealthJson(const std::string& run) const
 {
     double mean = 0;
-    for (const auto& it : iterations)
+    size_t count = 0;
+    for (const auto& job : jobIterations.empty()
+                               ? std::vector<std::vector<IterationRecord>>{iterations}
+                               : jobIterations)
     {
-        mean += it.GetDuration().GetSeconds() / iterations.size();
+        for (const auto& it : job)
+        {
+            mean += it.GetDuration().GetSeconds();
+            ++count;
+        }
     }
+    mean /= std::max<size_t>(count, 1);
     nlohmann::json row;
     health.Annotate(row, run, mean, analyticalIterationS);
     nlohmann::json h = row["health"];
@@ -123,22 +155,69 @@ ConvergedReuse::Blocker(Ptr<Cluster> cluster)
     return "";
 }
 
+std::vector<std::vector<uint32_t>>
+JobSet::Placements(uint32_t n) const
+{
+    if (count == 0 || n % count != 0)
+    {
+        throw std::invalid_argument("--jobs=" + std::to_string(count) + " does not divide the " +
+                                    std::to_string(n) +
+                                    " ranks; give a job count that divides them");
+    }
+    if (placement != "block" && placement != "strided")
+    {
+        throw std::invalid_argument("unknown job placement '" + placement +
+                                    "'; use block or strided");
+    }
+    const uint32_t m = n / count;
+    std::vector<std::vector<uint32_t>> ranks(count, std::vector<uint32_t>(m));
+    for (uint32_t k = 0; k < count; ++k)
+    {
+        for (uint32_t i = 0; i < m; ++i)
+        {
+            ranks[k][i] = placement == "block" ? k * m + i : k + i * count;
+        }
+    }
+    return ranks;
+}
+
 TrainingRunResult
 TrainingRunner::Run(Ptr<Cluster> cluster,
                     const TrainingWorkload& workload,
                     const std::string& transportName,
                     uint32_t iterations,
                     const ConvergedReuse& reuse,
-                    RunLevel level)
+                    RunLevel level,
+                    const JobSet& jobs)
 {
     if (iterations == 0)
     {
         throw std::invalid_argument("--iterations must be at least 1");
     }
-    uint32_t n = cluster->GetNRanks();
+    const std::vector<std::vector<uint32_t>> placements = jobs.Placements(cluster->GetNRanks());
+    if (jobs.replicate && jobs.count < 2)
+    {
+        throw std::invalid_argument("--replicateJobs needs two jobs or more (--jobs)");
+    }
+    // Each job is the workload on n ranks, placed on its own.
+    const uint32_t n = placements.front().size();
     IterationGraph graph = workload.BuildGraph(n);
     Ptr<MessageTransport> transport = TransportChoice::Create(transportName, level);
     transport->Install(cluster);
+    TrainingRunResult result;
+    result.jobs = jobs;
+    result.ranksPerJob = n;
+    if (jobs.replicate)
+    {
+        const std::string why = JobReplication::Check(transport, placements);
+        if (!why.empty())
+        {
+            throw std::invalid_argument("--replicateJobs: " + why);
+        }
+        result.replication = "exact: the jobs share no link and their routes are laid out "
+                             "alike; job 0 simulated for all " +
+                             std::to_string(jobs.count);
+    }
 
     // Analytical: each bucket's all-reduce on the first data-parallel group, timed by
     // the twin over the same routes and packetization.
@@ -146,12 +225,15 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
     model->SetCluster(cluster);
     model->SetPacketization(transport);
     std::vector<uint32_t> group = workload.GetDataParallelGroups(n).front();
+    for (uint32_t& r : group)
+    {
+        r = placements.front()[r]; // job 0's ranks
+    }
     auto allReduceTime = [&](uint64_t bytes) {
         Ptr<Collective> c = CollectiveFactory::Create("allreduce", workload.GetAlgorithm());
         c->Setup(transport, group, bytes);
         return model->Predict(c);
     };
-    TrainingRunResult result;
     result.analyticalIterationS =
         group.size() > 1
             ? workload.EstimateIterationTime(n, allReduceTime).GetSeconds()
@@ -159,18 +241,38 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
 
     ProgressScheduler::SetExpectedEnd(Simulator::Now() +
                                       Seconds(result.analyticalIterationS * iterations));
-    Ptr<TrainingDriver> driver = RunGraph(transport, graph, iterations, {}, reuse);
-    result.iterations = driver->GetIterationRecords();
-    result.reuse = reuse.enabled;
-    result.extrapolatedIterations = driver->GetExtrapolatedIterations();
-    result.reuseNote = driver->GetReuseNote();
-    if (result.iterations.size() != iterations)
+    // One job on every rank runs the graph as built; several run it placed.
+    std::vector<IterationGraph> placed;
+    const size_t simulated = jobs.replicate ? 1 : placements.size();
+    for (size_t k = 0; k < simulated; ++k)
     {
-        throw std::runtime_error("training stopped after " +
-                                 std::to_string(result.iterations.size()) + " of " +
-                                 std::to_string(iterations) + " iterations: traffic was lost");
+        placed.push_back(jobs.count == 1 ? graph : graph.Placed(placements[k]));
     }
+    std::vector<std::reference_wrapper<const IterationGraph>> refs(placed.begin(), placed.end());
+    std::vector<Ptr<TrainingDriver>> drivers = RunJobs(transport, refs, iterations, {}, reuse);
+    for (Ptr<TrainingDriver> driver : drivers)
+    {
+        result.jobIterations.push_back(driver->GetIterationRecords());
+        if (result.jobIterations.back().size() != iterations)
+        {
+            throw std::runtime_error("training stopped after " +
+                                     std::to_string(result.jobIterations.back().size()) + " of " +
+                                     std::to_string(iterations) + " iterations: traffic was lost");
+        }
+    }
+    result.jobIterations.resize(jobs.count, result.jobIterations.front());
+    result.iterations = result.jobIterations.front();
+    result.reuse = reuse.enabled;
+    result.extrapolatedIterations = drivers.front()->GetExtrapolatedIterations();
+    result.reuseNote = drivers.front()->GetReuseNote();
     result.bytesByLinkClass = cluster->GetBytesByLinkClass();
+    if (jobs.replicate)
+    {
+        for (auto& [linkClass, bytes] : result.bytesByLinkClass)
+        {
+            bytes *= jobs.count;
+        }
+    }
     result.health = RunHealth::Measure(cluster, level == RunLevel::FLOW);
     return result;
 }

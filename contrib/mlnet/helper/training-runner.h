@@ -12,6 +12,10 @@
  * (random loss), several jobs share the fabric or the scenario schedules events
  * of its own (atStart), and holds it off until the fabric's last timed fault and
  * its route convergence (FaultPlan) are past.
+ *
+ * Several copies of the workload (JobSet) run side by side on disjoint ranks, each job
+ * on ranks / count of them; with JobSet::replicate, job 0 runs alone and stands for
+ * every job where JobReplication::Check proves the jobs cannot interact.
  */
 #ifndef MLNET_TRAINING_RUNNER_H
 #define MLNET_TRAINING_RUNNER_H
@@ -52,21 +56,53 @@ struct ConvergedReuse
 };
 
 /**
+ * \brief Copies of one workload on one cluster: how many, on which ranks, and whether
+ * one is simulated for all of them.
+ */
+struct JobSet
+{
+    uint32_t count{1};              //!< jobs, each on (cluster ranks) / count ranks
+    std::string placement{"block"}; //!< block | strided (see Placements)
+    /// simulate job 0 alone for every job (refused unless JobReplication::Check passes)
+    bool replicate{false};
+
+    /**
+     * \brief Each job's ranks, in job-local rank order: "block" gives job k the ranks
+     * k·m .. k·m + m − 1 (m = n / count), "strided" the ranks k, k + count, k + 2·count, ...
+     * Throws std::invalid_argument for a count of 0, a count that does not divide n, or
+     * an unknown placement.
+     * \param n the cluster's ranks
+     */
+    std::vector<std::vector<uint32_t>> Placements(uint32_t n) const;
+};
+
+/**
  * \brief What a training run measured.
  */
 struct TrainingRunResult
 {
-    std::vector<IterationRecord> iterations;          //!< packet-level iterations
+    std::vector<IterationRecord> iterations; //!< packet-level iterations (job 0's)
+    /// every job's iterations, job 0 first (one entry for a single job; with
+    /// replication, job 0's records for every job)
+    std::vector<std::vector<IterationRecord>> jobIterations;
     double analyticalIterationS{0};                   //!< analytical iteration time (s)
     std::map<std::string, uint64_t> bytesByLinkClass; //!< wire bytes per link class
     bool reuse{false};                                //!< converged-iteration reuse was enabled
     uint32_t extrapolatedIterations{0}; //!< iterations reported as copies, not simulated
     std::string reuseNote;              //!< what reuse did, or why it did not apply
     RunHealth health;                   //!< the packet run's health (RunHealth::Measure)
+    JobSet jobs;                        //!< the jobs run
+    uint32_t ranksPerJob{0};            //!< ranks of each job
+    /// "off", or why job 0 stands for every job (JobSet::replicate)
+    std::string replication{"off"};
 
     /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s,
-    /// error; with reuse enabled also extrapolated)
+    /// error; with reuse enabled also extrapolated; with several jobs one row per job and
+    /// iteration, with its job)
     nlohmann::json IterationRows() const;
+    /// \return the "jobs" document field: count, placement, ranks per job, replication,
+    /// and what the byte totals and health cover
+    nlohmann::json JobsJson() const;
     /// \return the "converged_reuse" document field (enabled, extrapolated and simulated
     /// iterations, note, what the byte totals cover)
     nlohmann::json ReuseJson() const;
@@ -88,14 +124,17 @@ public:
      * \param transport roce | udp | tcp | dctcp (see TransportChoice)
      * \param level packet, or flow: the same driver and collectives over a
      *        FluidMessageTransport standing in for the transport
-     * Throws std::invalid_argument for workloads that do not fit the cluster.
+     * \param jobs copies of the workload side by side (default: one on every rank)
+     * Throws std::invalid_argument for workloads that do not fit the cluster, and for
+     * replicated jobs that could interact (JobReplication::Check's reason).
      */
     static TrainingRunResult Run(Ptr<Cluster> cluster,
                                  const TrainingWorkload& workload,
                                  const std::string& transport,
                                  uint32_t iterations,
                                  const ConvergedReuse& reuse = {},
-                                 RunLevel level = RunLevel::PACKET);
+                                 RunLevel level = RunLevel::PACKET,
+                                 const JobSet& jobs = {});
 
     /**
      * \brief Run any iteration graph: a TrainingDriver over the installed transport
