@@ -63,6 +63,34 @@ TEST(TrainingWorkloadExample, ReuseConvergedReportsTheExactIterationTimes)
     ExpectTrafficConserved(b, 1); // the simulated iterations' bytes, accounted
 }
 
+TEST(TrainingWorkloadExample, JobsRunSideBySideAndReplicateToTheSameRows)
+{
+    // Four jobs of 4 ranks, each under its own ToR (radix 8): the jobs cannot interact,
+    // so job 0 simulated alone gives every job's rows.
+    const std::string whole = ::testing::TempDir() + "/tw-jobs.json";
+    const std::string replica = ::testing::TempDir() + "/tw-jobs-replica.json";
+    const std::string flags =
+        "--fabric=fattree --radix=8 --ranks=16 --jobs=4 --iterations=2 --level=flow ";
+    std::string err;
+    ASSERT_EQ(RunTraining(flags + "--json=" + whole, &err), 0) << err;
+    ASSERT_EQ(RunTraining(flags + "--replicateJobs --json=" + replica, &err), 0) << err;
+    nlohmann::json a = ReadJson(whole);
+    nlohmann::json b = ReadJson(replica);
+    ASSERT_EQ(a["rows"].size(), 8u); // a row per job and iteration
+    ASSERT_EQ(b["rows"].size(), 8u);
+    for (size_t i = 0; i < 8; ++i)
+    {
+        EXPECT_EQ(a["rows"][i]["job"], i / 2) << i;
+        EXPECT_EQ(b["rows"][i]["job"], a["rows"][i]["job"]) << i;
+        EXPECT_EQ(b["rows"][i]["iteration_s"], a["rows"][i]["iteration_s"]) << i;
+    }
+    EXPECT_EQ(a["jobs"]["replication"], "off");
+    EXPECT_EQ(b["jobs"]["ranks_per_job"], 4);
+    EXPECT_NE(b["jobs"]["replication"].get<std::string>().find("exact"), std::string::npos);
+    EXPECT_EQ(b["bytes_by_link_class"], a["bytes_by_link_class"]);
+    ExpectTrafficConserved(b, 1); // job 0's traffic, accounted
+}
+
 TEST(TrainingWorkloadExample, BadWorkloadGivesOneErrorLine)
 {
     std::string bad = ::testing::TempDir() + "/tw-bad.json";
