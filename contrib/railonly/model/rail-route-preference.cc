@@ -137,6 +137,26 @@ RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t d
     return (uint64_t{2} << 32) | (dstRank / m_domainSize);
 }
 
+bool
+RailRoutePreference::IgnoresDestination(const Cluster& cluster,
+                                        uint32_t nodeId,
+                                        const std::vector<uint32_t>& candidates) const
+{
+    if (cluster.GetRankOfNode(nodeId) != UINT32_MAX)
+    {
+        return false; // a GPU: NVLink or NIC by the destination's domain
+    }
+    for (uint32_t id : candidates)
+    {
+        const ClusterLink& l = cluster.GetLink(id);
+        if (cluster.GetRankOfNode(l.nodeA == nodeId ? l.nodeB : l.nodeA) != UINT32_MAX)
+        {
+            return false; // handing the packet to this GPU depends on the destination
+        }
+    }
+    return true;
+}
+
 std::vector<uint32_t>
 RailRoutePreference::Select(const Cluster& cluster,
                             uint32_t nodeId,

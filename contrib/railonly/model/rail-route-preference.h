@@ -82,6 +82,11 @@ public:
      * destination itself (the default) only where it is one of the switch's neighbours.
      */
     uint64_t Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const override;
+    /// \return true at a switch none of whose candidates leads to a GPU: no relay
+    /// choice, every candidate kept (or none, which keeps every one) for every destination
+    bool IgnoresDestination(const Cluster& cluster,
+                            uint32_t nodeId,
+                            const std::vector<uint32_t>& candidates) const override;
 
 private:
     Policy m_policy{FORWARD_AT_SOURCE};

@@ -266,7 +266,8 @@ RoutePlanner::Compute()
     std::vector<boost::default_color_type> color(nv);
     PreferMemo memo{std::vector<uint32_t>(nv, 0),
                     std::vector<uint64_t>(nv, 0),
-                    std::vector<uint32_t>(nv, 0)};
+                    std::vector<uint32_t>(nv, 0),
+                    std::vector<uint8_t>(nv, 0)};
     // Hop distances from one node into `out` (kUnreachable where no path).
     auto distancesFrom = [&](uint32_t source, std::vector<uint32_t>& out) {
         std::fill(dist.begin(), dist.end(), 0);
@@ -396,6 +397,8 @@ RoutePlanner::Compute()
     m_index.clear();
     m_singleton.clear();
     m_singleton.shrink_to_fit();
+    m_picked.clear();
+    m_picked.shrink_to_fit();
     m_recent.clear();
     m_linkBetween.clear();
     ReadSeeds();
@@ -585,6 +588,11 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
         {
             continue;
         }
+        if (memo.in[v] == index && memo.fixed[v])
+        {
+            index = memo.out[v];
+            continue;
+        }
         const uint64_t context = preference->Context(*m_cluster, v, dstRank);
         if (memo.in[v] == index && memo.context[v] == context)
         {
@@ -594,13 +602,31 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
         memo.in[v] = index;
         memo.context[v] = context;
         const std::vector<uint32_t>& next = w.sets[index];
+        memo.fixed[v] = preference->IgnoresDestination(*m_cluster, v, next) ? 1 : 0;
         const std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
+        // The candidates in the answer, in the candidates' order (flags by link id: a
+        // leaf's 64 uplinks were 64 x 64 comparisons).
+        m_picked.resize(m_cluster->GetLinks().size(), 0);
+        for (uint32_t id : pick)
+        {
+            if (id < m_picked.size())
+            {
+                m_picked[id] = 1;
+            }
+        }
         m_kept.clear();
         for (uint32_t id : next)
         {
-            if (std::find(pick.begin(), pick.end(), id) != pick.end())
+            if (m_picked[id])
             {
                 m_kept.push_back(id);
+            }
+        }
+        for (uint32_t id : pick)
+        {
+            if (id < m_picked.size())
+            {
+                m_picked[id] = 0;
             }
         }
         // (Interning may grow w.sets: `next` is not read after it.)

@@ -190,6 +190,8 @@ private:
         std::vector<uint32_t> in;      //!< set index before (0: none yet)
         std::vector<uint64_t> context; //!< RoutePreference::Context of that call
         std::vector<uint32_t> out;     //!< set index after
+        /// that set's answer holds for every destination (RoutePreference::IgnoresDestination)
+        std::vector<uint8_t> fixed;
     };
 
     /// Narrow the multi-link sets of the row towards `dstRank` with the RoutePreference,
@@ -208,6 +210,7 @@ private:
     std::vector<uint32_t> m_singleton; //!< link id -> index of the set {link}, while Compute runs
     std::vector<uint32_t> m_recent;    //!< representative rows, most recently used first
     std::vector<uint32_t> m_kept;      //!< PreferRow's narrowed set, reused
+    std::vector<uint8_t> m_picked;     //!< link id -> in the preference's answer (PreferRow)
     /// (node, node) -> the link between them, while Compute runs (dimension order)
     std::unordered_map<uint64_t, uint32_t> m_linkBetween;
 };

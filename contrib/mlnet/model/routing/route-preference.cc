@@ -27,4 +27,12 @@ RoutePreference::Context(const Cluster& /* cluster */,
     return (uint64_t{1} << 32) | dstRank;
 }
 
+bool
+RoutePreference::IgnoresDestination(const Cluster& /* cluster */,
+                                    uint32_t /* nodeId */,
+                                    const std::vector<uint32_t>& /* candidates */) const
+{
+    return false;
+}
+
 } // namespace ns3

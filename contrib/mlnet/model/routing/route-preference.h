@@ -70,6 +70,19 @@ public:
      * \return the context value
      */
     virtual uint64_t Context(const Cluster& cluster, uint32_t nodeId, uint32_t dstRank) const;
+    /**
+     * \brief Whether Select's answer at a node for these candidates is the same for
+     * every destination (e.g. a switch whose candidates all lead to switches). Where it
+     * is, RoutePlanner reuses the node's answer for this set without asking Context
+     * again. The default, false, shares nothing beyond Context.
+     * \param cluster the cluster being routed
+     * \param nodeId ns-3 id of the node
+     * \param candidates ids of the links on a shortest path (two or more)
+     * \return true when no destination changes the answer
+     */
+    virtual bool IgnoresDestination(const Cluster& cluster,
+                                    uint32_t nodeId,
+                                    const std::vector<uint32_t>& candidates) const;
 };
 
 } // namespace ns3
