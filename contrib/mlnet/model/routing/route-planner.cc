@@ -605,7 +605,7 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
         memo.fixed[v] = preference->IgnoresDestination(*m_cluster, v, next) ? 1 : 0;
         const std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
         // The candidates in the answer, in the candidates' order (flags by link id: a
-        // leaf's 64 uplinks were 64 x 64 comparisons).
+        // leaf's 128 uplinks at radix 256 were 128 x 128 comparisons).
         m_picked.resize(m_cluster->GetLinks().size(), 0);
         for (uint32_t id : pick)
         {
