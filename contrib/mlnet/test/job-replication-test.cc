@@ -5,6 +5,7 @@
 #include "ns3/core-module.h"
 #include "ns3/data-file.h"
 #include "ns3/fabric-registry.h"
+#include "ns3/fault-plan.h"
 #include "ns3/job-replication.h"
 #include "ns3/training-runner.h"
 #include "ns3/transport-choice.h"
@@ -204,6 +205,30 @@ TEST_F(JobReplicationTest, LinkJitterAtPacketLevelIsRefused)
     r.linkJitter = NanoSeconds(10);
     const std::string why = Refusal(r, Jobs(4, "block", true), RunLevel::PACKET);
     EXPECT_NE(why.find("jitter"), std::string::npos) << why;
+}
+
+TEST_F(JobReplicationTest, ALinkFailingDuringTheRunIsRefusedAndOneFailedBeforeIsNot)
+{
+    for (const std::string item : {"tor-agg:1@1ms", "tor-agg:1"})
+    {
+        Ptr<Cluster> cluster = FabricRegistry::Build(FatTree());
+        Ptr<FaultPlan> plan = CreateObject<FaultPlan>();
+        plan->Add(item);
+        plan->Apply(cluster, {"tor-agg"});
+        Ptr<MessageTransport> t = TransportChoice::Create("udp", RunLevel::FLOW);
+        t->Install(cluster);
+        const std::string why = JobReplication::Check(t, Jobs(4, "block", true).Placements(16));
+        if (item.find('@') != std::string::npos)
+        {
+            EXPECT_NE(why.find("fails during the run"), std::string::npos) << why;
+        }
+        else
+        {
+            // Routed around before the first event, on links no job of one ToR uses.
+            EXPECT_EQ(why, "") << item;
+        }
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(JobReplicationTest, OverlappingPlacementsAreRefused)
