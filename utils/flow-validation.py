@@ -5,7 +5,7 @@
   utils/flow-validation.py [--out=DIR] [--bin=DIR] [--quick] [--filter=SUBSTR]
                            [--jobs=N] [--timeout=SEC] [--keep] [--list]
 
-What it does. CASES below is a fixed grid of 89 cases: collectives (ring,
+What it does. CASES below is a fixed grid of 91 cases: collectives (ring,
 halving-doubling and torus all-reduce, pairwise and direct all-to-all, ring all-gather,
 reduce-scatter and broadcast) from 4 KiB (latency-bound) to 16 MiB (bandwidth-bound)
 and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2- and
@@ -14,7 +14,9 @@ and 8 to 256 ranks, on every fabric an example builds by flags: ideal switch, 2-
 rail-optimized GPT training iterations, dense and MoE (railonly-llm: the one example
 that builds rail-optimized by flags); TopoOpt direct-connect iterations
 (topoopt-cluster, its own strategy and topology search); Checkmate's mirrored
-all-reduce on an ideal switch and a fat-tree (checkmate-recovery); links failed before and
+all-reduce on an ideal switch and a fat-tree (checkmate-recovery); a data-parallel
+training job alone and two such jobs interleaved on one oversubscribed fat-tree
+(training-workload --jobs); links failed before and
 during the run; three ECMP hash seeds; one TCP and two RDMA (roce) cases; six cases
 again with 10 ns of link jitter at packet level (JITTERED: their packet runs lock
 equal-rate senders in step at full ports without it). Each case
@@ -124,6 +126,7 @@ CV = "collective-validation"
 CM = "checkmate-recovery"
 DC = "distributed-collective"
 LLM = "railonly-llm"
+TW = "training-workload"
 TOPO = "topoopt-cluster"
 
 
@@ -397,6 +400,20 @@ CASES = [
          note="every all-gather message copied; hash seed 3"),
 ]
 
+# --- Training jobs (training-workload, the shipped mlp-small: two 8 MiB ring
+# all-reduces per iteration): one job on a 3:1 fat-tree of 16 ranks, then two jobs of 8
+# interleaved on it (--jobPlacement=strided: every ToR holds both jobs' ranks, whose
+# rings share its uplinks); job 1's last iteration
+TW_OS3 = "--fabric=fattree --radix=8 --oversubscription=3 --ranks=16 --iterations=2"
+CASES += [
+    Case("training/fattree2-os3/16r", TW, "fattree-2tier-os", TW_OS3,
+         pick=LAST_ITERATION),
+    Case("multi-job/fattree2-os3/2x8r-strided", TW, "fattree-2tier-os",
+         TW_OS3 + " --jobs=2 --jobPlacement=strided",
+         pick=lambda r: r.get("job") == 1 and r.get("iteration") == 1,
+         note="two jobs sharing the ToR uplinks; job 1's last iteration"),
+]
+
 # The cases whose packet runs lock equal-rate senders in step at full drop-tail ports
 # (phase effects), again with 10 ns of link jitter at packet level (--linkJitter; the
 # flow level has no frames to jitter): flow-level.md, "Lockstep at full ports".
@@ -416,6 +433,7 @@ FIELDS = {
     DC: dict(packet=["simulated_s"], flow=["simulated_s"], twin=["analytical_s"]),
     LLM: dict(packet=["iteration_s"], flow=["iteration_s"], twin=["twin_iteration_s"]),
     TOPO: dict(packet=["iteration_s"], flow=["iteration_s"], twin=["analytical_iteration_s"]),
+    TW: dict(packet=["iteration_s"], flow=["iteration_s"], twin=["analytical_iteration_s"]),
     CM: dict(packet=["allreduce_s"], flow=["allreduce_s"], twin=[]),
 }
 
@@ -556,6 +574,8 @@ def describe(case, row):
         return ("iteration", row.get("model", "gpt"), row.get("gpus", ""), "")
     if case.example == CM:
         return ("allreduce", "ring+checkmate", int(case.flag("workers")), "")
+    if case.example == TW:
+        return ("iteration", "mlp-small", int(case.flag("ranks")), "")
     ranks = case.flag("servers", "")
     return ("iteration", row.get("model", case.flag("model", "")), ranks, "")
 
