@@ -575,7 +575,7 @@ def describe(case, row):
     if case.example == CM:
         return ("allreduce", "ring+checkmate", int(case.flag("workers")), "")
     if case.example == TW:
-        return ("iteration", "mlp-small", int(case.flag("ranks")), "")
+        return ("iteration", row.get("workload", ""), int(case.flag("ranks")), "")
     ranks = case.flag("servers", "")
     return ("iteration", row.get("model", case.flag("model", "")), ranks, "")
 

@@ -154,6 +154,14 @@ JobReplication::Check(Ptr<MessageTransport> transport,
                 {
                     return why;
                 }
+                if (k == 0)
+                {
+                    for (uint32_t link : path)
+                    {
+                        owner[link] = 1; // job 0's links: its routes are the reference
+                    }
+                    continue;
+                }
                 base = path;
                 if (!route(pk[i], pk[j]))
                 {

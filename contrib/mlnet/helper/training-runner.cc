@@ -23,14 +23,20 @@
 namespace ns3
 {
 
+const std::vector<IterationRecord>&
+TrainingRunResult::Iterations() const
+{
+    static const std::vector<IterationRecord> none;
+    return jobIterations.empty() ? none : jobIterations.front();
+}
+
 nlohmann::json
 TrainingRunResult::IterationRows() const
 {
     nlohmann::json rows = nlohmann::json::array();
-    const bool several = jobIterations.size() > 1;
-    for (size_t job = 0; job < (several ? jobIterations.size() : 1); ++job)
+    for (size_t job = 0; job < jobIterations.size(); ++job)
     {
-        for (const auto& it : several ? jobIterations[job] : iterations)
+        for (const auto& it : jobIterations[job])
         {
             double s = it.GetDuration().GetSeconds();
             nlohmann::json row = {{"iteration", it.iteration},
@@ -41,7 +47,7 @@ TrainingRunResult::IterationRows() const
                                    analyticalIterationS > 0
                                        ? nlohmann::json(RunHealth::TwinGap(s, analyticalIterationS))
                                        : nlohmann::json(nullptr)}};
-            if (several)
+            if (jobIterations.size() > 1)
             {
                 row["job"] = job;
             }
@@ -74,7 +80,7 @@ TrainingRunResult::ReuseJson() const
 {
     return {{"enabled", reuse},
             {"extrapolated_iterations", extrapolatedIterations},
-            {"simulated_iterations", iterations.size() - extrapolatedIterations},
+            {"simulated_iterations", Iterations().size() - extrapolatedIterations},
             {"note", reuseNote},
             {"bytes",
              "link byte counters and bytes_by_link_class cover the simulated "
@@ -86,9 +92,7 @@ TrainingRunResult::HealthJson(const std::string& run) const
 {
     double mean = 0;
     size_t count = 0;
-    for (const auto& job : jobIterations.empty()
-                               ? std::vector<std::vector<IterationRecord>>{iterations}
-                               : jobIterations)
+    for (const auto& job : jobIterations)
     {
         for (const auto& it : job)
         {
@@ -241,14 +245,18 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
 
     ProgressScheduler::SetExpectedEnd(Simulator::Now() +
                                       Seconds(result.analyticalIterationS * iterations));
-    // One job on every rank runs the graph as built; several run it placed.
+    // One job on every rank runs the graph as built (not copied); several run it placed.
     std::vector<IterationGraph> placed;
     const size_t simulated = jobs.replicate ? 1 : placements.size();
-    for (size_t k = 0; k < simulated; ++k)
+    for (size_t k = 0; jobs.count > 1 && k < simulated; ++k)
     {
-        placed.push_back(jobs.count == 1 ? graph : graph.Placed(placements[k]));
+        placed.push_back(graph.Placed(placements[k]));
     }
     std::vector<std::reference_wrapper<const IterationGraph>> refs(placed.begin(), placed.end());
+    if (jobs.count == 1)
+    {
+        refs.emplace_back(graph);
+    }
     std::vector<Ptr<TrainingDriver>> drivers = RunJobs(transport, refs, iterations, {}, reuse);
     for (Ptr<TrainingDriver> driver : drivers)
     {
@@ -261,7 +269,6 @@ TrainingRunner::Run(Ptr<Cluster> cluster,
         }
     }
     result.jobIterations.resize(jobs.count, result.jobIterations.front());
-    result.iterations = result.jobIterations.front();
     result.reuse = reuse.enabled;
     result.extrapolatedIterations = drivers.front()->GetExtrapolatedIterations();
     result.reuseNote = drivers.front()->GetReuseNote();

@@ -81,7 +81,6 @@ struct JobSet
  */
 struct TrainingRunResult
 {
-    std::vector<IterationRecord> iterations; //!< packet-level iterations (job 0's)
     /// every job's iterations, job 0 first (one entry for a single job; with
     /// replication, job 0's records for every job)
     std::vector<std::vector<IterationRecord>> jobIterations;
@@ -96,6 +95,8 @@ struct TrainingRunResult
     /// "off", or why job 0 stands for every job (JobSet::replicate)
     std::string replication{"off"};
 
+    /// \return job 0's iterations (the only job's, for a single job; empty before a run)
+    const std::vector<IterationRecord>& Iterations() const;
     /// \return one JSON row per iteration (iteration, iteration_s, analytical_iteration_s,
     /// error; with reuse enabled also extrapolated; with several jobs one row per job and
     /// iteration, with its job)

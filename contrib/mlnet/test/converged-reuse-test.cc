@@ -204,7 +204,7 @@ TEST_F(ConvergedReuseTest, OffByDefaultAndWithoutConvergenceNothingChanges)
     EXPECT_NE(never->GetReuseNote().find("no 5 iterations"), std::string::npos);
     // The runner's rows carry the flag only when reuse was asked for.
     TrainingRunResult r;
-    r.iterations = want;
+    r.jobIterations = {want};
     EXPECT_FALSE(r.IterationRows()[0].contains("extrapolated"));
     r.reuse = true;
     EXPECT_EQ(r.IterationRows()[0]["extrapolated"], false);

@@ -308,7 +308,7 @@ TEST_F(FastPathTest, TrainingIterationsMatchIpv4Path)
         FabricOptions f = FatTree(8);
         f.dataPath = paths[i];
         TrainingRunResult r = TrainingRunner::Run(f.Build(), workload, "udp", 2);
-        for (const IterationRecord& it : r.iterations)
+        for (const IterationRecord& it : r.Iterations())
         {
             durations[i].push_back(it.GetDuration());
         }
