@@ -209,7 +209,7 @@ double
 TimelineReplay::NextEventTime() const
 {
     double t = m_events.empty() ? kInfinity : m_events.top().t;
-    return m_tiedTimes.empty() ? t : std::min(t, *m_tiedTimes.begin());
+    return m_tiedTimes.empty() ? t : std::min(t, m_tiedTimes.top());
 }
 
 TimelineReplay::TimelineEvent
@@ -224,15 +224,34 @@ TimelineReplay::PopNextEvent()
     // stays within kTie of the earliest one left: later events are never earlier than
     // the time at which it was moved.
     const double t0 = NextEventTime();
+    if (m_tied.empty())
+    {
+        // Most often the earliest event ties with no other: it goes at once.
+        TimelineEvent first = m_events.top();
+        m_events.pop();
+        if (m_events.empty() || m_events.top().t - t0 > kTie)
+        {
+            return first;
+        }
+        m_tiedTimes.push(first.t);
+        m_tied.push(first);
+    }
     while (!m_events.empty() && m_events.top().t - t0 <= kTie)
     {
-        m_tiedTimes.insert(m_events.top().t);
+        m_tiedTimes.push(m_events.top().t);
         m_tied.push(m_events.top());
         m_events.pop();
     }
     TimelineEvent pick = m_tied.top();
     m_tied.pop();
-    m_tiedTimes.erase(m_tiedTimes.find(pick.t));
+    // Erase one copy of pick.t: it waits in m_tiedGone until it is the earliest, so
+    // that the top of m_tiedTimes is always a time m_tied still holds.
+    m_tiedGone.push(pick.t);
+    while (!m_tiedGone.empty() && m_tiedGone.top() == m_tiedTimes.top())
+    {
+        m_tiedGone.pop();
+        m_tiedTimes.pop();
+    }
     return pick;
 }
 
@@ -255,6 +274,13 @@ TimelineReplay::BuildIndex(bool keepMessages)
         throw std::invalid_argument("AlphaBetaModel: the schedule has too many messages");
     }
     m_stepBegin.push_back(static_cast<uint32_t>(total));
+    // Resolve is asked about every message several times (the index, each step's
+    // entry, each arrival): its schedule step is looked up, not searched for.
+    m_stepOf.resize(total);
+    for (uint32_t si = 0; si < schedule.size(); ++si)
+    {
+        std::fill(m_stepOf.begin() + m_stepBegin[si], m_stepOf.begin() + m_stepBegin[si + 1], si);
+    }
     if (m_keep)
     {
         m_out.messages.resize(total);
@@ -361,8 +387,7 @@ TimelineReplay::GlobalRank(uint32_t local) const
 TimelineReplay::Resolved
 TimelineReplay::Resolve(uint32_t id) const
 {
-    auto it = std::upper_bound(m_stepBegin.begin(), m_stepBegin.end(), id);
-    auto si = static_cast<uint32_t>(it - m_stepBegin.begin() - 1);
+    const uint32_t si = m_stepOf[id];
     const ScheduledMessage& sm = (*m_schedule)[si].messages[id - m_stepBegin[si]];
     if (sm.step == ScheduledMessage::kStepOfSchedule)
     {

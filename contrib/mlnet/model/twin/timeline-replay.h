@@ -37,7 +37,6 @@
 #include <functional>
 #include <memory>
 #include <queue>
-#include <set>
 #include <vector>
 
 namespace ns3
@@ -80,7 +79,8 @@ struct TimelinePrediction
  *
  * Cost. A message is routed when it starts and forgotten when it arrives; the fluid
  * recomputes only the component of flows that share a link with a start or an end
- * (FluidNetwork). Memory: the schedule's index (two message ids per message) plus
+ * (FluidNetwork). Memory: the schedule's index (three words per message: its step, its
+ * places by sender and by receiver) plus
  * O(active messages + links + ranks); every message's timing only when asked for
  * (Run's keepMessages). A schedule much smaller than the fabric (fewer than 1/16 as many
  * messages as ranks, or as directed links) indexes only the ranks and links it uses, so
@@ -252,6 +252,7 @@ private:
     /// those (else empty: every link of the fabric, by its key).
     std::vector<uint32_t> m_linkKeys;
     std::vector<uint32_t> m_stepBegin;  //!< per schedule step: its first message id
+    std::vector<uint32_t> m_stepOf;     //!< per message id: its schedule step
     std::vector<uint32_t> m_sends;      //!< message ids by (src, chain, step, id)
     std::vector<uint32_t> m_recvs;      //!< message ids by (dst, chain, step, id)
     std::vector<bool> m_arrived;        //!< per message id
@@ -280,7 +281,10 @@ private:
     /// Events taken out of m_events because they are within kTie of the earliest:
     /// served first in, first out; each stays within kTie of the earliest event left
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, LaterInserted> m_tied;
-    std::multiset<double> m_tiedTimes; //!< the times of m_tied (its earliest)
+    /// A min-heap of times with erasure: the earliest time of m_tied (see PopNextEvent).
+    using TimeHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
+    TimeHeap m_tiedTimes; //!< the times of m_tied, erased ones included
+    TimeHeap m_tiedGone;  //!< times erased from m_tiedTimes and not yet popped from it
 };
 
 } // namespace ns3
