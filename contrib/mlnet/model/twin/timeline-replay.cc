@@ -57,6 +57,10 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 /// A schedule of m messages indexes only its own ranks (links) when kCompact m is fewer
 /// than the fabric's ranks (directed links).
 constexpr uint64_t kCompact = 16;
+/// Most entries of BuildIndex's table of pairs' hops (a power of two).
+constexpr uint64_t kHopsCache = 4096;
+/// A table entry no pair has taken (ranks are below 2^32 - 1).
+constexpr uint64_t kNoPair = std::numeric_limits<uint64_t>::max();
 
 } // namespace
 
@@ -294,12 +298,19 @@ TimelineReplay::BuildIndex(bool keepMessages)
     m_ranks.clear();
     m_linkKeys.clear();
     FluidNetwork::LinkShares route;
+    // As many entries as messages, up to kHopsCache: a small schedule's table is small.
+    uint64_t entries = 1;
+    while (entries < std::min(total, kHopsCache))
+    {
+        entries *= 2;
+    }
+    std::vector<std::pair<uint64_t, uint32_t>> hopsOfPair(entries, {kNoPair, 0});
     uint32_t id = 0;
     for (uint32_t si = 0; si < schedule.size(); ++si)
     {
         for (const auto& sm : schedule[si].messages)
         {
-            uint32_t hops = m_hops(sm); // validates the ranks and the route
+            const uint32_t hops = HopsOf(sm, hopsOfPair); // validates the ranks and the route
             if (ownRanks)
             {
                 m_ranks.push_back(sm.src);
@@ -367,6 +378,27 @@ TimelineReplay::BuildIndex(bool keepMessages)
         }
     }
     m_chainBegin[m_nLocal] = static_cast<uint32_t>(m_chains.size());
+}
+
+uint32_t
+TimelineReplay::HopsOf(const ScheduledMessage& sm,
+                       std::vector<std::pair<uint64_t, uint32_t>>& hopsOfPair) const
+{
+    if (sm.src == sm.dst || sm.bytes == 0)
+    {
+        return m_hops(sm);
+    }
+    // A pair's messages repeat (a ring's 2 (n - 1) steps): its hops are asked for once
+    // while it holds its place in the direct-mapped table.
+    const uint64_t pair = static_cast<uint64_t>(sm.src) << 32 | sm.dst;
+    auto& [key, hops] =
+        hopsOfPair[((pair * 0x9E3779B97F4A7C15ULL) >> 32) & (hopsOfPair.size() - 1)];
+    if (key != pair)
+    {
+        hops = m_hops(sm);
+        key = pair;
+    }
+    return hops;
 }
 
 uint32_t
@@ -567,7 +599,7 @@ TimelineReplay::StartMessage(uint32_t id)
         m_events.push({m_now, m_seq++, true, id});
         return;
     }
-    FluidNetwork::LinkShares route;
+    FluidNetwork::LinkShares& route = m_routeScratch; // its capacity kept across messages
     const uint32_t senderLinks = m_route(sm.src, sm.dst, route);
     double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes), route);
     if (m_keep)

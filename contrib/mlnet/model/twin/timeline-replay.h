@@ -209,6 +209,10 @@ private:
     // Phase 1: the schedule's index.
     void BuildIndex(bool keepMessages);
     Resolved Resolve(uint32_t id) const;
+    /// A message's hops (m_hops, which validates it), a pair's asked for once while it
+    /// holds its entry of `hopsOfPair` (pair key, hops).
+    uint32_t HopsOf(const ScheduledMessage& sm,
+                    std::vector<std::pair<uint64_t, uint32_t>>& hopsOfPair) const;
     /// A rank's index in the per-rank arrays (the rank itself unless m_ranks is used).
     uint32_t LocalRank(uint32_t rank) const;
     /// The rank of an index in the per-rank arrays.
@@ -264,7 +268,8 @@ private:
     bool m_keep{false};
 
     std::unique_ptr<FluidTransfers> m_fluid;
-    std::vector<InFlight> m_inFlight; //!< by FluidTransfers handle
+    std::vector<InFlight> m_inFlight;        //!< by FluidTransfers handle
+    FluidNetwork::LinkShares m_routeScratch; //!< StartMessage's route, reused
     double m_now{0};
     uint64_t m_seq{0};
     std::priority_queue<TimelineEvent, std::vector<TimelineEvent>, std::greater<>> m_events;
