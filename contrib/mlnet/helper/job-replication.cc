@@ -10,6 +10,7 @@
 
 #include <limits>
 #include <sstream>
+#include <unordered_map>
 
 namespace ns3
 {
@@ -131,38 +132,46 @@ JobReplication::Check(Ptr<MessageTransport> transport,
         return true;
     };
 
-    // owner[key]: 1 + the job whose routes cross the directed link (0: none).
+    // Pair by pair: job 0's route is walked once, then every other job's is mapped onto
+    // it. owner[key]: 1 + the job whose routes cross the directed link (0: none);
+    // preimage[key]: the link of job 0's it stands for (one, since it has one owner);
+    // imageOf[(job, job 0's link)]: that link's image in the job, as many entries as
+    // the jobs' links together.
     std::vector<uint32_t> owner(2 * links.size(), 0);
-    std::vector<uint32_t> image(2 * links.size(), kNone);
     std::vector<uint32_t> preimage(2 * links.size(), kNone);
+    std::unordered_map<uint64_t, uint32_t> imageOf;
+    auto shared = [&](uint32_t job, uint32_t key) {
+        const uint32_t other = owner[key] - 1;
+        return "jobs " + std::to_string(std::min(job, other)) + " and " +
+               std::to_string(std::max(job, other)) + " share " + Describe(*cluster, key) +
+               "; place the jobs apart or run them whole";
+    };
     std::vector<uint32_t> base;
-    for (size_t k = 0; k < placements.size(); ++k)
+    const std::vector<uint32_t>& p0 = placements.front();
+    for (uint32_t i = 0; i < m; ++i)
     {
-        std::fill(image.begin(), image.end(), kNone);
-        std::fill(preimage.begin(), preimage.end(), kNone);
-        const std::vector<uint32_t>& p0 = placements.front();
-        const std::vector<uint32_t>& pk = placements[k];
-        for (uint32_t i = 0; i < m; ++i)
+        for (uint32_t j = 0; j < m; ++j)
         {
-            for (uint32_t j = 0; j < m; ++j)
+            if (i == j)
             {
-                if (i == j)
+                continue;
+            }
+            if (!route(p0[i], p0[j]))
+            {
+                return why;
+            }
+            for (uint32_t a : path)
+            {
+                if (owner[a] > 1)
                 {
-                    continue;
+                    return shared(0, a);
                 }
-                if (!route(p0[i], p0[j]))
-                {
-                    return why;
-                }
-                if (k == 0)
-                {
-                    for (uint32_t link : path)
-                    {
-                        owner[link] = 1; // job 0's links: its routes are the reference
-                    }
-                    continue;
-                }
-                base = path;
+                owner[a] = 1;
+            }
+            base = path;
+            for (uint32_t k = 1; k < placements.size(); ++k)
+            {
+                const std::vector<uint32_t>& pk = placements[k];
                 if (!route(pk[i], pk[j]))
                 {
                     return why;
@@ -182,12 +191,12 @@ JobReplication::Check(Ptr<MessageTransport> transport,
                     const uint32_t b = path[h];
                     if (owner[b] != 0 && owner[b] != k + 1)
                     {
-                        return "jobs " + std::to_string(owner[b] - 1) + " and " +
-                               std::to_string(k) + " share " + Describe(*cluster, b) +
-                               "; place the jobs apart or run them whole";
+                        return shared(k, b);
                     }
                     owner[b] = k + 1;
-                    if (image[a] == kNone && preimage[b] == kNone)
+                    const auto [image, fresh] =
+                        imageOf.try_emplace(static_cast<uint64_t>(k) << 32 | a, b);
+                    if (fresh && preimage[b] == kNone)
                     {
                         const ClusterLink& la = links[a / 2];
                         const ClusterLink& lb = links[b / 2];
@@ -199,10 +208,9 @@ JobReplication::Check(Ptr<MessageTransport> transport,
                                    ", which differs in class, rate, delay or buffer from " +
                                    "job 0's " + Describe(*cluster, a);
                         }
-                        image[a] = b;
                         preimage[b] = a;
                     }
-                    else if (image[a] != b || preimage[b] != a)
+                    else if (image->second != b || preimage[b] != a)
                     {
                         return pair() + " cross " + Describe(*cluster, b) +
                                " where job 0's routes are not laid out alike (" +

@@ -20,8 +20,9 @@
  * change under the jobs), random loss or link jitter on a packet-level fabric (each
  * link draws its own numbers).
  *
- * Cost: every ordered pair of every job, O(jobs × ranks per job² × hops) path walks;
- * no state of the cluster's size beyond one entry per directed link.
+ * Cost: every ordered pair of every job, O(jobs × ranks per job² × hops) path walks
+ * (job 0's once per pair); two entries per directed link of the cluster and one per
+ * link the jobs' routes cross.
  */
 #ifndef MLNET_JOB_REPLICATION_H
 #define MLNET_JOB_REPLICATION_H

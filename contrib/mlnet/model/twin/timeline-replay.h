@@ -98,7 +98,7 @@ public:
     /// a message taking `route` (as the RouteFunction gave it).
     using LatencyFunction = std::function<
         double(uint32_t src, uint32_t dst, uint64_t f1, const FluidNetwork::LinkShares& route)>;
-    /// Route from rank src to rank dst (src != dst): fills shares with (directed link
+    /// Route from rank src to rank dst (src != dst): replaces shares with (directed link
     /// key = 2 * link id + direction, ECMP share), each link once, the links leaving the
     /// sender (its NIC) first, and returns how many leave the sender (at least one).
     using RouteFunction =
