@@ -925,3 +925,59 @@ TEST_F(TimelineReplayTest, KeepsMessagesOnlyWhenAsked)
     EXPECT_EQ(a.rankFinish.size(), lm.nRanks);
     EXPECT_TRUE(b.rankFinish.empty()); // per-rank times come with the messages only
 }
+
+TEST_F(TimelineReplayTest, AnEventJoiningTiedOnesGoesFirstWhenPushedFirst)
+{
+    // Three messages on links of their own: X (0 -> 4) and Y (1 -> 3) of 4000 bytes end
+    // together, Z (2 -> 3) of 2000 bytes ends earlier and is pushed first. Latencies put
+    // the arrivals at X, X + 0.8e-13 s (Y) and X + 1.6e-13 s (Z): X and Y tie, Z ties
+    // with Y but not with X. After X, Y is the earliest and Z is within the tie of it:
+    // the two are simultaneous and Z, pushed first, goes first. Rank 3 reduces both
+    // (chains 1 and 0, one compute resource): Z's reduction (2 us) runs before Y's
+    // (4 us), so Z's follow-up Z2 (3 -> 5) leaves 2 us after Y's arrival and Y's Y2 6 us
+    // after it. Serving Y before Z would give 6 and 4 us.
+    const uint32_t nRanks = 6;
+    const std::vector<double> capacity(2 * nRanks, 100e9 / 8);
+    auto route = [](uint32_t s, uint32_t /* d */, Shares& out) {
+        out.assign(1, {2 * s, 1.0}); // the sender's link
+        return 1u;
+    };
+    auto message = [](uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step) {
+        ScheduledMessage m;
+        m.src = src;
+        m.dst = dst;
+        m.bytes = bytes;
+        m.chain = chain;
+        m.step = step;
+        m.reduce = dst == 3;
+        return m;
+    };
+    std::vector<CollectiveStep> schedule(2);
+    schedule[0].messages = {message(0, 4, 4000, 0, 0),  // X
+                            message(1, 3, 4000, 0, 0),  // Y
+                            message(2, 3, 2000, 1, 0)}; // Z
+    schedule[1].messages = {message(3, 5, 1000, 0, 1),  // Y2
+                            message(3, 5, 1000, 1, 1)}; // Z2
+    const Packetization pk(1000, 0);
+    TimelineReplay::Parameters par;
+    par.reductionTimePerByte = 1e-9;
+    // The transfers' ends, from a replay without latency.
+    auto none = [](uint32_t, uint32_t, uint64_t, const Shares&) { return 0.0; };
+    TimelinePrediction ends =
+        TimelineReplay(nRanks, capacity, pk, route, TestHops, none, par).Run(schedule);
+    const double endX = ends.messages[0].transferEnd.GetSeconds();
+    const double endZ = ends.messages[2].transferEnd.GetSeconds();
+    ASSERT_EQ(ends.messages[1].transferEnd, ends.messages[0].transferEnd);
+    ASSERT_LT(endZ, endX);
+    const double lx = 1e-6;
+    auto latency = [=](uint32_t src, uint32_t, uint64_t, const Shares&) {
+        return src == 0 ? lx : src == 1 ? lx + 0.8e-13 : endX + lx + 1.6e-13 - endZ;
+    };
+    TimelinePrediction p =
+        TimelineReplay(nRanks, capacity, pk, route, TestHops, latency, par).Run(schedule);
+    const double y = p.messages[1].arrival.GetSeconds();
+    EXPECT_NEAR(p.messages[4].start.GetSeconds() - y, 2e-6, 1e-12); // Z2
+    EXPECT_NEAR(p.messages[3].start.GetSeconds() - y, 6e-6, 1e-12); // Y2
+    // The oracle serves them in the same order.
+    ExpectSameTimeline({nRanks, capacity, route, latency}, schedule, pk, par, "joining");
+}

@@ -190,7 +190,8 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
     m_schedule = &schedule;
     BuildIndex(keepMessages);
     EnterAllChains();
-    while (m_fluid->GetActive() > 0 || !m_events.empty() || !m_tied.empty())
+    while (m_fluid->GetActive() > 0 || !m_events.empty() || !m_tied.empty() ||
+           m_batchPos < m_batch.size())
     {
         double tFluid = m_fluid->NextEnd();
         double tEvent = NextEventTime();
@@ -213,6 +214,10 @@ double
 TimelineReplay::NextEventTime() const
 {
     double t = m_events.empty() ? kInfinity : m_events.top().t;
+    if (m_batchPos < m_batch.size())
+    {
+        t = std::min(t, m_batchMin[m_batchPos]);
+    }
     return m_tiedTimes.empty() ? t : std::min(t, m_tiedTimes.top());
 }
 
@@ -223,22 +228,62 @@ TimelineReplay::PopNextEvent()
     // Their times are sums of rounded terms, so two arrivals that are equal in exact
     // arithmetic may differ in the last bit; ordering them by time would let the
     // rounding pick which receiver starts its next messages first. The tied events
-    // wait in m_tied (by insertion), so a step where every rank's arrival ties costs
+    // wait in m_batch or m_tied (by insertion), so a step where every rank's arrival ties costs
     // O(log n) per event, not a pass over all of them per event. An event moved there
     // stays within kTie of the earliest one left: later events are never earlier than
     // the time at which it was moved.
     const double t0 = NextEventTime();
-    if (m_tied.empty())
+    const bool joining = !m_events.empty() && m_events.top().t - t0 <= kTie;
+    if (m_batchPos < m_batch.size())
     {
-        // Most often the earliest event ties with no other: it goes at once.
+        if (!joining)
+        {
+            return m_batch[m_batchPos++]; // the batch's next, by insertion
+        }
+        // Events join the tied ones: the batch's rest goes to the general heaps.
+        for (size_t i = m_batchPos; i < m_batch.size(); ++i)
+        {
+            m_tied.push(m_batch[i]);
+            m_tiedTimes.push(m_batch[i].t);
+        }
+        m_batch.clear();
+        m_batchPos = 0;
+    }
+    else if (m_tied.empty())
+    {
         TimelineEvent first = m_events.top();
         m_events.pop();
         if (m_events.empty() || m_events.top().t - t0 > kTie)
         {
-            return first;
+            return first; // most often the earliest event ties with no other
         }
-        m_tiedTimes.push(first.t);
-        m_tied.push(first);
+        // A batch of tied events (a ring's step ends with every rank's arrival): served
+        // by insertion from a vector, the earliest time of its rest a suffix minimum,
+        // until other events join it.
+        m_batch.assign(1, first);
+        while (!m_events.empty() && m_events.top().t - t0 <= kTie)
+        {
+            m_batch.push_back(m_events.top());
+            m_events.pop();
+        }
+        // Popped by time, then insertion: in insertion order already where the times are
+        // equal to the bit.
+        auto inserted = [](const TimelineEvent& a, const TimelineEvent& b) {
+            return a.seq < b.seq;
+        };
+        if (!std::is_sorted(m_batch.begin(), m_batch.end(), inserted))
+        {
+            std::sort(m_batch.begin(), m_batch.end(), inserted);
+        }
+        m_batchMin.resize(m_batch.size());
+        double earliest = kInfinity;
+        for (size_t i = m_batch.size(); i-- > 0;)
+        {
+            earliest = std::min(earliest, m_batch[i].t);
+            m_batchMin[i] = earliest;
+        }
+        m_batchPos = 1;
+        return m_batch.front();
     }
     while (!m_events.empty() && m_events.top().t - t0 <= kTie)
     {

@@ -290,6 +290,11 @@ private:
     using TimeHeap = std::priority_queue<double, std::vector<double>, std::greater<>>;
     TimeHeap m_tiedTimes; //!< the times of m_tied, erased ones included
     TimeHeap m_tiedGone;  //!< times erased from m_tiedTimes and not yet popped from it
+    /// Tied events moved together while m_tied was empty, by insertion; served from
+    /// m_batchPos until others join them (then the rest goes to m_tied).
+    std::vector<TimelineEvent> m_batch;
+    std::vector<double> m_batchMin; //!< per place of m_batch: the earliest time from it on
+    size_t m_batchPos{0};           //!< the next event of m_batch to serve
 };
 
 } // namespace ns3
