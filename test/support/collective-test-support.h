@@ -9,6 +9,7 @@
 
 #include "ns3/cluster.h"
 #include "ns3/collective-runner.h"
+#include "ns3/collective.h"
 #include "ns3/fabric-options.h"
 #include "ns3/message-transport.h"
 #include "ns3/simulator.h"
@@ -32,6 +33,20 @@ Coll(const std::string& collective,
     r.bytes = bytes;
     r.real = real;
     return r;
+}
+
+/// \return a scheduled message of a hand-written dependency schedule
+inline ns3::ScheduledMessage
+Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step, bool reduce = false)
+{
+    ns3::ScheduledMessage m;
+    m.src = src;
+    m.dst = dst;
+    m.bytes = bytes;
+    m.chain = chain;
+    m.step = step;
+    m.reduce = reduce;
+    return m;
 }
 
 /// \return an ideal switch of `ranks`

@@ -30,6 +30,7 @@
 
 using namespace ns3;
 using mlnettest::HandTransport;
+using mlnettest::Msg;
 
 namespace
 {
@@ -37,19 +38,6 @@ namespace
 /// 8 Gb/s: one byte serializes in exactly 1 ns, so hand-worked times are integers.
 const DataRate kRate("8Gbps");
 const Time kDelay = MicroSeconds(1);
-
-ScheduledMessage
-Msg(uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step, bool reduce = false)
-{
-    ScheduledMessage m;
-    m.src = src;
-    m.dst = dst;
-    m.bytes = bytes;
-    m.chain = chain;
-    m.step = step;
-    m.reduce = reduce;
-    return m;
-}
 
 class AlphaBetaDependencyTest : public ::testing::Test
 {

@@ -943,14 +943,7 @@ TEST_F(TimelineReplayTest, AnEventJoiningTiedOnesGoesFirstWhenPushedFirst)
         return 1u;
     };
     auto message = [](uint32_t src, uint32_t dst, uint64_t bytes, uint32_t chain, uint32_t step) {
-        ScheduledMessage m;
-        m.src = src;
-        m.dst = dst;
-        m.bytes = bytes;
-        m.chain = chain;
-        m.step = step;
-        m.reduce = dst == 3;
-        return m;
+        return mlnettest::Msg(src, dst, bytes, chain, step, dst == 3); // rank 3 reduces
     };
     std::vector<CollectiveStep> schedule(2);
     schedule[0].messages = {message(0, 4, 4000, 0, 0),  // X
