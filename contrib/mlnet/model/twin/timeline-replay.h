@@ -81,11 +81,11 @@ struct TimelinePrediction
  * recomputes only the component of flows that share a link with a start or an end
  * (FluidNetwork). Memory: the schedule's index (three words per message: its step, its
  * places by sender and by receiver) plus O(active messages + links + ranks); every
- * message's timing only when asked for (Run's keepMessages). A schedule much smaller than the fabric (fewer than 1/16 as many
- * messages as ranks, or as directed links) indexes only the ranks and links it uses, so
- * that the many small predictions of a large iteration (a send, an HB domain's
- * all-reduce) cost what they hold; the renaming keeps the order, and the results are
- * those of indexing the whole fabric.
+ * message's timing only when asked for (Run's keepMessages). A schedule much smaller
+ * than the fabric (fewer than 1/16 as many messages as ranks, or as directed links)
+ * indexes only the ranks and links it uses, so that the many small predictions of a
+ * large iteration (a send, an HB domain's all-reduce) cost what they hold; the renaming
+ * keeps the order, and the results are those of indexing the whole fabric.
  */
 class TimelineReplay
 {
