@@ -5,9 +5,12 @@
 # 128-rank job. Every point is one process under /usr/bin/time.
 # Usage: utils/bench-scaling.sh [--min-ranks=8] [--max-ranks=4096] [--allreduce-bytes=1MiB]
 #                               [--alltoall-bytes=4KiB] [--alltoall-max-ranks=1024]
-#                               [--data-path=fast|ipv4] [--level=packet|flow] [--no-training]
+#                               [--data-path=auto|fast|ipv4] [--level=packet|flow] [--no-training]
 # --level=flow times the flow level (the fluid engine over the same fabric and routes;
-# the "packet s" column is then the fluid run alone).
+# the "packet s" column is then the fluid run alone). The data path defaults to fast at
+# packet level and to auto at flow level, which builds the fabric as a graph without
+# devices, as a flow-level run does unless told otherwise; --data-path=fast there times
+# the fluid over a fabric with devices that it never reads.
 # All-to-all sends n^2 messages; it stops at --alltoall-max-ranks (4096 ranks would
 # take hours on two cores). Columns: "packet s" is the simulator run alone (the
 # report's row wall_s: no fabric build, no twin); "events/s" divides the run's events
@@ -15,7 +18,7 @@
 # Prints a markdown table (the one in contrib/mlnet/doc/performance.md).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-min=8; max=4096; arBytes=1MiB; a2aBytes=4KiB; a2aMax=1024; path=fast; training=1; level=packet
+min=8; max=4096; arBytes=1MiB; a2aBytes=4KiB; a2aMax=1024; path=; training=1; level=packet
 for a in "$@"; do
   case "$a" in
     --min-ranks=*) min=${a#--min-ranks=} ;;
@@ -29,6 +32,9 @@ for a in "$@"; do
     *) echo "error: unknown option $a; see the usage at the top of $0" >&2; exit 1 ;;
   esac
 done
+if [ -z "$path" ]; then
+  if [ "$level" = flow ]; then path=auto; else path=fast; fi
+fi
 "$top/utils/setup.sh" >/dev/null
 build=$("$top/utils/build.sh" | tail -n 1)
 cv="$build/examples/collective-validation/collective-validation"
