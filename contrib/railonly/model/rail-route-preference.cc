@@ -138,6 +138,29 @@ RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t d
 }
 
 bool
+RailRoutePreference::ContextsRepeat(const Cluster& cluster,
+                                    uint32_t previousRank,
+                                    uint32_t dstRank,
+                                    std::vector<uint32_t>& except) const
+{
+    except.clear();
+    if (previousRank / m_domainSize != dstRank / m_domainSize)
+    {
+        return false;
+    }
+    for (uint32_t rank : {previousRank, dstRank})
+    {
+        const uint32_t node = cluster.GetRankNode(rank)->GetId();
+        for (uint32_t id : cluster.GetLinksOfNode(node))
+        {
+            const ClusterLink& l = cluster.GetLink(id);
+            except.push_back(l.nodeA == node ? l.nodeB : l.nodeA);
+        }
+    }
+    return true;
+}
+
+bool
 RailRoutePreference::IgnoresDestination(const Cluster& cluster,
                                         uint32_t nodeId,
                                         const std::vector<uint32_t>& candidates) const

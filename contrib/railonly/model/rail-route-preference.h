@@ -87,6 +87,12 @@ public:
     bool IgnoresDestination(const Cluster& cluster,
                             uint32_t nodeId,
                             const std::vector<uint32_t>& candidates) const override;
+    /// \return true for two destinations of one HB domain, `except` the neighbours of
+    /// either (the only nodes whose Context names the destination itself)
+    bool ContextsRepeat(const Cluster& cluster,
+                        uint32_t previousRank,
+                        uint32_t dstRank,
+                        std::vector<uint32_t>& except) const override;
 
 private:
     Policy m_policy{FORWARD_AT_SOURCE};

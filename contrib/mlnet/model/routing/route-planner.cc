@@ -267,7 +267,11 @@ RoutePlanner::Compute()
     PreferMemo memo{std::vector<uint32_t>(nv, 0),
                     std::vector<uint64_t>(nv, 0),
                     std::vector<uint32_t>(nv, 0),
-                    std::vector<uint8_t>(nv, 0)};
+                    std::vector<uint8_t>(nv, 0),
+                    std::vector<uint32_t>(nv, UINT32_MAX),
+                    std::vector<uint8_t>(nv, 0),
+                    {},
+                    UINT32_MAX};
     // Hop distances from one node into `out` (kUnreachable where no path).
     auto distancesFrom = [&](uint32_t source, std::vector<uint32_t>& out) {
         std::fill(dist.begin(), dist.end(), 0);
@@ -581,6 +585,24 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
     {
         return;
     }
+    const Cluster& cluster = *m_cluster;
+    // Where every node's Context repeats the previous destination's but at a few, a
+    // node whose candidates and context are those of its last answer takes it without
+    // asking Context (its context known at the previous destination: memo.at).
+    const uint32_t previous = memo.previous;
+    memo.previous = dstRank;
+    const bool repeat = previous != UINT32_MAX &&
+                        preference->ContextsRepeat(cluster, previous, dstRank, memo.exceptNodes);
+    if (repeat)
+    {
+        for (uint32_t v : memo.exceptNodes)
+        {
+            if (v < w.nv)
+            {
+                memo.except[v] = 1;
+            }
+        }
+    }
     for (uint32_t v = 0; v < w.nv; ++v)
     {
         uint32_t& index = row[v];
@@ -593,7 +615,14 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
             index = memo.out[v];
             continue;
         }
-        const uint64_t context = preference->Context(*m_cluster, v, dstRank);
+        if (repeat && memo.in[v] == index && memo.at[v] == previous && !memo.except[v])
+        {
+            memo.at[v] = dstRank;
+            index = memo.out[v];
+            continue;
+        }
+        const uint64_t context = preference->Context(cluster, v, dstRank);
+        memo.at[v] = dstRank;
         if (memo.in[v] == index && memo.context[v] == context)
         {
             index = memo.out[v];
@@ -602,8 +631,8 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
         memo.in[v] = index;
         memo.context[v] = context;
         const std::vector<uint32_t>& next = w.sets[index];
-        memo.fixed[v] = preference->IgnoresDestination(*m_cluster, v, next) ? 1 : 0;
-        const std::vector<uint32_t> pick = preference->Select(*m_cluster, v, dstRank, next);
+        memo.fixed[v] = preference->IgnoresDestination(cluster, v, next) ? 1 : 0;
+        const std::vector<uint32_t> pick = preference->Select(cluster, v, dstRank, next);
         // The candidates in the answer, in the candidates' order (flags by link id: a
         // leaf's 128 uplinks at radix 256 were 128 x 128 comparisons).
         m_picked.resize(m_cluster->GetLinks().size(), 0);
@@ -635,6 +664,16 @@ RoutePlanner::PreferRow(uint32_t dstRank, std::vector<uint32_t>& row, PreferMemo
             index = Intern(m_kept);
         }
         memo.out[v] = index;
+    }
+    if (repeat)
+    {
+        for (uint32_t v : memo.exceptNodes)
+        {
+            if (v < w.nv)
+            {
+                memo.except[v] = 0;
+            }
+        }
     }
 }
 

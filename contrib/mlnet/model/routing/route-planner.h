@@ -192,6 +192,12 @@ private:
         std::vector<uint32_t> out;     //!< set index after
         /// that set's answer holds for every destination (RoutePreference::IgnoresDestination)
         std::vector<uint8_t> fixed;
+        /// the last destination whose Context at the node is known to be `context`
+        std::vector<uint32_t> at;
+        /// the node is among RoutePreference::ContextsRepeat's exceptions (scratch)
+        std::vector<uint8_t> except;
+        std::vector<uint32_t> exceptNodes; //!< ContextsRepeat's list (scratch)
+        uint32_t previous{UINT32_MAX};     //!< the destination routed before
     };
 
     /// Narrow the multi-link sets of the row towards `dstRank` with the RoutePreference,

@@ -35,4 +35,14 @@ RoutePreference::IgnoresDestination(const Cluster& /* cluster */,
     return false;
 }
 
+bool
+RoutePreference::ContextsRepeat(const Cluster& /* cluster */,
+                                uint32_t /* previousRank */,
+                                uint32_t /* dstRank */,
+                                std::vector<uint32_t>& except) const
+{
+    except.clear();
+    return false;
+}
+
 } // namespace ns3

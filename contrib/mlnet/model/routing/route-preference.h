@@ -83,6 +83,23 @@ public:
     virtual bool IgnoresDestination(const Cluster& cluster,
                                     uint32_t nodeId,
                                     const std::vector<uint32_t>& candidates) const;
+    /**
+     * \brief Whether every node's Context towards `dstRank` equals its Context towards
+     * `previousRank`, except at the nodes listed in `except`. Where it does, RoutePlanner
+     * reuses the answers of the other nodes whose candidates repeat without asking
+     * Context (a rail fabric's GPUs asked it 10^9 times at 32k ranks, once per GPU and
+     * destination). The default, false, asks Context at every node.
+     * \param cluster the cluster being routed
+     * \param previousRank the destination routed before
+     * \param dstRank the destination routed now
+     * \param except set to the nodes whose Context may differ between the two (cleared
+     *        first; read only when the answer is true)
+     * \return true when the Contexts repeat everywhere but at `except`
+     */
+    virtual bool ContextsRepeat(const Cluster& cluster,
+                                uint32_t previousRank,
+                                uint32_t dstRank,
+                                std::vector<uint32_t>& except) const;
 };
 
 } // namespace ns3
