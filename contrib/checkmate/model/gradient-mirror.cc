@@ -105,7 +105,7 @@ GradientMirror::Install(Ptr<Node> sw, Ptr<Cluster> cluster, const std::vector<ui
     for (uint32_t id : cluster->GetLinksOfNode(sw->GetId()))
     {
         const ClusterLink& l = cluster->GetLink(id);
-        attached.insert(l.nodeA == sw->GetId() ? l.nodeB : l.nodeA);
+        attached.insert(l.Peer(sw->GetId()));
     }
     uint32_t n = 0;
     for (uint32_t w : workers)

@@ -293,7 +293,7 @@ TEST_F(CompactRoutingTest, PlannerRoutesByDimensionOrderWhereRowsShareLittle)
                 const auto& next = planner.NextLinks(node, dst);
                 ASSERT_EQ(next.size(), 1u) << src << "->" << dst;
                 const ClusterLink& l = links[next[0]];
-                const uint32_t to = c->GetRankOfNode(l.nodeA == node ? l.nodeB : l.nodeA);
+                const uint32_t to = c->GetRankOfNode(l.Peer(node));
                 auto [x, y] = coords(rank);
                 auto [nx, ny] = coords(to);
                 const bool moveX = ny == y && ring(nx, x) == 1;

@@ -14,6 +14,7 @@
 #include "ns3/torus-helper.h"
 #include "ns3/udp-socket-factory.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
@@ -142,6 +143,50 @@ TEST_F(FabricTest, FatTreeCrossTorIsFourHops)
     auto bytes = c->GetBytesByLinkClass();
     EXPECT_EQ(bytes["host-tor"], 2u * 9002);
     EXPECT_EQ(bytes["tor-agg"], 2u * 9002);
+}
+
+// A node's neighbours are the far ends of its links: a host sees its ToR, a ToR its two
+// hosts and the two spines; the relation is symmetric, and the list is appended to.
+TEST_F(FabricTest, NeighboursAreTheFarEndsOfANodesLinks)
+{
+    FatTreeHelper ft(8); // radix 4: 2 hosts/ToR, 4 ToRs, 2 spines
+    Ptr<Cluster> c = ft.Install();
+    const uint32_t host0 = c->GetRankNode(0)->GetId();
+    std::vector<uint32_t> hostSees{UINT32_MAX};
+    c->AppendNeighbours(host0, hostSees);
+    ASSERT_EQ(hostSees.size(), 2u);
+    EXPECT_EQ(hostSees[0], UINT32_MAX); // appended, not cleared
+    const uint32_t tor = hostSees[1];
+    EXPECT_EQ(c->GetRankOfNode(tor), UINT32_MAX);
+    std::vector<uint32_t> torSees;
+    c->AppendNeighbours(tor, torSees);
+    std::multiset<uint32_t> ranks;
+    uint32_t switches = 0;
+    for (uint32_t v : torSees)
+    {
+        const uint32_t rank = c->GetRankOfNode(v);
+        if (rank == UINT32_MAX)
+        {
+            ++switches;
+        }
+        else
+        {
+            ranks.insert(rank);
+        }
+    }
+    EXPECT_EQ(ranks, (std::multiset<uint32_t>{0, 1}));
+    EXPECT_EQ(switches, 2u);
+    for (const ClusterLink& l : c->GetLinks())
+    {
+        EXPECT_EQ(l.Peer(l.nodeA), l.nodeB);
+        EXPECT_EQ(l.Peer(l.nodeB), l.nodeA);
+        for (uint32_t end : {l.nodeA, l.nodeB})
+        {
+            std::vector<uint32_t> seen;
+            c->AppendNeighbours(l.Peer(end), seen);
+            EXPECT_EQ(std::count(seen.begin(), seen.end(), end), 1) << "link " << l.id;
+        }
+    }
 }
 
 // Three tiers: k = 4 gives pods of 2 ToRs x 2 hosts; cross-pod is 6 hops.

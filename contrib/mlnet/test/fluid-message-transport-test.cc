@@ -146,7 +146,7 @@ TEST_F(FluidMessageTransportTest, ACopyMadeAtTheSwitchLoadsOnlyTheLinksBeyondIt)
     const uint32_t rank0 = c->GetRankNode(0)->GetId();
     for (const ClusterLink& l : c->GetLinks())
     {
-        const uint32_t host = l.nodeA == sw ? l.nodeB : l.nodeA;
+        const uint32_t host = l.Peer(sw);
         const bool towardSwitch = host == rank0; // rank 0 sends; ranks 1 and 2 receive
         const bool aToB = towardSwitch == (l.nodeB == sw);
         EXPECT_EQ(aToB ? l.bytesAtoB : l.bytesBtoA, 2650u) << "link " << l.id;

@@ -141,7 +141,7 @@ TEST_F(PredictionMemoTest, ProblemsThatDifferInWhatTheReplayReadsAreReplayed)
     {
         if (l.nodeA == host1 || l.nodeB == host1)
         {
-            tor = l.nodeA == host1 ? l.nodeB : l.nodeA;
+            tor = l.Peer(host1);
         }
     }
     ASSERT_NE(tor, UINT32_MAX);

@@ -121,11 +121,7 @@ RailRoutePreference::Context(const Cluster& cluster, uint32_t nodeId, uint32_t d
     {
         const uint32_t dstNode = cluster.GetRankNode(dstRank)->GetId();
         m_neighbours.clear();
-        for (uint32_t id : cluster.GetLinksOfNode(dstNode))
-        {
-            const ClusterLink& l = cluster.GetLink(id);
-            m_neighbours.push_back(l.nodeA == dstNode ? l.nodeB : l.nodeA);
-        }
+        cluster.AppendNeighbours(dstNode, m_neighbours);
         m_neighboursIn = &cluster;
         m_neighboursVersion = cluster.GetLinkStateVersion();
         m_neighboursOf = dstRank;
@@ -150,12 +146,7 @@ RailRoutePreference::ContextsRepeat(const Cluster& cluster,
     }
     for (uint32_t rank : {previousRank, dstRank})
     {
-        const uint32_t node = cluster.GetRankNode(rank)->GetId();
-        for (uint32_t id : cluster.GetLinksOfNode(node))
-        {
-            const ClusterLink& l = cluster.GetLink(id);
-            except.push_back(l.nodeA == node ? l.nodeB : l.nodeA);
-        }
+        cluster.AppendNeighbours(cluster.GetRankNode(rank)->GetId(), except);
     }
     return true;
 }
@@ -171,8 +162,7 @@ RailRoutePreference::IgnoresDestination(const Cluster& cluster,
     }
     for (uint32_t id : candidates)
     {
-        const ClusterLink& l = cluster.GetLink(id);
-        if (cluster.GetRankOfNode(l.nodeA == nodeId ? l.nodeB : l.nodeA) != UINT32_MAX)
+        if (cluster.GetRankOfNode(cluster.GetLink(id).Peer(nodeId)) != UINT32_MAX)
         {
             return false; // handing the packet to this GPU depends on the destination
         }
@@ -209,8 +199,7 @@ RailRoutePreference::Select(const Cluster& cluster,
     // A switch: whether to hand the packet to a GPU that is not its destination.
     for (uint32_t id : candidates)
     {
-        const ClusterLink& l = cluster.GetLink(id);
-        uint32_t far = l.nodeA == nodeId ? l.nodeB : l.nodeA;
+        const uint32_t far = cluster.GetLink(id).Peer(nodeId);
         uint32_t farRank = cluster.GetRankOfNode(far);
         bool relay = farRank != UINT32_MAX && far != dstNode;
         bool relayInDstDomain = relay && farRank / k == dstDomain;

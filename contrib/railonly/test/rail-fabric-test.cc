@@ -71,7 +71,7 @@ protected:
             {
                 const ClusterLink& l = c->GetLink(id);
                 Path q = p;
-                q.push_back(l.nodeA == u ? l.nodeB : l.nodeA);
+                q.push_back(l.Peer(u));
                 stack.push_back(q);
             }
         }
@@ -437,7 +437,7 @@ TEST_F(RailFabricTest, PreferenceIgnoresTheDestinationOnlyWhereNoCandidateLeadsT
                 for (uint32_t id : all)
                 {
                     const ClusterLink& l = c->GetLink(id);
-                    if (c->GetRankOfNode(l.nodeA == v ? l.nodeB : l.nodeA) == UINT32_MAX)
+                    if (c->GetRankOfNode(l.Peer(v)) == UINT32_MAX)
                     {
                         toSwitches.push_back(id);
                     }
@@ -601,7 +601,7 @@ TEST_F(RailFabricTest, PacketsFollowThePolicyAtPacketLevel)
             for (uint32_t id : c->GetLinksOfNode(route[i - 1]))
             {
                 const ClusterLink& l = c->GetLink(id);
-                uint32_t far = l.nodeA == route[i - 1] ? l.nodeB : l.nodeA;
+                uint32_t far = l.Peer(route[i - 1]);
                 if (far == route[i])
                 {
                     onRoute.insert(id);

@@ -331,6 +331,20 @@ Cluster::GetLinksOfNode(uint32_t nodeId) const
     return it == m_linksOfNode.end() ? std::vector<uint32_t>() : it->second;
 }
 
+void
+Cluster::AppendNeighbours(uint32_t nodeId, std::vector<uint32_t>& out) const
+{
+    auto it = m_linksOfNode.find(nodeId);
+    if (it == m_linksOfNode.end())
+    {
+        return;
+    }
+    for (uint32_t id : it->second)
+    {
+        out.push_back(m_links[id].Peer(nodeId));
+    }
+}
+
 DataRate
 Cluster::GetInjectionRate(uint32_t rank) const
 {

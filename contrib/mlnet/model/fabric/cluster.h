@@ -107,6 +107,14 @@ struct ClusterLink
     Time delay{0};     //!< see rate
     double bufferA{0}; //!< bytes end A's port queues (graph links; see rate)
     double bufferB{0}; //!< bytes end B's port queues (graph links; see rate)
+
+    /// \brief The link's other end.
+    /// \param node one of its ends (nodeA or nodeB)
+    /// \return nodeB when `node` is nodeA, else nodeA
+    uint32_t Peer(uint32_t node) const
+    {
+        return nodeA == node ? nodeB : nodeA;
+    }
 };
 
 /**
@@ -221,6 +229,9 @@ public:
     const ClusterLink& GetLink(uint32_t id) const;
     /// \return ids of the links attached to a node
     std::vector<uint32_t> GetLinksOfNode(uint32_t nodeId) const;
+    /// \brief Append a node's neighbours (the other end of each of its links, failed ones
+    /// included, in the order of GetLinksOfNode) to `out`.
+    void AppendNeighbours(uint32_t nodeId, std::vector<uint32_t>& out) const;
     /// \return the sum of rates of a rank's devices (its injection bandwidth)
     DataRate GetInjectionRate(uint32_t rank) const;
 

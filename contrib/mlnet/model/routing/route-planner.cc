@@ -814,8 +814,7 @@ RoutePlanner::Hops(uint32_t srcRank, uint32_t dstRank) const
         {
             return kUnreachable;
         }
-        const ClusterLink& l = links[next.front()];
-        node = (l.nodeA == node) ? l.nodeB : l.nodeA;
+        node = links[next.front()].Peer(node);
         ++hops;
     }
     return hops;
@@ -841,7 +840,7 @@ RoutePlanner::LinkShares(uint32_t srcRank, uint32_t dstRank) const
         }
         for (uint32_t id : NextLinks(u, dstRank))
         {
-            uint32_t v = links[id].nodeA == u ? links[id].nodeB : links[id].nodeA;
+            uint32_t v = links[id].Peer(u);
             ++indegree[v];
             if (!seen[v])
             {

@@ -194,7 +194,8 @@ private:
         std::vector<uint8_t> fixed;
         /// the last destination whose Context at the node is known to be `context`
         std::vector<uint32_t> at;
-        /// the node is among RoutePreference::ContextsRepeat's exceptions (scratch)
+        /// the node is among RoutePreference::ContextsRepeat's exceptions (scratch; cheaper
+        /// than finding the node in exceptNodes: flow-level.md, Scaling)
         std::vector<uint8_t> except;
         std::vector<uint32_t> exceptNodes; //!< ContextsRepeat's list (scratch)
         uint32_t previous{UINT32_MAX};     //!< the destination routed before
