@@ -5,20 +5,28 @@
 // routes), writing the schedule down (GetSchedule), and the replay itself.
 //
 //   bench/twin-bench [--ranks=256] [--fabric=fattree] [--collective=allreduce]
-//       [--algorithm=ring] [--bytes=1MiB] [--messages] [--lockStep] [--tsv]
+//       [--algorithm=ring] [--bytes=1MiB] [--level=packet] [--messages] [--lockStep]
+//       [--tsv]
 //
+// --level says which run the twin is timed beside: packet (default) builds the fabric
+// with devices on the fast data path and binds the model to the UDP transport, as
+// beside a packet-level run; flow builds it as a graph (no devices, data path "none")
+// and binds the model to the flow-level transport standing in for UDP, as a flow-level
+// run does. The replay is the same; the fabric's time and memory are not.
 // --messages times PredictTimeline (every message's timing kept) instead of Predict
 // (the total only); --lockStep also times PredictLockStep (which CollectiveRunner runs
 // beside Predict). --tsv prints one tab-separated line:
 //   result <fabric> <collective>/<algorithm> <ranks> <bytes> <messages> <fabric_s>
 //          <bind_s> <schedule_s> <replay_s> <rss_before_replay_mb> <max_rss_mb>
 //          <predicted_s> <rate_updates> <lockstep_s> <replay_cpu_s> <lockstep_cpu_s>
+//          <rss_before_schedule_mb>
 // Max RSS is the process's peak (getrusage), so run one size per process.
 #include "ns3/alpha-beta-model.h"
 #include "ns3/collective-factory.h"
 #include "ns3/core-module.h"
 #include "ns3/fabric-registry.h"
-#include "ns3/udp-message-transport.h"
+#include "ns3/run-level.h"
+#include "ns3/transport-choice.h"
 #include "ns3/value-parser.h"
 
 #include <chrono>
@@ -80,6 +88,7 @@ main(int argc, char* argv[])
     std::string collective = "allreduce";
     std::string algorithm = "ring";
     std::string bytesText = "1MiB";
+    std::string levelText = "packet";
     bool messages = false;
     bool lockStep = false;
     bool tsv = false;
@@ -89,6 +98,7 @@ main(int argc, char* argv[])
     cmd.AddValue("collective", "collective name (CollectiveFactory)", collective);
     cmd.AddValue("algorithm", "algorithm name (CollectiveFactory)", algorithm);
     cmd.AddValue("bytes", "collective bytes, e.g. 1MiB", bytesText);
+    cmd.AddValue("level", "packet (devices, UDP) or flow (a graph, no devices)", levelText);
     cmd.AddValue("messages", "keep every message's timing (PredictTimeline)", messages);
     cmd.AddValue("lockStep", "also time PredictLockStep", lockStep);
     cmd.AddValue("tsv", "one tab-separated result line", tsv);
@@ -96,13 +106,19 @@ main(int argc, char* argv[])
     try
     {
         const uint64_t bytes = ValueParser::Bytes("bytes", bytesText);
+        const RunLevel level = ParseRunLevel(levelText);
+        if (level == RunLevel::ANALYTIC)
+        {
+            throw std::invalid_argument("--level=analytic has no fabric to replay on; use "
+                                        "--level=packet or --level=flow");
+        }
         auto t0 = std::chrono::steady_clock::now();
         FabricRequest request;
         request.fabric = fabric;
         request.ranks = ranks;
-        request.dataPath = "fast";
+        request.dataPath = level == RunLevel::FLOW ? "none" : "fast";
         Ptr<Cluster> cluster = FabricRegistry::Build(request);
-        Ptr<UdpMessageTransport> transport = CreateObject<UdpMessageTransport>();
+        Ptr<MessageTransport> transport = TransportChoice::Create("udp", level);
         transport->Install(cluster);
         const double fabricS = WallSince(t0);
 
@@ -112,6 +128,7 @@ main(int argc, char* argv[])
         model->SetPacketization(transport);
         const double bindS = WallSince(t0);
 
+        const double rssBeforeSchedule = RssNowMb();
         t0 = std::chrono::steady_clock::now();
         Ptr<Collective> c = CollectiveFactory::Create(collective, algorithm);
         std::vector<uint32_t> members(cluster->GetNRanks());
@@ -157,7 +174,7 @@ main(int argc, char* argv[])
         {
             std::printf(
                 "result\t%s\t%s/%s\t%u\t%llu\t%llu\t%.3f\t%.3f\t%.3f\t%.3f\t%.1f\t%.1f\t%.12e"
-                "\t%llu\t%.3f\t%.3f\t%.3f\n",
+                "\t%llu\t%.3f\t%.3f\t%.3f\t%.1f\n",
                 fabric.c_str(),
                 collective.c_str(),
                 algorithm.c_str(),
@@ -174,12 +191,14 @@ main(int argc, char* argv[])
                 static_cast<unsigned long long>(rateUpdates),
                 lockStepS,
                 replayCpuS,
-                lockStepCpuS);
+                lockStepCpuS,
+                rssBeforeSchedule);
         }
         else
         {
-            std::printf("twin-bench: %s %s/%s, %u ranks, %s, %llu messages\n",
+            std::printf("twin-bench: %s (%s level) %s/%s, %u ranks, %s, %llu messages\n",
                         fabric.c_str(),
+                        levelText.c_str(),
                         collective.c_str(),
                         algorithm.c_str(),
                         cluster->GetNRanks(),
@@ -191,7 +210,11 @@ main(int argc, char* argv[])
                         bindS,
                         scheduleS,
                         replayS);
-            std::printf("  RSS before the replay %.1f MB, peak %.1f MB\n", rssBefore, maxRss);
+            std::printf(
+                "  RSS before the schedule %.1f MB, before the replay %.1f MB, peak %.1f MB\n",
+                rssBeforeSchedule,
+                rssBefore,
+                maxRss);
             if (lockStep)
             {
                 std::printf("  lock-step %.3f s\n", lockStepS);
