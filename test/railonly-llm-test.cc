@@ -131,18 +131,28 @@ TEST(RailonlyLlmExample, BothDataPathsGiveTheSameRows)
 
 TEST(RailonlyLlmExample, ReplicatedRailsGiveTheFullRunsIteration)
 {
-    // One switch per rail: the replica is exact, and the row says so.
-    nlohmann::json full = RunLlm("--fabric=rail-only --level=flow --transport=udp", "full.json");
-    nlohmann::json rep =
-        RunLlm("--fabric=rail-only --level=flow --transport=udp --replicateRails", "replica.json");
+    // One switch per rail (a rail-optimized rail of one leaf too): the replica is exact,
+    // its byte totals too, and the row says so.
+    nlohmann::json full;
+    nlohmann::json rep;
+    for (const std::string fabric : {"rail-optimized", "rail-only"}) // rail-only's kept
+    {
+        const std::string flags = "--fabric=" + fabric + " --level=flow --transport=udp";
+        full = RunLlm(flags, "full.json");
+        rep = RunLlm(flags + " --replicateRails", "replica.json");
+        const nlohmann::json* f = Row(full, fabric);
+        const nlohmann::json* r = Row(rep, fabric);
+        ASSERT_TRUE(f && r) << fabric;
+        EXPECT_EQ((*r)["iteration_s"], (*f)["iteration_s"]) << fabric;
+        EXPECT_EQ((*r)["rail_replicas"], 4);
+        EXPECT_EQ((*r)["rail_replication"], "exact: one switch per rail");
+        EXPECT_EQ((*f)["rail_replication"], "off");
+        EXPECT_EQ((*r)["bytes_by_link_class"], (*f)["bytes_by_link_class"]) << fabric;
+        EXPECT_LT((*r)["health"]["messages_sent"], (*f)["health"]["messages_sent"]);
+    }
     const nlohmann::json* f = Row(full, "rail-only");
     const nlohmann::json* r = Row(rep, "rail-only");
     ASSERT_TRUE(f && r);
-    EXPECT_EQ((*r)["iteration_s"], (*f)["iteration_s"]);
-    EXPECT_EQ((*r)["rail_replicas"], 4);
-    EXPECT_EQ((*r)["rail_replication"], "exact: one switch per rail");
-    EXPECT_EQ((*f)["rail_replication"], "off");
-    EXPECT_LT((*r)["health"]["messages_sent"], (*f)["health"]["messages_sent"]);
     // Replicated replicas too: same iteration, same byte totals (the fluid's).
     nlohmann::json both = RunLlm("--fabric=rail-only --level=flow --transport=udp "
                                  "--replicateRails --replicateReplicas",
@@ -167,7 +177,7 @@ TEST(RailonlyLlmExample, BadInputGivesOneErrorLine)
              "--failRailSwitch=7",                // no such rail
              "--dataPath=fast --transport=tcp",   // TCP needs the IPv4 stack
              "--dataPath=dpdk",                   // no such data path
-             "--replicateRails --fabric=all",     // rail-optimized joins its rails
+             "--replicateRails --fabric=all",     // the fat-tree has no rails
              "--replicateRails --failNic=3",      // one rail differs
              "--replicateRails --tp=2 --dp=4",    // groups share rails
              "--replicateReplicas --tp=2 --dp=4", // replicas share HB domains

@@ -87,8 +87,8 @@ main(int argc, char* argv[])
                   o.moeAllToAll,
                   {"auto", "hierarchical", "flat"});
     cmd.AddValue("replicateRails",
-                 "simulate the traffic of one rail and stand it for all (rail-only, --tp = "
-                 "--domainSize, no failure)",
+                 "simulate the traffic of one rail and stand it for all (rail-only or "
+                 "rail-optimized, --tp = --domainSize, no failure)",
                  o.replicateRails);
     cmd.AddValue("replicateReplicas",
                  "simulate the pipeline of DP replica 0 and stand it for every replica's "

@@ -71,8 +71,11 @@ LlmRunResult::Row() const
                           {"rail_replication",
                            railReplicas == 1 ? "off"
                            : oneSwitchRails  ? "exact: one switch per rail"
-                                             : "two-tier rails: rail 0's flow-hash choices "
-                                               "stand for every rail's"},
+                           : fabric == "rail-optimized"
+                               ? "rails meeting at spines on links of their own: rail 0's "
+                                 "flow-hash choices stand for every rail's"
+                               : "two-tier rails: rail 0's flow-hash choices stand for every "
+                                 "rail's"},
                           {"dp_replicas", dpReplicas},
                           {"replica_replication",
                            dpReplicas == 1  ? "off"
@@ -141,13 +144,15 @@ LlmTrainingRunner::BuildFabric(const LlmRunOptions& o,
 void
 LlmTrainingRunner::CheckReplicable(const LlmRunOptions& o, const std::string& fabric)
 {
-    if (o.replicateRails && fabric != "rail-only")
+    // A rail-optimized fabric's rails meet at spines, but on links of their own (every
+    // leaf is one rail's): traffic that stays on its rail shares no link with another's.
+    if (o.replicateRails && fabric != "rail-only" && fabric != "rail-optimized")
     {
-        throw std::invalid_argument(
-            "--replicateRails needs --fabric=rail-only: " + fabric +
-            (fabric == "fat-tree" ? " has no rails" : " joins its rails at spines") +
-            ", so one rail's traffic does not stand for the others; "
-            "drop --replicateRails");
+        throw std::invalid_argument("--replicateRails needs --fabric=rail-only or "
+                                    "--fabric=rail-optimized: " +
+                                    fabric +
+                                    " has no rails, so one rail's traffic does not stand for "
+                                    "the others; drop --replicateRails");
     }
     if (o.replicateReplicas && fabric != "rail-only")
     {
@@ -242,8 +247,11 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     workload->Setup(o.model, cluster->GetNRanks(), o.domainSize);
     result.railReplicas = workload->GetRailReplicas();
     result.dpReplicas = workload->GetDpReplicas();
-    // Rails of one switch choose no path; in two-tier rails each rail hashes its own.
-    result.oneSwitchRails = RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
+    // Rails of one switch choose no path; in two-tier rails each rail hashes its own. A
+    // rail-optimized leaf holds radix / 2 GPUs of one rail (its other ports go up).
+    result.oneSwitchRails = fabric == "rail-optimized"
+                                ? o.domains <= helper->GetRadix() / 2
+                                : RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
 
     if (failed)
     {
@@ -361,8 +369,14 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     }
     if (result.railReplicas > 1)
     {
-        // The other rails carried what the simulated one did (same traffic, shifted rail).
+        // The other rails carried what the simulated one did (same traffic, shifted rail),
+        // on rail-optimized fabrics over their own leaves' spine links too.
         result.bytesByLinkClass["rail"] *= result.railReplicas;
+        if (auto spine = result.bytesByLinkClass.find("spine");
+            spine != result.bytesByLinkClass.end())
+        {
+            spine->second *= result.railReplicas;
+        }
     }
     result.health = RunHealth::Measure(cluster, o.level == RunLevel::FLOW);
     if (result.railReplicas > 1)
@@ -371,7 +385,8 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         std::vector<bool> simulated;
         for (const ClusterLink& l : cluster->GetLinks())
         {
-            // The rail of a rail link: its leaf's (a GPU end or a rail spine has none).
+            // The rail of a link: its leaf's or its rail spine's (a GPU end, an NVSwitch
+            // or a rail-optimized spine has none; NVLink has no rail).
             uint32_t rail = UINT32_MAX;
             for (uint32_t node : {l.nodeA, l.nodeB})
             {
@@ -380,7 +395,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
                     rail = std::min(rail, helper->GetRailOfSwitch(node));
                 }
             }
-            simulated.push_back(l.linkClass != "rail" || rail == 0);
+            simulated.push_back(rail == UINT32_MAX || rail == 0);
         }
         result.health.linkImbalance =
             RunHealth::LinkImbalance(cluster, &result.health.imbalanceClass, &simulated);

@@ -123,7 +123,8 @@ public:
                                     std::shared_ptr<RailFabricHelper>* helper = nullptr);
     /**
      * \brief Throw std::invalid_argument naming --replicateRails when it is asked for on a
-     * fabric whose rails are not separate networks (only rail-only's are).
+     * fabric without rails (the fat-tree), and --replicateReplicas on one other than
+     * rail-only (rail-optimized replicas share leaf-to-spine links).
      */
     static void CheckReplicable(const LlmRunOptions& options, const std::string& fabric);
     /**

@@ -4,7 +4,8 @@
 // fabrics whose rails are one switch each, the replica's iteration equals the full
 // run's at flow level (dense and MoE) and at packet level, where it is also checked
 // link by link (rail 0 and NVLink carry the same bytes, rails 1..K-1 none); the flags
-// it needs are refused by name.
+// it needs are refused by name. On rail-optimized fabrics, whose rails meet at spines on
+// links of their own, it is exact where a rail is one leaf and a hash draw otherwise.
 #include "mlnet-test-support.h"
 #include "small-llm-options.h"
 
@@ -91,38 +92,50 @@ Graph(const LlmRunOptions& o, bool replicate)
     return w->BuildGraph();
 }
 
-/// The rail of each link (-1: NVLink), from a fabric built like the runs'.
+/// The rail of each link (-1: none, as NVLink), from a fabric built like the runs': the
+/// rail of a switch end (a leaf, or a rail-only spine; a rail-optimized spine has none).
 std::vector<int32_t>
-RailOfLinks(const LlmRunOptions& o)
+RailOfLinks(const LlmRunOptions& o, const std::string& fabric)
 {
     std::shared_ptr<RailFabricHelper> helper;
-    Ptr<Cluster> cluster = LlmTrainingRunner::BuildFabric(o, "rail-only", &helper);
+    Ptr<Cluster> cluster = LlmTrainingRunner::BuildFabric(o, fabric, &helper);
     std::vector<int32_t> rail;
     for (const ClusterLink& l : cluster->GetLinks())
     {
         int32_t r = -1;
-        if (l.linkClass == "rail")
+        for (uint32_t node : {l.nodeA, l.nodeB})
         {
-            bool aIsSwitch = cluster->GetRankOfNode(l.nodeA) == UINT32_MAX;
-            r = int32_t(helper->GetRailOfSwitch(aIsSwitch ? l.nodeA : l.nodeB));
+            const uint32_t of = cluster->GetRankOfNode(node) == UINT32_MAX
+                                    ? helper->GetRailOfSwitch(node)
+                                    : UINT32_MAX;
+            r = of == UINT32_MAX ? r : int32_t(of);
         }
+        EXPECT_EQ(r >= 0, l.linkClass != "nvlink") << "link " << l.id;
         rail.push_back(r);
     }
     Simulator::Destroy();
     return rail;
 }
 
-/// Run the options full and replicated; expect the same iteration, link by link.
-void
-ExpectReplicaEqualsFullRun(LlmRunOptions o)
+/// The options run whole and with rail replication: {whole, replica}.
+std::pair<LlmRunResult, LlmRunResult>
+WholeAndReplica(LlmRunOptions o, const std::string& fabric)
 {
-    const std::vector<int32_t> railOfLink = RailOfLinks(o);
     o.replicateRails = false;
-    LlmRunResult full = LlmTrainingRunner::Run(o, "rail-only", false);
+    LlmRunResult full = LlmTrainingRunner::Run(o, fabric, false);
     Simulator::Destroy();
     o.replicateRails = true;
-    LlmRunResult replica = LlmTrainingRunner::Run(o, "rail-only", false);
+    LlmRunResult replica = LlmTrainingRunner::Run(o, fabric, false);
     Simulator::Destroy();
+    return {full, replica};
+}
+
+/// Run the options full and replicated; expect the same iteration, link by link.
+void
+ExpectReplicaEqualsFullRun(const LlmRunOptions& o, const std::string& fabric = "rail-only")
+{
+    const std::vector<int32_t> railOfLink = RailOfLinks(o, fabric);
+    auto [full, replica] = WholeAndReplica(o, fabric);
 
     ASSERT_EQ(full.iterations.size(), 1u);
     ASSERT_EQ(replica.iterations.size(), 1u);
@@ -173,6 +186,7 @@ ExpectReplicaEqualsFullRun(LlmRunOptions o)
     EXPECT_EQ(full.bytesByLinkClass["rail"], rail0 * o.domainSize);
     EXPECT_EQ(replica.bytesByLinkClass["rail"], full.bytesByLinkClass["rail"]);
     EXPECT_EQ(replica.bytesByLinkClass["nvlink"], full.bytesByLinkClass["nvlink"]);
+    EXPECT_EQ(replica.bytesByLinkClass.count("spine"), full.bytesByLinkClass.count("spine"));
 }
 
 class RailReplicationTest : public ::testing::Test
@@ -228,6 +242,44 @@ TEST_F(RailReplicationTest, ReplicaEqualsTheFullRunAtPacketLevel)
     ExpectReplicaEqualsFullRun(o);
 }
 
+// Rail-optimized: each rail's GPUs on one leaf (8 domains, radix 64), so a rail's
+// traffic never leaves its leaf and the replica is exact, link by link.
+TEST_F(RailReplicationTest, RailOptimizedReplicaEqualsTheFullRunWhereEachRailIsOneLeaf)
+{
+    ExpectReplicaEqualsFullRun(SmallOptions(), "rail-optimized");
+}
+
+TEST_F(RailReplicationTest, RailOptimizedRailsMeetAtSpinesOnLinksOfTheirOwn)
+{
+    // Radix 8: a leaf holds 4 GPUs of one rail, so each rail is two leaves whose traffic
+    // crosses the 4 shared spines, each rail on its leaves' own uplinks. The replica's
+    // rail 0 hashes its flows over the spines as it did in the full run; the full run
+    // waits for the slowest rail's draw.
+    LlmRunOptions o = SmallOptions();
+    o.radix = 8;
+    auto [full, replica] = WholeAndReplica(o, "rail-optimized");
+    ASSERT_EQ(replica.iterations.size(), 1u);
+    EXPECT_FALSE(replica.oneSwitchRails);
+    EXPECT_EQ(replica.railReplicas, o.domainSize);
+    EXPECT_EQ(replica.Row()["rail_replication"],
+              "rails meeting at spines on links of their own: rail 0's flow-hash choices "
+              "stand for every rail's");
+    // The rails crossed the spines. A message between two leaves crosses two spine links
+    // whichever spine its hash picks, so each rail's spine bytes are the same and the
+    // replica's K-fold count is the full run's exactly.
+    EXPECT_GT(full.bytesByLinkClass["spine"], 0u);
+    EXPECT_EQ(replica.bytesByLinkClass["spine"], full.bytesByLinkClass["spine"]);
+    EXPECT_EQ(replica.bytesByLinkClass["rail"], full.bytesByLinkClass["rail"]);
+    // The link balance counts rail 0's links (its leaves' uplinks among them), not the
+    // idle rails' spine links.
+    EXPECT_EQ(replica.health.imbalanceClass, full.health.imbalanceClass);
+    EXPECT_GT(replica.health.linkImbalance, 1.0);
+    EXPECT_LT(replica.health.linkImbalance, 1.5 * full.health.linkImbalance);
+    EXPECT_EQ(replica.bytesByLinkClass["nvlink"], full.bytesByLinkClass["nvlink"]);
+    EXPECT_LE(replica.IterationS(), full.IterationS());
+    EXPECT_NEAR(replica.IterationS() / full.IterationS(), 1.0, 0.03);
+}
+
 TEST_F(RailReplicationTest, TwoTierRailsSayTheReplicaSamplesOneRailsHashChoices)
 {
     // 32 domains at radix 16: each rail is a leaf-spine, its flows hashed over the
@@ -242,10 +294,7 @@ TEST_F(RailReplicationTest, TwoTierRailsSayTheReplicaSamplesOneRailsHashChoices)
     o.model.tp = 8;
     o.model.pp = 4;
     o.model.dp = 8;
-    LlmRunResult full = LlmTrainingRunner::Run(o, "rail-only", false);
-    Simulator::Destroy();
-    o.replicateRails = true;
-    LlmRunResult replica = LlmTrainingRunner::Run(o, "rail-only", false);
+    auto [full, replica] = WholeAndReplica(o, "rail-only");
     EXPECT_FALSE(replica.oneSwitchRails);
     EXPECT_EQ(replica.Row()["rail_replication"],
               "two-tier rails: rail 0's flow-hash choices stand for every rail's");
@@ -266,10 +315,7 @@ TEST_F(RailReplicationTest, TwoTierReplicaMeasuresLinkBalanceOnTheRailItSimulate
     o.model.pp = 2;
     o.model.dp = 16;
     o.level = RunLevel::PACKET;
-    LlmRunResult full = LlmTrainingRunner::Run(o, "rail-only", false);
-    Simulator::Destroy();
-    o.replicateRails = true;
-    LlmRunResult replica = LlmTrainingRunner::Run(o, "rail-only", false);
+    auto [full, replica] = WholeAndReplica(o, "rail-only");
     ASSERT_EQ(replica.iterations.size(), 1u);
     ASSERT_FALSE(replica.oneSwitchRails);
     // Measured: 6.52 over the full run's rails, 3.68 over the replica's rail 0 (14.7
@@ -301,12 +347,21 @@ TEST_F(RailReplicationTest, RefusesWhereTheRailsDoNotCarryTheSameTraffic)
     flat.moeAllToAll = "flat";
     e = InvalidArgumentMessage([&] { flat.Validate(); });
     EXPECT_TRUE(has(e, "--replicateRails") && has(e, "flat")) << e;
-    // Rail-optimized joins its rails at spines; the fat-tree has none.
-    for (const char* fabric : {"rail-optimized", "fat-tree"})
+    // The fat-tree has no rails.
     {
         RunReport report("rail-replication-test");
-        e = InvalidArgumentMessage([&] { LlmTrainingRunner::RunAll(o, {fabric}, report); });
-        EXPECT_TRUE(has(e, "--replicateRails") && has(e, "--fabric=rail-only")) << e;
+        e = InvalidArgumentMessage([&] { LlmTrainingRunner::RunAll(o, {"fat-tree"}, report); });
+        EXPECT_TRUE(has(e, "--replicateRails") && has(e, "--fabric=rail-only") &&
+                    has(e, "--fabric=rail-optimized"))
+            << e;
+        Simulator::Destroy();
+    }
+    // Rail-optimized with a MoE model: its all-to-all is flat there by default.
+    {
+        LlmRunOptions moe = MoeOptions();
+        moe.replicateRails = true;
+        e = InvalidArgumentMessage([&] { LlmTrainingRunner::Run(moe, "rail-optimized", false); });
+        EXPECT_TRUE(has(e, "rail replication") && has(e, "flat")) << e;
         Simulator::Destroy();
     }
     // The workload refuses on its own too (a caller that skips the runner).
