@@ -246,7 +246,10 @@ TEST_F(RailReplicationTest, ReplicaEqualsTheFullRunAtPacketLevel)
 // traffic never leaves its leaf and the replica is exact, link by link.
 TEST_F(RailReplicationTest, RailOptimizedReplicaEqualsTheFullRunWhereEachRailIsOneLeaf)
 {
-    ExpectReplicaEqualsFullRun(SmallOptions(), "rail-optimized");
+    LlmRunOptions o = SmallOptions();
+    ExpectReplicaEqualsFullRun(o, "rail-optimized");
+    o.level = RunLevel::PACKET;
+    ExpectReplicaEqualsFullRun(o, "rail-optimized");
 }
 
 TEST_F(RailReplicationTest, RailOptimizedRailsMeetAtSpinesOnLinksOfTheirOwn)
