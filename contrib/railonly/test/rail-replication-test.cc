@@ -250,6 +250,10 @@ TEST_F(RailReplicationTest, RailOptimizedReplicaEqualsTheFullRunWhereEachRailIsO
     ExpectReplicaEqualsFullRun(o, "rail-optimized");
     o.level = RunLevel::PACKET;
     ExpectReplicaEqualsFullRun(o, "rail-optimized");
+    // MoE with the hierarchical all-to-all (per rail; flat is the default there).
+    LlmRunOptions moe = MoeOptions();
+    moe.moeAllToAll = "hierarchical";
+    ExpectReplicaEqualsFullRun(moe, "rail-optimized");
 }
 
 TEST_F(RailReplicationTest, RailOptimizedRailsMeetAtSpinesOnLinksOfTheirOwn)
