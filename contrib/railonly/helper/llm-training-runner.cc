@@ -10,7 +10,6 @@
 #include "ns3/log.h"
 #include "ns3/packetization.h"
 #include "ns3/progress-scheduler.h"
-#include "ns3/rail-only-helper.h"
 #include "ns3/route-planner.h"
 #include "ns3/simulator.h"
 #include "ns3/training-driver.h"
@@ -247,11 +246,9 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
     workload->Setup(o.model, cluster->GetNRanks(), o.domainSize);
     result.railReplicas = workload->GetRailReplicas();
     result.dpReplicas = workload->GetDpReplicas();
-    // Rails of one switch choose no path; in two-tier rails each rail hashes its own. A
-    // rail-optimized leaf holds radix / 2 GPUs of one rail (its other ports go up).
-    result.oneSwitchRails = fabric == "rail-optimized"
-                                ? o.domains <= helper->GetRadix() / 2
-                                : RailOnlyHelper::RailTiers(o.domains, o.radix) == 1;
+    // Rails of one switch choose no path; where a rail is several (two-tier rail-only,
+    // rail-optimized leaves joined at spines) each rail hashes its own.
+    result.oneSwitchRails = helper->GetNSwitchesOfRail(0) == 1;
 
     if (failed)
     {

@@ -126,6 +126,17 @@ RailFabricHelper::GetRailOfSwitch(uint32_t nodeId) const
     return it == m_railOfSwitch.end() ? UINT32_MAX : it->second;
 }
 
+uint32_t
+RailFabricHelper::GetNSwitchesOfRail(uint32_t rail) const
+{
+    uint32_t n = 0;
+    for (const auto& [node, of] : m_railOfSwitch)
+    {
+        n += of == rail ? 1 : 0;
+    }
+    return n;
+}
+
 const std::vector<uint32_t>&
 RailFabricHelper::GetNvSwitchIds() const
 {

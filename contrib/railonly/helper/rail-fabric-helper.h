@@ -78,6 +78,9 @@ public:
 
     /// \return after Install: the rail a switch node serves, or UINT32_MAX (spine, NVSwitch)
     uint32_t GetRailOfSwitch(uint32_t nodeId) const;
+    /// \return how many switches belong to a rail (its leaves, and a rail-only rail's
+    /// spines; 1 where the rail is one switch)
+    uint32_t GetNSwitchesOfRail(uint32_t rail) const;
     /// \return after Install: node ids of the NVSwitch of each domain
     const std::vector<uint32_t>& GetNvSwitchIds() const;
     /// \return after Install: switch node ids per tier, tier 0 = the switches GPUs attach to
