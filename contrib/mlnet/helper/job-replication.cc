@@ -2,8 +2,8 @@
 #include "job-replication.h"
 
 #include "ns3/alpha-beta-model.h"
-#include "ns3/channel.h"
 #include "ns3/fluid-message-transport.h"
+#include "ns3/local-point-to-point-channel.h"
 #include "ns3/log.h"
 #include "ns3/route-planner.h"
 #include "ns3/training-runner.h"
@@ -33,16 +33,13 @@ Describe(const Cluster& cluster, uint32_t key)
     return s.str();
 }
 
-/// A frame's extra random delay on this link's channel (LocalPointToPointChannel Jitter).
+/// Whether this link's channel delays frames by a random extra time (Jitter).
 bool
 HasJitter(const ClusterLink& l)
 {
-    if (!l.devA || !l.devA->GetChannel())
-    {
-        return false;
-    }
-    TimeValue jitter;
-    return l.devA->GetChannel()->GetAttributeFailSafe("Jitter", jitter) && jitter.Get() > Time(0);
+    Ptr<LocalPointToPointChannel> channel =
+        l.devA ? DynamicCast<LocalPointToPointChannel>(l.devA->GetChannel()) : nullptr;
+    return channel && channel->GetJitter().IsStrictlyPositive();
 }
 
 } // namespace

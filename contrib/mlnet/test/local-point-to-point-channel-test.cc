@@ -237,9 +237,10 @@ TEST_F(LocalPointToPointChannelTest, FabricHelperUsesItUnlessAnInterframeGapIsSe
     jittery.SetLinkJitter(NanoSeconds(10));
     for (const auto& l : jittery.Install()->GetLinks())
     {
-        TimeValue jitter;
-        l.devA->GetChannel()->GetAttribute("Jitter", jitter);
-        EXPECT_EQ(jitter.Get(), NanoSeconds(10));
+        Ptr<LocalPointToPointChannel> channel =
+            DynamicCast<LocalPointToPointChannel>(l.devA->GetChannel());
+        ASSERT_TRUE(channel);
+        EXPECT_EQ(channel->GetJitter(), NanoSeconds(10));
     }
     Simulator::Destroy();
     IdealSwitchHelper both(4);

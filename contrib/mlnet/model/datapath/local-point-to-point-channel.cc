@@ -69,6 +69,12 @@ LocalPointToPointChannel::TransmitStart(Ptr<const Packet> p,
     return true;
 }
 
+Time
+LocalPointToPointChannel::GetJitter() const
+{
+    return m_jitter;
+}
+
 int64_t
 LocalPointToPointChannel::AssignStreams(int64_t stream)
 {

@@ -76,6 +76,9 @@ public:
      */
     int64_t AssignStreams(int64_t stream);
 
+    /// \return the largest extra delay of a frame (the Jitter attribute; 0: none)
+    Time GetJitter() const;
+
 protected:
     void DoDispose() override;
 

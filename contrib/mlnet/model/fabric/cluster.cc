@@ -324,11 +324,12 @@ Cluster::GetLink(uint32_t id) const
     return m_links[id];
 }
 
-std::vector<uint32_t>
+const std::vector<uint32_t>&
 Cluster::GetLinksOfNode(uint32_t nodeId) const
 {
+    static const std::vector<uint32_t> none;
     auto it = m_linksOfNode.find(nodeId);
-    return it == m_linksOfNode.end() ? std::vector<uint32_t>() : it->second;
+    return it == m_linksOfNode.end() ? none : it->second;
 }
 
 void

@@ -227,8 +227,9 @@ public:
     const std::vector<ClusterLink>& GetLinks() const;
     /// \return one link
     const ClusterLink& GetLink(uint32_t id) const;
-    /// \return ids of the links attached to a node
-    std::vector<uint32_t> GetLinksOfNode(uint32_t nodeId) const;
+    /// \return ids of the links attached to a node (empty for a node with none); valid
+    /// until a link is added
+    const std::vector<uint32_t>& GetLinksOfNode(uint32_t nodeId) const;
     /// \brief Append a node's neighbours (the other end of each of its links, failed ones
     /// included, in the order of GetLinksOfNode) to `out`.
     void AppendNeighbours(uint32_t nodeId, std::vector<uint32_t>& out) const;

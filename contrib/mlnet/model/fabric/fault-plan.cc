@@ -381,7 +381,7 @@ FaultPlan::Resolve(Ptr<Cluster> cluster, const FaultSpec& f) const
     case FaultSpec::Target::NODE:
         return cluster->GetLinksOfNode(NodeOf(cluster, f.nodeA, f));
     case FaultSpec::Target::NIC: {
-        std::vector<uint32_t> own = cluster->GetLinksOfNode(NodeOf(cluster, f.nodeA, f));
+        const std::vector<uint32_t>& own = cluster->GetLinksOfNode(NodeOf(cluster, f.nodeA, f));
         if (f.allNics)
         {
             return own;

@@ -825,7 +825,7 @@ AlphaBetaModel::CopyPath(uint32_t src,
     CheckBound();
     RefreshIfLinksFailed();
     const bool hashed = m_cluster->GetFabricSpec().loadBalancing == "hash";
-    const std::vector<uint32_t> links =
+    const std::vector<uint32_t>& links =
         m_cluster->GetLinksOfNode(m_cluster->GetRankNode(src)->GetId());
     if (m_pathChoice != PER_FLOW_HASH || !hashed || links.size() != 1 || bytes == 0)
     {
