@@ -2,11 +2,16 @@
 // The fluid twin alone: wall time and memory of AlphaBetaModel's dependency-aware
 // replay (TimelineReplay) of one collective's schedule on one fabric, no packet
 // simulated. Phases are timed apart: building the fabric, binding the model (its
-// routes), writing the schedule down (GetSchedule), and the replay itself.
+// routes), the schedule, and the replay itself.
 //
 //   bench/twin-bench [--ranks=256] [--fabric=fattree] [--collective=allreduce]
-//       [--algorithm=ring] [--bytes=1MiB] [--level=packet] [--messages] [--lockStep]
-//       [--tsv]
+//       [--algorithm=ring] [--bytes=1MiB] [--level=packet] [--schedule=generated]
+//       [--messages] [--lockStep] [--tsv]
+//
+// --schedule says how the replay reads the collective: generated (default) replays its
+// program, each member's steps generated as it enters them (Predict(collective), as
+// the runners call it; the schedule phase then only counts the messages), written
+// writes the whole schedule down first (GetSchedule, then Predict(schedule)).
 //
 // --level says which run the twin is timed beside: packet (default) builds the fabric
 // with devices on the fast data path and binds the model to the UDP transport, as
@@ -26,6 +31,7 @@
 #include "ns3/core-module.h"
 #include "ns3/fabric-registry.h"
 #include "ns3/run-level.h"
+#include "ns3/stepwise-collective.h"
 #include "ns3/transport-choice.h"
 #include "ns3/value-parser.h"
 
@@ -89,6 +95,7 @@ main(int argc, char* argv[])
     std::string algorithm = "ring";
     std::string bytesText = "1MiB";
     std::string levelText = "packet";
+    std::string scheduleText = "generated";
     bool messages = false;
     bool lockStep = false;
     bool tsv = false;
@@ -99,6 +106,9 @@ main(int argc, char* argv[])
     cmd.AddValue("algorithm", "algorithm name (CollectiveFactory)", algorithm);
     cmd.AddValue("bytes", "collective bytes, e.g. 1MiB", bytesText);
     cmd.AddValue("level", "packet (devices, UDP) or flow (a graph, no devices)", levelText);
+    cmd.AddValue("schedule",
+                 "generated (the program replayed step by step) or written (GetSchedule first)",
+                 scheduleText);
     cmd.AddValue("messages", "keep every message's timing (PredictTimeline)", messages);
     cmd.AddValue("lockStep", "also time PredictLockStep", lockStep);
     cmd.AddValue("tsv", "one tab-separated result line", tsv);
@@ -107,6 +117,13 @@ main(int argc, char* argv[])
     {
         const uint64_t bytes = ValueParser::Bytes("bytes", bytesText);
         const RunLevel level = ParseRunLevel(levelText);
+        if (scheduleText != "generated" && scheduleText != "written")
+        {
+            throw std::invalid_argument("--schedule=" + scheduleText +
+                                        " is not known; use --schedule=generated or "
+                                        "--schedule=written");
+        }
+        const bool written = scheduleText == "written";
         if (level == RunLevel::ANALYTIC)
         {
             throw std::invalid_argument("--level=analytic has no fabric to replay on; use "
@@ -134,11 +151,20 @@ main(int argc, char* argv[])
         std::vector<uint32_t> members(cluster->GetNRanks());
         std::iota(members.begin(), members.end(), 0);
         c->Setup(transport, members, bytes);
-        std::vector<CollectiveStep> schedule = c->GetSchedule();
+        std::vector<CollectiveStep> schedule;
         uint64_t nMessages = 0;
-        for (const auto& s : schedule)
+        if (written)
         {
-            nMessages += s.messages.size();
+            schedule = c->GetSchedule();
+            for (const auto& s : schedule)
+            {
+                nMessages += s.messages.size();
+            }
+        }
+        else
+        {
+            Ptr<StepwiseCollective> program = DynamicCast<StepwiseCollective>(c);
+            nMessages = program ? program->CountMessages() : 0;
         }
         const double scheduleS = WallSince(t0);
 
@@ -149,13 +175,14 @@ main(int argc, char* argv[])
         uint64_t rateUpdates = 0;
         if (messages)
         {
-            TimelinePrediction p = model->PredictTimeline(schedule);
+            TimelinePrediction p =
+                written ? model->PredictTimeline(schedule) : model->PredictTimeline(c);
             predicted = p.total;
             rateUpdates = p.rateUpdates;
         }
         else
         {
-            predicted = model->Predict(schedule);
+            predicted = written ? model->Predict(schedule) : model->Predict(c);
         }
         const double replayS = WallSince(t0);
         const double replayCpuS = CpuNow() - cpu0;
@@ -165,7 +192,7 @@ main(int argc, char* argv[])
         {
             const double cpu1 = CpuNow();
             t0 = std::chrono::steady_clock::now();
-            model->PredictLockStep(schedule);
+            written ? model->PredictLockStep(schedule) : model->PredictLockStep(c);
             lockStepS = WallSince(t0);
             lockStepCpuS = CpuNow() - cpu1;
         }
@@ -196,14 +223,16 @@ main(int argc, char* argv[])
         }
         else
         {
-            std::printf("twin-bench: %s (%s level) %s/%s, %u ranks, %s, %llu messages\n",
+            std::printf("twin-bench: %s (%s level) %s/%s, %u ranks, %s, %llu messages, "
+                        "schedule %s\n",
                         fabric.c_str(),
                         levelText.c_str(),
                         collective.c_str(),
                         algorithm.c_str(),
                         cluster->GetNRanks(),
                         bytesText.c_str(),
-                        static_cast<unsigned long long>(nMessages));
+                        static_cast<unsigned long long>(nMessages),
+                        scheduleText.c_str());
             std::printf("  replay CPU %.3f s\n", replayCpuS);
             std::printf("  fabric %.3f s, bind (routes) %.3f s, schedule %.3f s, replay %.3f s\n",
                         fabricS,

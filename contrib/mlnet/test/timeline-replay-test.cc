@@ -22,6 +22,7 @@
 #include "ns3/message-transport.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/route-planner.h"
+#include "ns3/stepwise-collective.h"
 #include "ns3/timeline-replay.h"
 #include "ns3/torus-helper.h"
 
@@ -33,6 +34,7 @@
 #include <numeric>
 #include <queue>
 #include <random>
+#include <utility>
 
 using namespace ns3;
 using mlnettest::HandTransport;
@@ -761,6 +763,20 @@ RandomPacketization(std::mt19937& gen)
     return Packetization(payloads[gen() % 3], gen() % 2 == 0 ? 30 : 50);
 }
 
+/// A 2:1 oversubscribed fat-tree of 8 hosts (ECMP over its uplinks) and a 3x3 torus
+/// (dimension order), at rates that give no round times.
+void
+AddFatTreeAndTorus(std::vector<std::unique_ptr<RealFabric>>& fabrics)
+{
+    FatTreeHelper fatTree(8);
+    fatTree.SetOversubscription(2.0);
+    fatTree.SetLinkRate(DataRate("97900Mbps"));
+    fabrics.push_back(std::make_unique<RealFabric>(fatTree.Install()));
+    TorusHelper torus({3, 3});
+    torus.SetLinkRate(DataRate("41100Mbps"));
+    fabrics.push_back(std::make_unique<RealFabric>(torus.Install()));
+}
+
 class TimelineReplayTest : public ::testing::Test
 {
 protected:
@@ -793,13 +809,7 @@ TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomRealFabrics)
     IdealSwitchHelper star(5);
     star.SetLinkRate(DataRate("25700Mbps"));
     fabrics.push_back(std::make_unique<RealFabric>(star.Install()));
-    FatTreeHelper fatTree(8);
-    fatTree.SetOversubscription(2.0);
-    fatTree.SetLinkRate(DataRate("97900Mbps"));
-    fabrics.push_back(std::make_unique<RealFabric>(fatTree.Install()));
-    TorusHelper torus({3, 3});
-    torus.SetLinkRate(DataRate("41100Mbps"));
-    fabrics.push_back(std::make_unique<RealFabric>(torus.Install()));
+    AddFatTreeAndTorus(fabrics);
     for (uint32_t i = 0; i < 60; ++i)
     {
         const LinkModel& lm = fabrics[i % fabrics.size()]->model;
@@ -840,6 +850,101 @@ TEST_F(TimelineReplayTest, MatchesTheFullRescanOnRandomRealFabrics)
                                collective + "/" + algorithm + " " + ToString(sharing));
         }
     }
+}
+
+TEST_F(TimelineReplayTest, AProgramReplaysAsItsWrittenScheduleBitForBit)
+{
+    // Run(program) generates each member's steps as it enters them; Run(schedule) reads
+    // them from GetSchedule(). Every time, every message's account (in schedule order,
+    // with its step, chain, reduce flag and hops), every rank's finish and the fluid's
+    // work must be the same to the bit: every algorithm, on the whole fabric and on a
+    // few of its ranks out of order, under both sharings, with and without reductions.
+    std::vector<std::unique_ptr<RealFabric>> fabrics;
+    AddFatTreeAndTorus(fabrics);
+    uint32_t compared = 0;
+    for (const auto& fabric : fabrics)
+    {
+        Ptr<HandTransport> t = CreateObject<HandTransport>();
+        t->Install(fabric->cluster);
+        const uint32_t n = fabric->model.nRanks;
+        std::vector<uint32_t> all(n);
+        std::iota(all.begin(), all.end(), 0);
+        const std::vector<uint32_t> some = {n - 2, 1, n - 1, 3}; // not ascending
+        for (const auto& [collective, algorithm] : CollectiveFactory::List())
+        {
+            for (const std::vector<uint32_t>* members : {&std::as_const(all), &some})
+            {
+                Ptr<Collective> c = CollectiveFactory::Create(collective, algorithm);
+                if (algorithm == "hierarchical")
+                {
+                    c->SetAttribute("GroupSize", UintegerValue(members->size() == 4 ? 2 : 4));
+                }
+                try
+                {
+                    c->Setup(t, *members, 64000);
+                }
+                catch (const std::invalid_argument&)
+                {
+                    continue; // not on these ranks
+                }
+                Ptr<StepwiseCollective> program = DynamicCast<StepwiseCollective>(c);
+                ASSERT_TRUE(program) << collective << "/" << algorithm;
+                const std::vector<CollectiveStep> schedule = c->GetSchedule();
+                for (FluidSharing sharing : {FluidSharing::LINE_RATE, FluidSharing::MAX_MIN})
+                {
+                    for (double gamma : {0.0, 2e-11})
+                    {
+                        const std::string label =
+                            collective + "/" + algorithm + " on " +
+                            std::to_string(members->size()) + " of " + std::to_string(n) +
+                            " ranks, " + ToString(sharing) + ", gamma " + std::to_string(gamma);
+                        TimelineReplay::Parameters par;
+                        par.reductionTimePerByte = gamma;
+                        par.perMessageOverhead = 1.5e-6;
+                        par.sharing = sharing;
+                        const Packetization pk(1000, 50);
+                        const LinkModel& lm = fabric->model;
+                        auto replay = [&]() {
+                            return TimelineReplay(lm.nRanks,
+                                                  lm.capacity,
+                                                  pk,
+                                                  lm.route,
+                                                  TestHops,
+                                                  lm.latency,
+                                                  par);
+                        };
+                        const TimelinePrediction want = replay().Run(schedule);
+                        const TimelinePrediction got = replay().Run(*program);
+                        EXPECT_EQ(got.total, want.total) << label;
+                        EXPECT_EQ(got.rateUpdates, want.rateUpdates) << label;
+                        EXPECT_EQ(got.flowsRecomputed, want.flowsRecomputed) << label;
+                        EXPECT_EQ(got.rankFinish, want.rankFinish) << label;
+                        ASSERT_EQ(got.messages.size(), want.messages.size()) << label;
+                        for (size_t i = 0; i < want.messages.size(); ++i)
+                        {
+                            const MessageTiming& g = got.messages[i];
+                            const MessageTiming& w = want.messages[i];
+                            const std::string at = label + ", message " + std::to_string(i);
+                            EXPECT_EQ(g.message.src, w.message.src) << at;
+                            EXPECT_EQ(g.message.dst, w.message.dst) << at;
+                            EXPECT_EQ(g.message.bytes, w.message.bytes) << at;
+                            EXPECT_EQ(g.message.chain, w.message.chain) << at;
+                            EXPECT_EQ(g.message.step, w.message.step) << at;
+                            EXPECT_EQ(g.message.reduce, w.message.reduce) << at;
+                            EXPECT_EQ(g.scheduleStep, w.scheduleStep) << at;
+                            EXPECT_EQ(g.hops, w.hops) << at;
+                            EXPECT_EQ(g.start, w.start) << at;
+                            EXPECT_EQ(g.transferEnd, w.transferEnd) << at;
+                            EXPECT_EQ(g.arrival, w.arrival) << at;
+                            EXPECT_EQ(g.latency, w.latency) << at;
+                        }
+                        ++compared;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GE(compared, 4u * 2 * CollectiveFactory::List().size()); // most ran twice
 }
 
 TEST_F(TimelineReplayTest, ClusterRoutesGiveEveryPairItsHashedPathWhateverTheCache)

@@ -144,7 +144,10 @@ StepwiseCollective::ForEachStep(const StepVisitor& visit) const
             for (uint32_t g = 0; g < lengths[c]; ++g)
             {
                 BuildStep(m, c, g, step);
-                visit(m, c, g, step);
+                if (!visit(m, c, g, step))
+                {
+                    return;
+                }
             }
         }
     }
@@ -161,6 +164,7 @@ StepwiseCollective::BuildProgram() const
     ForEachStep([&p](uint32_t m, uint32_t c, uint32_t g, const Step& step) {
         p[m][c].push_back(step); // steps of a chain come in order
         NS_ASSERT(p[m][c].size() == g + 1);
+        return true;
     });
     return p;
 }
@@ -209,6 +213,7 @@ StepwiseCollective::ShortestMessageUnits() const
         {
             shortest = std::min(shortest, s.seg.length);
         }
+        return true;
     });
     return shortest;
 }
@@ -227,64 +232,110 @@ StepwiseCollective::CheckProgram() const
     }
 }
 
+std::vector<uint32_t>
+StepwiseCollective::GetChainLengths(uint32_t member) const
+{
+    NS_ASSERT_MSG(m_transport && member < m_ranks.size(), "GetChainLengths after Setup");
+    return ChainLengths(member);
+}
+
+void
+StepwiseCollective::GetStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const
+{
+    NS_ASSERT_MSG(m_transport && member < m_ranks.size(), "GetStep after Setup");
+    BuildStep(member, chain, step, out);
+}
+
+uint64_t
+StepwiseCollective::CountMessages(uint64_t limit) const
+{
+    NS_ASSERT_MSG(m_transport, "CountMessages is valid after Setup");
+    uint64_t messages = 0;
+    ForEachStep([&messages, limit](uint32_t, uint32_t, uint32_t, const Step& step) {
+        messages += step.sends.size();
+        return messages <= limit;
+    });
+    return std::min(messages, limit + 1);
+}
+
 std::vector<CollectiveStep>
 StepwiseCollective::GetSchedule() const
 {
     NS_ASSERT_MSG(m_transport, "GetSchedule is valid after Setup");
-    const uint32_t n = static_cast<uint32_t>(m_ranks.size());
-    std::vector<std::vector<uint32_t>> lengths(n);
-    for (uint32_t m = 0; m < n; ++m)
-    {
-        lengths[m] = ChainLengths(m);
-    }
-    // Member by member, so schedule step g lists its messages by member, then chain.
     std::vector<CollectiveStep> schedule;
-    std::vector<uint64_t> reduced; // [g] bytes the current member reduces in step g
-    uint32_t current = 0;
-    auto closeMember = [&]() {
-        for (size_t g = 0; g < reduced.size(); ++g)
-        {
-            schedule[g].reduceBytes = std::max(schedule[g].reduceBytes, reduced[g]);
-        }
-        reduced.assign(reduced.size(), 0);
-    };
-    const uint32_t unit = GetUnit();
-    ForEachStep([&](uint32_t m, uint32_t c, uint32_t g, const Step& step) {
-        if (m != current)
-        {
-            closeMember();
-            current = m;
-        }
-        if (g >= schedule.size())
-        {
-            schedule.resize(g + 1);
-            reduced.resize(g + 1, 0);
-        }
-        for (const auto& s : step.sends)
-        {
-            // The receiver awaits it in its step g of chain c (same tag).
-            const bool reduce =
-                c < lengths[s.to].size() && g < lengths[s.to][c] && ReceiveReduces(s.to, c, g, m);
-            ScheduledMessage msg;
-            msg.src = m_ranks[m];
-            msg.dst = m_ranks[s.to];
-            msg.bytes = s.seg.length * unit;
-            msg.chain = c;
-            msg.step = g;
-            msg.reduce = reduce;
-            schedule[g].messages.push_back(msg);
-        }
-        for (const auto& r : step.recvs)
-        {
-            reduced[g] += r.reduce ? r.seg.length * unit : 0;
-        }
-    });
-    closeMember();
-    schedule.erase(std::remove_if(schedule.begin(),
-                                  schedule.end(),
-                                  [](const CollectiveStep& cs) { return cs.messages.empty(); }),
-                   schedule.end());
+    ScheduleCursor cursor(*this, true);
+    CollectiveStep step;
+    while (cursor.Next(step))
+    {
+        schedule.push_back(std::move(step));
+    }
     return schedule;
+}
+
+StepwiseCollective::ScheduleCursor::ScheduleCursor(const StepwiseCollective& program,
+                                                   bool reduceFlags)
+    : m_program(program),
+      m_reduceFlags(reduceFlags)
+{
+    NS_ASSERT_MSG(program.m_transport, "a ScheduleCursor needs a collective after Setup");
+    m_lengths.resize(program.m_ranks.size());
+    for (uint32_t m = 0; m < m_lengths.size(); ++m)
+    {
+        m_lengths[m] = program.ChainLengths(m);
+        for (uint32_t length : m_lengths[m])
+        {
+            m_steps = std::max(m_steps, length);
+        }
+    }
+}
+
+bool
+StepwiseCollective::ScheduleCursor::Next(CollectiveStep& out)
+{
+    const uint32_t unit = m_program.GetUnit();
+    const std::vector<uint32_t>& ranks = m_program.m_ranks;
+    out.messages.clear();
+    out.reduceBytes = 0;
+    while (m_next < m_steps)
+    {
+        const uint32_t g = m_next++;
+        for (uint32_t m = 0; m < m_lengths.size(); ++m)
+        {
+            uint64_t reduced = 0; // bytes member m reduces in step g, over its chains
+            for (uint32_t c = 0; c < m_lengths[m].size(); ++c)
+            {
+                if (g >= m_lengths[m][c])
+                {
+                    continue;
+                }
+                m_program.BuildStep(m, c, g, m_step);
+                for (const auto& s : m_step.sends)
+                {
+                    // The receiver awaits it in its step g of chain c (same tag).
+                    ScheduledMessage msg;
+                    msg.src = ranks[m];
+                    msg.dst = ranks[s.to];
+                    msg.bytes = s.seg.length * unit;
+                    msg.chain = c;
+                    msg.step = g;
+                    msg.reduce = m_reduceFlags && c < m_lengths[s.to].size() &&
+                                 g < m_lengths[s.to][c] && m_program.ReceiveReduces(s.to, c, g, m);
+                    out.messages.push_back(msg);
+                }
+                for (const auto& r : m_step.recvs)
+                {
+                    reduced += r.reduce ? r.seg.length * unit : 0;
+                }
+            }
+            out.reduceBytes = std::max(out.reduceBytes, reduced);
+        }
+        if (!out.messages.empty())
+        {
+            return true;
+        }
+        out.reduceBytes = 0;
+    }
+    return false;
 }
 
 uint64_t

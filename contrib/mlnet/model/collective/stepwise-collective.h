@@ -147,6 +147,59 @@ public:
      */
     void SetMessageObserver(MessageObserver observer);
 
+    /**
+     * \brief The steps of each chain of a member's program (valid after Setup), for a
+     * reader that walks the program step by step (the twin's TimelineReplay).
+     * \param member the member (index into GetRanks())
+     * \return steps per chain (its size is the chains)
+     */
+    std::vector<uint32_t> GetChainLengths(uint32_t member) const;
+    /**
+     * \brief Generate one step of a member's program (valid after Setup).
+     * \param member the member
+     * \param chain the chain
+     * \param step the step of that chain
+     * \param out set to the step (cleared first)
+     */
+    void GetStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const;
+    /**
+     * \brief Count the program's messages, generating its steps one at a time (none
+     * kept), up to a limit (valid after Setup).
+     * \param limit stop counting once the count exceeds it
+     * \return the messages the program sends, or limit + 1 when it sends more
+     */
+    uint64_t CountMessages(uint64_t limit = UINT64_MAX - 1) const;
+
+    /**
+     * \brief GetSchedule() one step at a time: step g of the schedule is every member's
+     * sends of step g of each of its chains (member by member, then chain), with the
+     * largest bytes one member reduces in it; steps that send nothing are left out. It
+     * holds the members' chain lengths only.
+     */
+    class ScheduleCursor
+    {
+    public:
+        /**
+         * \param program a collective after Setup (it must outlive the cursor)
+         * \param reduceFlags fill each ScheduledMessage's reduce (asks the receiver's
+         *        step: ReceiveReduces), else leave it false
+         */
+        ScheduleCursor(const StepwiseCollective& program, bool reduceFlags);
+        /**
+         * \brief Write the schedule's next step into `out` (cleared first).
+         * \return false after the last step (`out` then empty)
+         */
+        bool Next(CollectiveStep& out);
+
+    private:
+        const StepwiseCollective& m_program;
+        bool m_reduceFlags;
+        std::vector<std::vector<uint32_t>> m_lengths; //!< per member: steps per chain
+        uint32_t m_steps{0};                          //!< the longest chain's steps
+        uint32_t m_next{0};                           //!< the program step to write next
+        Step m_step;                                  //!< scratch
+    };
+
     /// \return bytes per unit: 4 when bytes is a multiple of 4, else 1
     uint32_t GetUnit() const;
     /// \return the size in units
@@ -229,11 +282,13 @@ protected:
      * steps n-1..2n-3.
      */
     static RingChunks RingAllReduceStep(uint32_t pos, uint32_t n, uint32_t t);
-    /// Visits one step of one chain of one member: member, chain, step, the step.
-    using StepVisitor = std::function<void(uint32_t, uint32_t, uint32_t, const Step&)>;
+    /// Visits one step of one chain of one member: member, chain, step, the step;
+    /// returns false to stop the walk.
+    using StepVisitor = std::function<bool(uint32_t, uint32_t, uint32_t, const Step&)>;
     /**
      * \brief Generate every step of the program, one at a time (BuildStep into one
-     * scratch step), member by member, chain by chain, in step order.
+     * scratch step), member by member, chain by chain, in step order, until the
+     * visitor returns false.
      */
     void ForEachStep(const StepVisitor& visit) const;
     /// \return the number of floats member m's input must hold (real payloads)

@@ -15,6 +15,7 @@
  */
 #include "alpha-beta-model.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/fluid-message-transport.h"
@@ -126,6 +127,17 @@ AlphaBetaModel::GetTypeId()
                 UintegerValue(256 * 1024 * 1024),
                 MakeUintegerAccessor(&AlphaBetaModel::SetMemoBytes, &AlphaBetaModel::GetMemoBytes),
                 MakeUintegerChecker<uint64_t>())
+            .AddAttribute("GenerateSchedules",
+                          "Replay a collective written as a step program (StepwiseCollective) "
+                          "by generating each member's steps as it enters them, instead of "
+                          "writing its whole schedule down first (31 bytes a message: 64 MB "
+                          "for a 1024-rank ring all-reduce). The timings are the same bit for "
+                          "bit. A collective whose problem the memo keeps "
+                          "(PredictionMemoBytes) is written down either way: its form is "
+                          "built from the schedule.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&AlphaBetaModel::m_generateSchedules),
+                          MakeBooleanChecker())
             .AddTraceSource("MessagePredicted",
                             "The dependency-aware model timed a message: its start, the end "
                             "of its fluid transfer and its arrival.",
@@ -601,20 +613,30 @@ AlphaBetaModel::PredictStepWith(const CollectiveStep& step,
 std::vector<StepPrediction>
 AlphaBetaModel::PredictStepsWith(const std::vector<CollectiveStep>& schedule, double gamma) const
 {
-    if (schedule.empty())
+    size_t next = 0;
+    return PredictStepsWith(
+        [&schedule, &next]() { return next < schedule.size() ? &schedule[next++] : nullptr; },
+        gamma);
+}
+
+std::vector<StepPrediction>
+AlphaBetaModel::PredictStepsWith(const std::function<const CollectiveStep*()>& nextStep,
+                                 double gamma) const
+{
+    const CollectiveStep* step = nextStep();
+    if (!step)
     {
         return {};
     }
     CheckBound();
     RefreshIfLinksFailed();
     std::vector<StepPrediction> out;
-    out.reserve(schedule.size());
     // One route cache and one latency cache for the whole schedule.
     const TimelineReplay::RouteFunction route = Routes();
     LatencyCache latencyOf;
-    for (uint32_t i = 0; i < schedule.size(); ++i)
+    for (uint32_t i = 0; step; ++i, step = nextStep())
     {
-        out.push_back(PredictStepWith(schedule[i], gamma, route, latencyOf));
+        out.push_back(PredictStepWith(*step, gamma, route, latencyOf));
         NS_LOG_DEBUG("step " << i << ": " << out.back().total.As(Time::US) << " (bw "
                              << out.back().bandwidthTime.As(Time::US) << ", latency "
                              << out.back().latency.As(Time::US) << ", bottleneck link "
@@ -654,6 +676,15 @@ AlphaBetaModel::PredictSteps(Ptr<const Collective> collective) const
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
+    Ptr<const StepwiseCollective> program = DynamicCast<const StepwiseCollective>(collective);
+    if (program && m_generateSchedules)
+    {
+        // The schedule's steps one at a time: none is kept after it is timed.
+        StepwiseCollective::ScheduleCursor cursor(*program, false);
+        CollectiveStep step;
+        return PredictStepsWith([&cursor, &step]() { return cursor.Next(step) ? &step : nullptr; },
+                                collective->GetReductionTimePerByte());
+    }
     return PredictStepsWith(collective->GetSchedule(), collective->GetReductionTimePerByte());
 }
 
@@ -671,14 +702,72 @@ AlphaBetaModel::PredictLockStep(Ptr<const Collective> collective) const
 Time
 AlphaBetaModel::Predict(Ptr<const Collective> collective) const
 {
+    return PredictCollective(collective, false).total;
+}
+
+TimelinePrediction
+AlphaBetaModel::PredictCollective(Ptr<const Collective> collective, bool keepMessages) const
+{
     if (!collective)
     {
         throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
     }
-    return PredictTimelineWith(collective->GetSchedule(),
-                               collective->GetReductionTimePerByte(),
-                               false)
-        .total;
+    const double gamma = collective->GetReductionTimePerByte();
+    Ptr<const StepwiseCollective> program = DynamicCast<const StepwiseCollective>(collective);
+    keepMessages = keepMessages || !m_messageTrace.IsEmpty();
+    if (program && m_generateSchedules)
+    {
+        // The memo's form is built from the schedule: a problem small enough for it to
+        // keep (PredictTimelineWith's bound, without the steps' two words each) is
+        // written down. The count stops at that bound.
+        const uint64_t memoMessages = m_memo.GetMaxBytes() / (16 * 8 * 4);
+        const bool memo = !keepMessages && memoMessages > 4 &&
+                          program->CountMessages(memoMessages - 4) <= memoMessages - 4;
+        if (!memo)
+        {
+            CheckBound();
+            RefreshIfLinksFailed();
+            LatencyCache latencyOf;
+            TimelinePrediction out = MakeReplay(gamma, latencyOf).Run(*program, keepMessages);
+            TraceMessages(out);
+            NS_LOG_DEBUG("timeline of a generated program: "
+                         << out.rateUpdates << " rate updates, total " << out.total.As(Time::US));
+            return out;
+        }
+    }
+    return PredictTimelineWith(collective->GetSchedule(), gamma, keepMessages);
+}
+
+TimelineReplay
+AlphaBetaModel::MakeReplay(double gamma, LatencyCache& latencyOf) const
+{
+    TimelineReplay::Parameters parameters;
+    parameters.reductionTimePerByte = gamma;
+    parameters.perMessageOverhead = m_perMessageOverhead.GetSeconds();
+    parameters.nicBacklogPackets = m_nicBacklogPackets;
+    parameters.sharing = GetSharing();
+    return TimelineReplay(
+        m_cluster->GetNRanks(),
+        m_capacity,
+        m_packetization,
+        Routes(),
+        [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
+        [this, &latencyOf](uint32_t src,
+                           uint32_t dst,
+                           uint64_t f1,
+                           const FluidNetwork::LinkShares& route) {
+            return RouteLatency(src, dst, f1, route, latencyOf);
+        },
+        parameters);
+}
+
+void
+AlphaBetaModel::TraceMessages(const TimelinePrediction& prediction) const
+{
+    for (const auto& t : prediction.messages)
+    {
+        m_messageTrace(t);
+    }
 }
 
 TimelinePrediction
@@ -690,13 +779,7 @@ AlphaBetaModel::PredictTimeline(const std::vector<CollectiveStep>& schedule) con
 TimelinePrediction
 AlphaBetaModel::PredictTimeline(Ptr<const Collective> collective) const
 {
-    if (!collective)
-    {
-        throw std::invalid_argument("AlphaBetaModel::Predict: the collective is null");
-    }
-    return PredictTimelineWith(collective->GetSchedule(),
-                               collective->GetReductionTimePerByte(),
-                               true);
+    return PredictCollective(collective, true);
 }
 
 uint32_t
@@ -894,11 +977,6 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     CheckBound();
     RefreshIfLinksFailed();
     LatencyCache latencyOf;
-    TimelineReplay::Parameters parameters;
-    parameters.reductionTimePerByte = gamma;
-    parameters.perMessageOverhead = m_perMessageOverhead.GetSeconds();
-    parameters.nicBacklogPackets = m_nicBacklogPackets;
-    parameters.sharing = GetSharing();
     // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     // A total alone may come from an earlier prediction of an equal problem. A form
@@ -922,28 +1000,12 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
             return known;
         }
     }
-    TimelineReplay replay(
-        m_cluster->GetNRanks(),
-        m_capacity,
-        m_packetization,
-        Routes(),
-        [this](const ScheduledMessage& msg) { return RoutedHops(msg); },
-        [this, &latencyOf](uint32_t src,
-                           uint32_t dst,
-                           uint64_t f1,
-                           const FluidNetwork::LinkShares& route) {
-            return RouteLatency(src, dst, f1, route, latencyOf);
-        },
-        parameters);
-    TimelinePrediction out = replay.Run(schedule, keepMessages);
+    TimelinePrediction out = MakeReplay(gamma, latencyOf).Run(schedule, keepMessages);
     if (memo)
     {
         m_memo.Insert(std::move(form), out.total);
     }
-    for (const auto& t : out.messages)
-    {
-        m_messageTrace(t);
-    }
+    TraceMessages(out);
     NS_LOG_DEBUG("timeline: " << out.messages.size() << " messages kept, " << out.rateUpdates
                               << " rate updates, total " << out.total.As(Time::US));
     return out;

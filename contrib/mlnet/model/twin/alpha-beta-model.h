@@ -333,11 +333,24 @@ private:
                                    LatencyCache& latencyOf) const;
     std::vector<StepPrediction> PredictStepsWith(const std::vector<CollectiveStep>& schedule,
                                                  double gamma) const;
+    /// The same over steps given one at a time: nextStep returns the next one (valid
+    /// until it is called again), null after the last.
+    std::vector<StepPrediction> PredictStepsWith(
+        const std::function<const CollectiveStep*()>& nextStep,
+        double gamma) const;
     /// keepMessages: fill TimelinePrediction::messages (also kept, whatever it says,
     /// when the MessagePredicted trace has sinks).
     TimelinePrediction PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
                                            double gamma,
                                            bool keepMessages) const;
+    /// PredictTimelineWith for a collective: a StepwiseCollective whose replay problem
+    /// the memo would not keep is replayed from its program, generated step by step
+    /// (GenerateSchedules); the others from GetSchedule().
+    TimelinePrediction PredictCollective(Ptr<const Collective> collective, bool keepMessages) const;
+    /// The replay of one prediction, on the model's capacities, routes and latencies.
+    TimelineReplay MakeReplay(double gamma, LatencyCache& latencyOf) const;
+    /// \brief Fire MessagePredicted for every kept timing.
+    void TraceMessages(const TimelinePrediction& prediction) const;
     /// Latency of a message of first frame f1 from src to dst (max over its routes).
     double MessageLatency(uint32_t srcRank, uint32_t dstRank, double f1) const;
     /// MessageLatency's recursion: the longest d + F1 x spb route from node to dstNode.
@@ -396,6 +409,7 @@ private:
     Time m_perMessageOverhead;
     PathChoice m_pathChoice{PER_FLOW_HASH};
     Ptr<const MessageTransport> m_flowKeys; //!< the transport whose flow keys route messages
+    bool m_generateSchedules{true};         //!< GenerateSchedules attribute
 
     Ptr<Cluster> m_cluster;
     mutable std::shared_ptr<const RoutePlanner> m_planner; //!< RoutePlanner::Shared

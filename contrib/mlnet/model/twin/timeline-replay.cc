@@ -40,6 +40,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 
 namespace ns3
@@ -190,6 +191,32 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
     m_schedule = &schedule;
     BuildIndex(keepMessages);
     EnterAllChains();
+    RunEvents();
+    return Report();
+}
+
+TimelinePrediction
+TimelineReplay::Run(const StepwiseCollective& program, bool keepMessages)
+{
+    NS_LOG_FUNCTION(this << &program);
+    NS_ASSERT_MSG(!m_ran, "a TimelineReplay replays one schedule");
+    m_ran = true;
+    m_program = &program;
+    m_keep = keepMessages;
+    IndexProgram();
+    EnterAllChains();
+    RunEvents();
+    NS_ASSERT_MSG(m_early.empty(), "messages arrived for steps never entered");
+    if (m_keep)
+    {
+        SortKeptTimings();
+    }
+    return Report();
+}
+
+void
+TimelineReplay::RunEvents()
+{
     while (m_fluid->GetActive() > 0 || !m_events.empty() || !m_tied.empty() ||
            m_batchPos < m_batch.size())
     {
@@ -207,7 +234,6 @@ TimelineReplay::Run(const std::vector<CollectiveStep>& schedule, bool keepMessag
         TimelineEvent e = PopNextEvent();
         HandleEvent(e);
     }
-    return Report();
 }
 
 double
@@ -547,7 +573,7 @@ TimelineReplay::EnterAllChains()
     m_computeFree.assign(m_nLocal, 0.0);
     for (uint32_t c = 0; c < m_chains.size(); ++c)
     {
-        AdvanceChain(c);
+        m_program ? AdvanceProgramChain(c) : AdvanceChain(c);
     }
 }
 
@@ -628,28 +654,40 @@ TimelineReplay::AdvanceChain(uint32_t chainIndex)
 void
 TimelineReplay::StartMessage(uint32_t id)
 {
-    const ScheduledMessage& sm = *Resolve(id).msg;
-    if (m_keep)
+    StartTransfer(*Resolve(id).msg, id, id);
+}
+
+uint32_t
+TimelineReplay::KeepIdOf(uint32_t token) const
+{
+    return m_program ? m_live[token].keepId : token;
+}
+
+void
+TimelineReplay::StartTransfer(const ScheduledMessage& sm, uint32_t token, uint32_t keepId)
+{
+    MessageTiming* timing = m_keep ? &m_out.messages[keepId] : nullptr;
+    if (timing)
     {
-        m_out.messages[id].start = Seconds(m_now);
+        timing->start = Seconds(m_now);
     }
     if (sm.src == sm.dst || sm.bytes == 0)
     {
         // To itself or empty: delivered at once.
-        if (m_keep)
+        if (timing)
         {
-            m_out.messages[id].transferEnd = Seconds(m_now);
-            m_out.messages[id].arrival = Seconds(m_now);
+            timing->transferEnd = Seconds(m_now);
+            timing->arrival = Seconds(m_now);
         }
-        m_events.push({m_now, m_seq++, true, id});
+        m_events.push({m_now, m_seq++, true, token});
         return;
     }
     FluidNetwork::LinkShares& route = m_routeScratch; // its capacity kept across messages
     const uint32_t senderLinks = m_route(sm.src, sm.dst, route);
     double latency = m_latency(sm.src, sm.dst, m_packetization.GetFirstFrameBytes(sm.bytes), route);
-    if (m_keep)
+    if (timing)
     {
-        m_out.messages[id].latency = Seconds(latency);
+        timing->latency = Seconds(latency);
     }
     if (!m_linkKeys.empty())
     {
@@ -669,7 +707,7 @@ TimelineReplay::StartMessage(uint32_t id)
     {
         m_inFlight.resize(slot + 1);
     }
-    m_inFlight[slot] = {id, latency + m_parameters.perMessageOverhead};
+    m_inFlight[slot] = {token, latency + m_parameters.perMessageOverhead};
 }
 
 // ---- Phase 3: the fluid -----------------------------------------------------------------
@@ -683,8 +721,9 @@ TimelineReplay::EndTransfers(double t)
         double arrival = end + x.delivery;
         if (m_keep)
         {
-            m_out.messages[x.id].transferEnd = Seconds(end);
-            m_out.messages[x.id].arrival = Seconds(arrival);
+            MessageTiming& timing = m_out.messages[KeepIdOf(x.id)];
+            timing.transferEnd = Seconds(end);
+            timing.arrival = Seconds(arrival);
         }
         m_events.push({arrival, m_seq++, true, x.id});
     }
@@ -699,7 +738,12 @@ TimelineReplay::HandleEvent(const TimelineEvent& e)
     {
         // A reduction ended: the chain goes on.
         m_chains[e.a].computing = false;
-        AdvanceChain(e.a);
+        m_program ? AdvanceProgramChain(e.a) : AdvanceChain(e.a);
+        return;
+    }
+    if (m_program)
+    {
+        ArriveProgramMessage(e.a);
         return;
     }
     // An arrival releases the receiver's step once its last message is in.
@@ -721,6 +765,235 @@ TimelineReplay::HandleEvent(const TimelineEvent& e)
             AdvanceChain(static_cast<uint32_t>(it - m_chains.begin()));
         }
     }
+}
+
+// ---- A program's replay: its steps generated as they are entered ------------------------
+
+void
+TimelineReplay::IndexProgram()
+{
+    const std::vector<uint32_t>& ranks = m_program->GetRanks();
+    const auto n = static_cast<uint32_t>(ranks.size());
+    for (uint32_t r : ranks)
+    {
+        ScheduledMessage self;
+        self.src = r;
+        self.dst = r;
+        m_hops(self); // throws for a rank out of range, as the schedule's index does
+    }
+    // A collective of few of the fabric's ranks indexes only its own (renamed in order:
+    // the results are those of indexing every rank).
+    m_ranks.clear();
+    if (kCompact * n < m_nRanks)
+    {
+        m_ranks = ranks;
+        std::sort(m_ranks.begin(), m_ranks.end());
+        m_ranks.erase(std::unique(m_ranks.begin(), m_ranks.end()), m_ranks.end());
+    }
+    m_nLocal = m_ranks.empty() ? m_nRanks : static_cast<uint32_t>(m_ranks.size());
+    m_memberOf.assign(m_nLocal, kNone);
+    m_localOfMember.resize(n);
+    for (uint32_t m = 0; m < n; ++m)
+    {
+        m_localOfMember[m] = LocalRank(ranks[m]);
+        m_memberOf[m_localOfMember[m]] = m;
+    }
+    uint64_t entries = 1;
+    while (entries < std::min<uint64_t>(4 * static_cast<uint64_t>(n), kHopsCache))
+    {
+        entries *= 2;
+    }
+    m_hopsOfPair.assign(entries, {kNoPair, 0});
+    // Each member's chains that have steps, ascending, by local rank: the schedule's
+    // index holds the same chains in the same order (and chains whose steps are all
+    // empty, which finish at once, here too).
+    m_chainBegin.assign(m_nLocal + 1, 0);
+    for (uint32_t r = 0; r < m_nLocal; ++r)
+    {
+        m_chainBegin[r] = static_cast<uint32_t>(m_chains.size());
+        if (m_memberOf[r] == kNone)
+        {
+            continue;
+        }
+        const std::vector<uint32_t> lengths = m_program->GetChainLengths(m_memberOf[r]);
+        for (uint32_t c = 0; c < lengths.size(); ++c)
+        {
+            if (lengths[c] > 0)
+            {
+                RankChain ch;
+                ch.rank = r;
+                ch.chain = c;
+                ch.length = lengths[c];
+                m_chains.push_back(ch);
+            }
+        }
+    }
+    m_chainBegin[m_nLocal] = static_cast<uint32_t>(m_chains.size());
+}
+
+void
+TimelineReplay::AdvanceProgramChain(uint32_t chainIndex)
+{
+    RankChain& ch = m_chains[chainIndex];
+    const double gamma = m_parameters.reductionTimePerByte;
+    const uint32_t member = m_memberOf[ch.rank];
+    const uint32_t unit = m_program->GetUnit();
+    const std::vector<uint32_t>& ranks = m_program->GetRanks();
+    while (true)
+    {
+        if (!ch.entered)
+        {
+            // The chain's next step that sends or receives (the schedule's index skips
+            // the others), generated now.
+            while (ch.step < ch.length)
+            {
+                m_program->GetStep(member, ch.chain, ch.step, m_step);
+                if (!m_step.sends.empty() || !m_step.recvs.empty())
+                {
+                    break;
+                }
+                ++ch.step;
+            }
+            if (ch.step == ch.length)
+            {
+                if (!ch.done)
+                {
+                    ch.done = true;
+                    m_finish[ch.rank] = std::max(m_finish[ch.rank], m_now);
+                }
+                return;
+            }
+            ch.entered = true;
+            ch.recvsLeft = static_cast<uint32_t>(m_step.recvs.size());
+            ch.reduceBytes = 0;
+            for (const auto& recv : m_step.recvs)
+            {
+                ch.reduceBytes += recv.reduce ? static_cast<double>(recv.seg.length * unit) : 0;
+            }
+            if (!m_early.empty())
+            {
+                const auto early = m_early.find(static_cast<uint64_t>(chainIndex) << 32 | ch.step);
+                if (early != m_early.end())
+                {
+                    NS_ASSERT(early->second <= ch.recvsLeft);
+                    ch.recvsLeft -= early->second;
+                    m_early.erase(early);
+                }
+            }
+            for (uint32_t k = 0; k < m_step.sends.size(); ++k)
+            {
+                const StepwiseCollective::SendOp& send = m_step.sends[k];
+                ScheduledMessage sm;
+                sm.src = ranks[member];
+                sm.dst = ranks[send.to];
+                sm.bytes = send.seg.length * unit;
+                sm.chain = ch.chain;
+                sm.step = ch.step;
+                const uint32_t hops = HopsOf(sm, m_hopsOfPair); // validates the route
+                Live live{m_localOfMember[send.to], ch.chain, ch.step, 0};
+                if (m_keep)
+                {
+                    // Whether its receiver adds it, as GetSchedule says.
+                    sm.reduce = false;
+                    const std::vector<uint32_t> lengths = m_program->GetChainLengths(send.to);
+                    if (ch.chain < lengths.size() && ch.step < lengths[ch.chain])
+                    {
+                        m_program->GetStep(send.to, ch.chain, ch.step, m_peerStep);
+                        for (const auto& recv : m_peerStep.recvs)
+                        {
+                            sm.reduce = sm.reduce || (recv.from == member && recv.reduce);
+                        }
+                    }
+                    live.keepId = static_cast<uint32_t>(m_out.messages.size());
+                    MessageTiming timing;
+                    timing.message = sm;
+                    timing.hops = hops;
+                    m_out.messages.push_back(timing);
+                    m_keptOrder.push_back({ch.step, member, ch.chain, k});
+                }
+                uint32_t token;
+                if (m_liveFree.empty())
+                {
+                    token = static_cast<uint32_t>(m_live.size());
+                    m_live.push_back(live);
+                }
+                else
+                {
+                    token = m_liveFree.back();
+                    m_liveFree.pop_back();
+                    m_live[token] = live;
+                }
+                StartTransfer(sm, token, live.keepId);
+            }
+        }
+        if (ch.recvsLeft > 0)
+        {
+            return; // still waiting
+        }
+        ch.entered = false;
+        ++ch.step;
+        if (ch.reduceBytes > 0 && gamma > 0)
+        {
+            // One compute resource per rank: reductions one after the other.
+            double& free = m_computeFree[ch.rank];
+            free = std::max(m_now, free) + gamma * ch.reduceBytes;
+            ch.computing = true;
+            m_events.push({free, m_seq++, false, chainIndex});
+            return;
+        }
+    }
+}
+
+void
+TimelineReplay::ArriveProgramMessage(uint32_t token)
+{
+    const Live live = m_live[token];
+    m_liveFree.push_back(token);
+    auto first = m_chains.begin() + m_chainBegin[live.dst];
+    auto last = m_chains.begin() + m_chainBegin[live.dst + 1];
+    auto it = std::lower_bound(first, last, live.chain, [](const RankChain& c, uint32_t chain) {
+        return c.chain < chain;
+    });
+    NS_ASSERT_MSG(it != last && it->chain == live.chain,
+                  "a message for a chain its receiver lacks");
+    const auto chainIndex = static_cast<uint32_t>(it - m_chains.begin());
+    if (it->entered && it->step == live.step)
+    {
+        NS_ASSERT(it->recvsLeft > 0);
+        if (--it->recvsLeft == 0)
+        {
+            AdvanceProgramChain(chainIndex);
+        }
+        return;
+    }
+    // Its receiver has not entered that step yet: counted when it does.
+    ++m_early[static_cast<uint64_t>(chainIndex) << 32 | live.step];
+}
+
+void
+TimelineReplay::SortKeptTimings()
+{
+    // GetSchedule's order: by step, then member, chain and send; its steps numbered
+    // from 0 over the steps that send.
+    std::vector<uint32_t> order(m_out.messages.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+        return m_keptOrder[a] < m_keptOrder[b];
+    });
+    std::vector<MessageTiming> sorted;
+    sorted.reserve(order.size());
+    uint32_t scheduleStep = 0;
+    for (uint32_t i = 0; i < order.size(); ++i)
+    {
+        if (i > 0 && m_keptOrder[order[i]][0] != m_keptOrder[order[i - 1]][0])
+        {
+            ++scheduleStep;
+        }
+        sorted.push_back(std::move(m_out.messages[order[i]]));
+        sorted.back().scheduleStep = scheduleStep;
+    }
+    m_out.messages = std::move(sorted);
+    m_keptOrder.clear();
 }
 
 // ---- Phase 5: the report --------------------------------------------------------------

@@ -32,11 +32,14 @@
 #include "ns3/fluid-transfers.h"
 #include "ns3/nstime.h"
 #include "ns3/packetization.h"
+#include "ns3/stepwise-collective.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -156,15 +159,29 @@ public:
      */
     TimelinePrediction Run(const std::vector<CollectiveStep>& schedule, bool keepMessages = true);
 
+    /**
+     * \brief Replay a collective's program (once per object), generating each member's
+     *        steps as it enters them: no schedule is written down. Memory: O(active
+     *        messages + links + ranks + chains), and the early arrivals of steps not
+     *        entered yet; every message's timing only when asked for.
+     * \param program a StepwiseCollective after Setup; borrowed for the run
+     * \param keepMessages as for the schedule
+     * \return the same prediction as Run(program.GetSchedule(), keepMessages), bit for
+     *         bit (the same starts, in the same order). A bad or unroutable message
+     *         throws std::invalid_argument when it would start, not before the run.
+     */
+    TimelinePrediction Run(const StepwiseCollective& program, bool keepMessages = true);
+
 private:
     /// A message in flight, by its FluidTransfers handle.
     struct InFlight
     {
-        uint32_t id{0};     //!< message id (index in the flattened schedule)
+        uint32_t id{0};     //!< its token (a schedule's: the message id)
         double delivery{0}; //!< L + PerMessageOverhead, after the fluid transfer
     };
 
-    /// One chain of one rank: its steps in order and where it is.
+    /// One chain of one rank: its steps in order and where it is (a program's chain:
+    /// `step` is the step entered or to enter, of `length`).
     struct RankChain
     {
         uint32_t rank{0}; //!< the rank's index in the replay (LocalRank)
@@ -177,6 +194,8 @@ private:
         uint32_t recvEnd{0};
         uint32_t step{0};      //!< current step (entered)
         uint32_t recvsLeft{0}; //!< awaited messages of the current step not yet arrived
+        uint32_t length{0};    //!< a program's chain: its steps
+        double reduceBytes{0}; //!< a program's chain: bytes the current step reduces
         bool entered{false};
         bool computing{false};
         bool done{false};
@@ -223,12 +242,30 @@ private:
     void EnterAllChains();
     void AdvanceChain(uint32_t chainIndex);
     void StartMessage(uint32_t id);
+    /// Start a message: `token` names it in m_inFlight and its arrival event (a message id,
+    /// or a program's m_live entry), `keepId` its timing in m_out.messages.
+    void StartTransfer(const ScheduledMessage& sm, uint32_t token, uint32_t keepId);
+    /// The place of a message's timing in m_out.messages, from its token.
+    uint32_t KeepIdOf(uint32_t token) const;
+
+    // A program's replay (Run(const StepwiseCollective&)).
+    /// Members by local rank, their chains of at least one step.
+    void IndexProgram();
+    /// AdvanceChain for a program's chain: enters its next step that sends or receives.
+    void AdvanceProgramChain(uint32_t chainIndex);
+    /// An arrival of a program's message.
+    void ArriveProgramMessage(uint32_t token);
+    /// Sort the kept timings into schedule order (GetSchedule's) and number their steps.
+    void SortKeptTimings();
 
     // Phase 3: the fluid.
     /// Every transfer ending at t (FluidTransfers::NextEnd) ends: its arrival is due.
     void EndTransfers(double t);
 
     // Phase 4: events.
+    /// Until nothing is in flight or pending: end the transfers that ended, or handle
+    /// the next event.
+    void RunEvents();
     /// The next event: the first pushed of those within kTie of the earliest.
     TimelineEvent PopNextEvent();
     /// \return the time of the earliest pending event (kInfinity: none)
@@ -265,6 +302,31 @@ private:
     std::vector<double> m_computeFree;  //!< per rank: its reductions end
     TimelinePrediction m_out;
     bool m_keep{false};
+
+    // A program's replay.
+    const StepwiseCollective* m_program{nullptr};
+    std::vector<uint32_t> m_memberOf;      //!< per local rank: its member (kNone: none)
+    std::vector<uint32_t> m_localOfMember; //!< per member: its local rank
+    StepwiseCollective::Step m_step;       //!< the step being entered (scratch)
+    StepwiseCollective::Step m_peerStep;   //!< a receiver's step (kept timings' reduce)
+
+    /// A program's message between its start and its arrival.
+    struct Live
+    {
+        uint32_t dst{0};    //!< receiver's local rank
+        uint32_t chain{0};  //!< chain
+        uint32_t step{0};   //!< step of that chain
+        uint32_t keepId{0}; //!< place of its timing (when kept)
+    };
+
+    std::vector<Live> m_live;         //!< by token
+    std::vector<uint32_t> m_liveFree; //!< tokens free for reuse
+    /// Arrivals for steps their receiver has not entered: (chain index << 32 | step) ->
+    /// how many.
+    std::unordered_map<uint64_t, uint32_t> m_early;
+    /// Per kept timing: (step, member, chain, send) of the schedule's order.
+    std::vector<std::array<uint32_t, 4>> m_keptOrder;
+    std::vector<std::pair<uint64_t, uint32_t>> m_hopsOfPair; //!< HopsOf's table
 
     std::unique_ptr<FluidTransfers> m_fluid;
     std::vector<InFlight> m_inFlight;        //!< by FluidTransfers handle
