@@ -717,16 +717,18 @@ AlphaBetaModel::PredictCollective(Ptr<const Collective> collective, bool keepMes
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
     if (program && m_generateSchedules)
     {
-        // The memo's form is built from the schedule: a problem small enough for it to
-        // keep (PredictTimelineWith's bound, without the steps' two words each) is
-        // written down. The count stops at that bound.
+        // Written down: a problem small enough for the memo to keep (its form is built
+        // from the schedule: PredictTimelineWith's bound, without the steps' two words
+        // each), or a schedule much smaller than the fabric (the replay indexes only its
+        // own links then). The count stops at that size.
+        CheckBound();
+        RefreshIfLinksFailed();
         const uint64_t memoMessages = m_memo.GetMaxBytes() / (16 * 8 * 4);
-        const bool memo = !keepMessages && memoMessages > 4 &&
-                          program->CountMessages(memoMessages - 4) <= memoMessages - 4;
-        if (!memo)
+        const uint64_t small =
+            std::max<uint64_t>(!keepMessages && memoMessages > 4 ? memoMessages - 4 : 0,
+                               m_capacity.size() / 16);
+        if (program->CountMessages(small) > small)
         {
-            CheckBound();
-            RefreshIfLinksFailed();
             LatencyCache latencyOf;
             TimelinePrediction out = MakeReplay(gamma, latencyOf).Run(*program, keepMessages);
             TraceMessages(out);
