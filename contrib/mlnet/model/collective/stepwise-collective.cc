@@ -250,6 +250,7 @@ uint64_t
 StepwiseCollective::CountMessages(uint64_t limit) const
 {
     NS_ASSERT_MSG(m_transport, "CountMessages is valid after Setup");
+    limit = std::min<uint64_t>(limit, std::numeric_limits<uint64_t>::max() - 1);
     uint64_t messages = 0;
     ForEachStep([&messages, limit](uint32_t, uint32_t, uint32_t, const Step& step) {
         messages += step.sends.size();

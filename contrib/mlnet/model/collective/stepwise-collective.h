@@ -165,7 +165,7 @@ public:
     /**
      * \brief Count the program's messages, generating its steps one at a time (none
      * kept), up to a limit (valid after Setup).
-     * \param limit stop counting once the count exceeds it
+     * \param limit stop counting once the count exceeds it (at most UINT64_MAX - 1)
      * \return the messages the program sends, or limit + 1 when it sends more
      */
     uint64_t CountMessages(uint64_t limit = UINT64_MAX - 1) const;

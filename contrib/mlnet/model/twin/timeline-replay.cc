@@ -21,7 +21,10 @@
  * chains; then, until nothing is in flight or pending, take the earliest of the
  * fluid's next completion and the next timed event, end the transfers that ended,
  * or handle the event (an arrival releases the receiver's step, the end of a
- * reduction its next one); finally report.
+ * reduction its next one); finally report. Run(program) has no index: the members'
+ * chains are listed in the index's order, a chain's next step is generated when it is
+ * entered (steps that neither send nor receive are skipped, as the index skips them),
+ * and a message that arrives before its receiver's step is counted until it is.
  *
  * Ties. Simultaneous means within kTie (1e-13 s), for transfers and events: transfer
  * ends come before events, and events in the order they were pushed. Event times are

@@ -88,7 +88,9 @@ struct TimelinePrediction
  * than the fabric (fewer than 1/16 as many messages as ranks, or as directed links)
  * indexes only the ranks and links it uses, so that the many small predictions of a
  * large iteration (a send, an HB domain's all-reduce) cost what they hold; the renaming
- * keeps the order, and the results are those of indexing the whole fabric.
+ * keeps the order, and the results are those of indexing the whole fabric. A
+ * StepwiseCollective's program can be replayed without its schedule (Run(program)):
+ * each member's step is generated when the member enters it, with the same results.
  */
 class TimelineReplay
 {
