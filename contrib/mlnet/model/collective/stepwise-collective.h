@@ -171,6 +171,19 @@ public:
     uint64_t CountMessages(uint64_t limit = UINT64_MAX - 1) const;
 
     /**
+     * \brief Whether member `member` adds the message from member `from` into its
+     * buffer in step `step` of chain `chain` (its RecvOp's reduce): the flag of
+     * GetSchedule's messages and of the twin's kept timings. The step must exist
+     * (GetChainLengths). By default the receiver's step is generated to look; an
+     * algorithm whose answer does not depend on the step overrides it (a step of a
+     * direct all-to-all holds n - 1 receives).
+     */
+    virtual bool ReceiveReduces(uint32_t member,
+                                uint32_t chain,
+                                uint32_t step,
+                                uint32_t from) const;
+
+    /**
      * \brief GetSchedule() one step at a time: step g of the schedule is every member's
      * sends of step g of each of its chains (member by member, then chain), with the
      * largest bytes one member reduces in it; steps that send nothing are left out. It
@@ -236,17 +249,6 @@ protected:
      * (cleared first). By default from the kept BuildProgram().
      */
     virtual void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const;
-    /**
-     * \brief Whether member `member` adds the message from member `from` into its
-     * buffer in step `step` of chain `chain` (its RecvOp's reduce), for GetSchedule.
-     * By default the receiver's step is generated to look; an algorithm whose answer
-     * does not depend on the step overrides it (a step of a direct all-to-all holds
-     * n - 1 receives).
-     */
-    virtual bool ReceiveReduces(uint32_t member,
-                                uint32_t chain,
-                                uint32_t step,
-                                uint32_t from) const;
     /**
      * \brief Units of the program's shortest message (0: one would be empty, which
      * Setup refuses; UINT64_MAX: the program sends nothing). By default every step is

@@ -132,9 +132,11 @@ AlphaBetaModel::GetTypeId()
                           "by generating each member's steps as it enters them, instead of "
                           "writing its whole schedule down first (31 bytes a message: 64 MB "
                           "for a 1024-rank ring all-reduce). The timings are the same bit for "
-                          "bit. A collective whose problem the memo keeps "
-                          "(PredictionMemoBytes) is written down either way: its form is "
-                          "built from the schedule.",
+                          "bit. Two kinds of collective are written down either way: one "
+                          "whose problem the memo keeps (PredictionMemoBytes), since its "
+                          "form is built from the schedule, and one of fewer messages than "
+                          "1/16 of the fabric's directed links, whose written replay "
+                          "indexes only its own links.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&AlphaBetaModel::m_generateSchedules),
                           MakeBooleanChecker())

@@ -897,16 +897,9 @@ TimelineReplay::AdvanceProgramChain(uint32_t chainIndex)
                 if (m_keep)
                 {
                     // Whether its receiver adds it, as GetSchedule says.
-                    sm.reduce = false;
-                    const std::vector<uint32_t> lengths = m_program->GetChainLengths(send.to);
-                    if (ch.chain < lengths.size() && ch.step < lengths[ch.chain])
-                    {
-                        m_program->GetStep(send.to, ch.chain, ch.step, m_peerStep);
-                        for (const auto& recv : m_peerStep.recvs)
-                        {
-                            sm.reduce = sm.reduce || (recv.from == member && recv.reduce);
-                        }
-                    }
+                    const RankChain* peer = FindProgramChain(live.dst, ch.chain);
+                    sm.reduce = peer != nullptr && ch.step < peer->length &&
+                                m_program->ReceiveReduces(send.to, ch.chain, ch.step, member);
                     live.keepId = static_cast<uint32_t>(m_out.messages.size());
                     MessageTiming timing;
                     timing.message = sm;
@@ -947,19 +940,25 @@ TimelineReplay::AdvanceProgramChain(uint32_t chainIndex)
     }
 }
 
+TimelineReplay::RankChain*
+TimelineReplay::FindProgramChain(uint32_t local, uint32_t chain)
+{
+    auto first = m_chains.begin() + m_chainBegin[local];
+    auto last = m_chains.begin() + m_chainBegin[local + 1];
+    auto it = std::lower_bound(first, last, chain, [](const RankChain& c, uint32_t x) {
+        return c.chain < x;
+    });
+    return it != last && it->chain == chain ? &*it : nullptr;
+}
+
 void
 TimelineReplay::ArriveProgramMessage(uint32_t token)
 {
     const Live live = m_live[token];
     m_liveFree.push_back(token);
-    auto first = m_chains.begin() + m_chainBegin[live.dst];
-    auto last = m_chains.begin() + m_chainBegin[live.dst + 1];
-    auto it = std::lower_bound(first, last, live.chain, [](const RankChain& c, uint32_t chain) {
-        return c.chain < chain;
-    });
-    NS_ASSERT_MSG(it != last && it->chain == live.chain,
-                  "a message for a chain its receiver lacks");
-    const auto chainIndex = static_cast<uint32_t>(it - m_chains.begin());
+    RankChain* it = FindProgramChain(live.dst, live.chain);
+    NS_ASSERT_MSG(it != nullptr, "a message for a chain its receiver lacks");
+    const auto chainIndex = static_cast<uint32_t>(it - m_chains.data());
     if (it->entered && it->step == live.step)
     {
         NS_ASSERT(it->recvsLeft > 0);

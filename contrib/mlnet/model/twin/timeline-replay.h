@@ -257,6 +257,13 @@ private:
     void AdvanceProgramChain(uint32_t chainIndex);
     /// An arrival of a program's message.
     void ArriveProgramMessage(uint32_t token);
+    /**
+     * \brief A local rank's chain of the program (those with steps, ascending).
+     * \param local the rank's index in the replay (LocalRank)
+     * \param chain the chain of its member's program
+     * \return the chain, or nullptr when the rank's program has no step in it
+     */
+    RankChain* FindProgramChain(uint32_t local, uint32_t chain);
     /// Sort the kept timings into schedule order (GetSchedule's) and number their steps.
     void SortKeptTimings();
 
@@ -310,7 +317,6 @@ private:
     std::vector<uint32_t> m_memberOf;      //!< per local rank: its member (kNone: none)
     std::vector<uint32_t> m_localOfMember; //!< per member: its local rank
     StepwiseCollective::Step m_step;       //!< the step being entered (scratch)
-    StepwiseCollective::Step m_peerStep;   //!< a receiver's step (kept timings' reduce)
 
     /// A program's message between its start and its arrival.
     struct Live
