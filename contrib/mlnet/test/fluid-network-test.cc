@@ -519,6 +519,43 @@ TEST(FluidNetworkTest, LineRateFullPortsDropTheirShareOfWhatArrives)
     EXPECT_NEAR(counted->GetLinkQueue(2).overflow, w / 2, 1e-6);
 }
 
+TEST(FluidNetworkTest, LineRateLossRecordsStartEmptyWhenTheirSlotIsReused)
+{
+    // One sender at 3R into a port of R (W/4) loses (2/3)(W - 3W/8), as above. A
+    // transfer after it takes its slot: through a port that does not drop it loses
+    // nothing, and through the same full port again (its record reused, one dropping
+    // port) or through two full ports in a row (a record of two, then one of one
+    // reused) it loses what the first did, not that plus the earlier record's.
+    const double r = 1e9;
+    const double w = 1e6;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double once = 2.0 / 3 * (w - 1.5 * w / 4);
+    auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {3 * r, r, r, r}, 0);
+    x->SetBuffers({inf, w / 4, inf, w / 4}, {false, true, false, true});
+    const std::vector<Shares> routes{Shares{{0, 1.0}, {1, 1.0}},
+                                     Shares{{0, 1.0}, {2, 1.0}},
+                                     Shares{{0, 1.0}, {1, 1.0}},
+                                     Shares{{0, 1.0}, {1, 1.0}, {3, 1.0}},
+                                     Shares{{0, 1.0}, {1, 1.0}}};
+    const std::vector<double> lost{once, 0.0, once, once, once};
+    // Its last byte leaves the full port(s) W/4 after its NIC is done; the port that
+    // holds everything drains 2W/3 more.
+    const double dropping = w / (3 * r) + w / 4 / r;
+    const std::vector<double> takes{dropping, w / r, dropping, dropping, dropping};
+    std::set<uint32_t> slots;
+    double start = 0;
+    for (size_t i = 0; i < routes.size(); ++i)
+    {
+        slots.insert(x->Start(start, w, 100, routes[i], 1));
+        const auto ended = EndsOf(*x);
+        ASSERT_EQ(ended.size(), 1u) << i;
+        EXPECT_NEAR(ended.begin()->second.second, lost[i], 1e-6) << i;
+        EXPECT_NEAR(ended.begin()->second.first - start, takes[i], 1e-12) << i;
+        start = ended.begin()->second.first + 1e-6; // the ports have drained
+    }
+    EXPECT_EQ(slots.size(), 1u); // every transfer took the first one's slot
+}
+
 TEST(FluidNetworkTest, LineRateBufferFollowsTheBacklogPieceByPiece)
 {
     // A sends W from 0, B sends W from W/2R, both into link 2 (R). Offered R, then 2R

@@ -80,10 +80,7 @@ LineRateTransfers::Start(double now,
     f.rate = 0;
     f.active = true;
     f.phaseChanged = true;
-    if (slot < m_losses.size())
-    {
-        m_losses[slot].clear(); // no losses yet (keeps its capacity)
-    }
+    FreeLosses(slot); // no losses yet
     if (f.nic != kNone && m_backlog > 0)
     {
         NicOf(f.nic);
@@ -223,14 +220,15 @@ LineRateTransfers::SetBuffers(std::vector<double> bytes, std::vector<bool> drop)
 double
 LineRateTransfers::GetLost(uint32_t handle) const
 {
-    if (handle >= m_losses.size())
+    if (handle >= m_lossRuns.size())
     {
         return 0.0;
     }
+    const LossRun run = m_lossRuns[handle];
     double lost = 0;
-    for (const Loss& l : m_losses[handle])
+    for (uint32_t i = 0; i < run.size; ++i)
     {
-        lost = std::max(lost, l.lost);
+        lost = std::max(lost, m_lossPool[run.first + i].lost);
     }
     return std::min(lost, m_flows[handle].wire);
 }
@@ -241,12 +239,8 @@ LineRateTransfers::TakeLosses(const Flow& f, uint32_t slot)
     // A transfer gets its record at its first call once a port has dropped: its marks
     // before were all 0 (when it last changed rate, its route's loads were taken and
     // none had dropped, or its rate was 0).
-    std::vector<Loss>& losses = LossesOf(slot);
-    if (losses.empty())
-    {
-        losses.assign(f.route.Size(), Loss{});
-    }
-    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    const LossRun run = LossesOf(f, slot);
+    for (uint32_t k = 0, i = 0; k < f.route.Size(); ++k)
     {
         const uint32_t key = f.route.Key(k);
         if (!m_load[key].drops)
@@ -254,7 +248,7 @@ LineRateTransfers::TakeLosses(const Flow& f, uint32_t slot)
             continue;
         }
         Rebase(key);
-        Loss& l = losses[k];
+        Loss& l = m_lossPool[run.first + i++];
         l.lost += f.rate * f.route.Share(k) * (m_load[key].dropped - l.mark);
         l.mark = m_load[key].dropped;
     }
@@ -384,19 +378,40 @@ LineRateTransfers::UpdateRates()
         if (rate > 0)
         {
             double left = f.head > 0 ? f.head : f.rest;
-            fluidheap::Push(m_ends, PhaseEnd{m_now + std::max(0.0, left / rate), slot, f.version});
+            PushEnd(PhaseEnd{m_now + std::max(0.0, left / rate), slot, f.version});
         }
     }
-    // Stale heap entries: rebuild when they outnumber the live ones (a flow's current
-    // entry is the one of its version).
+    // Stale heap entries: rebuild when they outnumber the live ones.
     if (m_ends.size() > 2 * static_cast<size_t>(m_activeFlows) + 64)
     {
-        fluidheap::DropStale(m_ends, [this](const PhaseEnd& e) {
-            const Flow& f = m_flows[e.flow];
-            return !f.active || f.version != e.version;
-        });
+        DropStaleEnds();
     }
     ++m_rateUpdates;
+}
+
+void
+LineRateTransfers::PushEnd(const PhaseEnd& e)
+{
+    // A push that would grow the vector first drops the stale entries when at least a
+    // quarter of them are (an active transfer has one live entry at most): a rate
+    // update of every transfer at once (a million in a 1024-rank direct all-to-all)
+    // does not double the vector past twice the live entries.
+    const size_t size = m_ends.size();
+    if (size == m_ends.capacity() && size >= 64 &&
+        4 * (size - std::min<size_t>(size, m_activeFlows)) >= size)
+    {
+        DropStaleEnds();
+    }
+    fluidheap::Push(m_ends, e);
+}
+
+void
+LineRateTransfers::DropStaleEnds()
+{
+    fluidheap::DropStale(m_ends, [this](const PhaseEnd& e) {
+        const Flow& f = m_flows[e.flow];
+        return !f.active || f.version != e.version; // a transfer's live entry is its version's
+    });
 }
 
 double
@@ -536,14 +551,68 @@ LineRateTransfers::LeaveLinks(const Flow& f)
     }
 }
 
-std::vector<LineRateTransfers::Loss>&
-LineRateTransfers::LossesOf(uint32_t slot)
+LineRateTransfers::LossRun
+LineRateTransfers::LossesOf(const Flow& f, uint32_t slot)
 {
-    if (slot >= m_losses.size())
+    if (slot >= m_lossRuns.size())
     {
-        m_losses.resize(std::max<size_t>(slot + 1, m_flows.size()));
+        m_lossRuns.resize(std::max<size_t>(slot + 1, m_flows.size()));
     }
-    return m_losses[slot];
+    LossRun& run = m_lossRuns[slot];
+    if (run.first != kNone)
+    {
+        return run;
+    }
+    // A run of one record per dropping port of its route, in route order (the drop
+    // flags are fixed before the first transfer): a freed run of that size, else the
+    // pool's tail, within one block.
+    run.size = 0;
+    for (uint32_t k = 0; k < f.route.Size(); ++k)
+    {
+        run.size += m_load[f.route.Key(k)].drops ? 1 : 0;
+    }
+    NS_ASSERT_MSG(run.size <= BlockStore<Loss>::BLOCK,
+                  "a route of more dropping ports than a block");
+    if (run.size >= m_lossFree.size())
+    {
+        m_lossFree.resize(run.size + 1);
+    }
+    if (!m_lossFree[run.size].empty())
+    {
+        run.first = m_lossFree[run.size].back();
+        m_lossFree[run.size].pop_back();
+    }
+    else
+    {
+        const uint32_t block = BlockStore<Loss>::BLOCK;
+        if (m_lossEnd % block + run.size > block)
+        {
+            m_lossEnd += block - m_lossEnd % block; // the rest of a block stays unused
+        }
+        run.first = m_lossEnd;
+        m_lossEnd += run.size;
+        m_lossPool.Resize(m_lossEnd);
+    }
+    for (uint32_t i = 0; i < run.size; ++i)
+    {
+        m_lossPool[run.first + i] = Loss{};
+    }
+    return run;
+}
+
+void
+LineRateTransfers::FreeLosses(uint32_t slot)
+{
+    if (slot >= m_lossRuns.size() || m_lossRuns[slot].first == kNone)
+    {
+        return;
+    }
+    LossRun& run = m_lossRuns[slot];
+    if (run.size > 0)
+    {
+        m_lossFree[run.size].push_back(run.first);
+    }
+    run = LossRun{};
 }
 
 void
@@ -636,11 +705,15 @@ LineRateTransfers::SetRoute(uint32_t slot,
     }
     if (m_dropped)
     {
-        std::vector<Loss>& losses = LossesOf(slot);
-        losses.assign(f.route.Size(), Loss{});
-        for (uint32_t k = 0; k < f.route.Size(); ++k)
+        FreeLosses(slot);
+        const LossRun run = LossesOf(f, slot);
+        for (uint32_t k = 0, i = 0; k < f.route.Size(); ++k)
         {
-            losses[k].mark = m_load[f.route.Key(k)].dropped;
+            const uint32_t key = f.route.Key(k);
+            if (m_load[key].drops)
+            {
+                m_lossPool[run.first + i++].mark = m_load[key].dropped;
+            }
         }
     }
     m_dirty = true;

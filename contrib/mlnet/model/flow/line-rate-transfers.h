@@ -58,6 +58,7 @@
 #ifndef MLNET_LINE_RATE_TRANSFERS_H
 #define MLNET_LINE_RATE_TRANSFERS_H
 
+#include "ns3/block-store.h"
 #include "ns3/fluid-transfers.h"
 #include "ns3/packed-route.h"
 #include "ns3/slot-pool.h"
@@ -176,6 +177,11 @@ private:
         }
     };
 
+    /// Push a phase end into m_ends, its stale entries dropped first when the vector
+    /// would grow and at least a quarter are stale.
+    void PushEnd(const PhaseEnd& e);
+    /// Drop m_ends' stale entries (ended transfers', older versions') and re-heap it.
+    void DropStaleEnds();
     void AdmitToNicFifo(uint32_t slot);
     void Settle(Flow& f) const;
     void UpdateRates();
@@ -195,15 +201,30 @@ private:
         double lost{0}; //!< wire bytes lost there so far
     };
 
-    /// \return a transfer's losses record (m_losses grown to hold it)
-    std::vector<Loss>& LossesOf(uint32_t slot);
+    /// A transfer's losses: a run of m_lossPool, one Loss per dropping port of its
+    /// route in route order.
+    struct LossRun
+    {
+        uint32_t first{kNone}; //!< its first record (kNone: no record yet)
+        uint32_t size{0};      //!< the dropping ports of its route
+    };
+
+    /// \return a transfer's losses record, made (all 0) when it has none
+    LossRun LossesOf(const Flow& f, uint32_t slot);
+    /// A transfer's losses record is freed for reuse (it has none after).
+    void FreeLosses(uint32_t slot);
 
     std::vector<double> m_capacity;
     std::vector<double> m_buffer; //!< per directed key, bytes its port queues (SetBuffers)
     bool m_dropped{false};        //!< some port has dropped: losses are kept from then
-    /// by slot, per link of its route, once a port has dropped (m_dropped; empty before,
-    /// and for a transfer that has not changed rate since)
-    std::vector<std::vector<Loss>> m_losses;
+    /// by slot, once a port has dropped (m_dropped; none before, and for a transfer that
+    /// has not changed rate since): 8 bytes a transfer and 16 a dropping port of its
+    /// route, where a vector each took 24 and a heap block (a million transfers lose
+    /// frames in a 1024-rank direct all-to-all of 1 MiB)
+    std::vector<LossRun> m_lossRuns;
+    BlockStore<Loss> m_lossPool;                   //!< the runs' records
+    std::vector<std::vector<uint32_t>> m_lossFree; //!< by run size: freed runs' first records
+    uint32_t m_lossEnd{0};                         //!< the pool's records in use or freed
     uint32_t m_backlog;
     SlotPool<Flow> m_flows;
     uint32_t m_activeFlows{0};
