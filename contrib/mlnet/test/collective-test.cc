@@ -57,6 +57,22 @@ protected:
         return t;
     }
 
+    /// A listed collective for 8 members: the torus as 4 x 2, the hierarchical
+    /// all-reduce in groups of 4.
+    static Ptr<Collective> CreateListed(const std::string& coll, const std::string& alg)
+    {
+        auto c = CollectiveFactory::Create(coll, alg);
+        if (alg == "torus")
+        {
+            DynamicCast<TorusAllReduce>(c)->SetDims({4, 2});
+        }
+        if (alg == "hierarchical")
+        {
+            c->SetAttribute("GroupSize", UintegerValue(4));
+        }
+        return c;
+    }
+
     static std::vector<uint32_t> Members(uint32_t first, uint32_t n)
     {
         std::vector<uint32_t> r(n);
@@ -193,12 +209,12 @@ TEST_F(CollectiveTest, GeneratedProgramsAreBuiltOneStepAtATime)
     c->SetAttribute("Slices", UintegerValue(2));
     CheckAllReduce(c, t, n, 1003);
     EXPECT_EQ(c->built, 1ull * n * 4 * 2 * (n - 1));
-    // The schedule is written from the generated steps too (its own count: each message
-    // also reads its receiver's step).
+    // The schedule is written from the generated steps too, each once: a ring tells its
+    // receivers' reduce flags by the step (ReceiveReduces) without generating theirs.
     const uint64_t before = c->built;
     const auto schedule = c->GetSchedule();
     EXPECT_EQ(schedule.size(), 2u * (n - 1));
-    EXPECT_EQ(c->built - before, 2ull * n * 4 * 2 * (n - 1));
+    EXPECT_EQ(c->built - before, 1ull * n * 4 * 2 * (n - 1));
 }
 
 /// A ring all-reduce that answers its shortest message both ways.
@@ -687,15 +703,7 @@ TEST_F(CollectiveTest, BytesSentEqualScheduleAndTextbookVolumes)
     for (const auto& [coll, alg] : CollectiveFactory::List())
     {
         auto t = MakeTransport(n);
-        auto c = CollectiveFactory::Create(coll, alg);
-        if (alg == "torus")
-        {
-            DynamicCast<TorusAllReduce>(c)->SetDims({4, 2});
-        }
-        if (alg == "hierarchical")
-        {
-            c->SetAttribute("GroupSize", UintegerValue(4));
-        }
+        auto c = CreateListed(coll, alg);
         c->Setup(t, Members(0, n), s);
         auto schedule = c->GetSchedule();
         c->Start();
@@ -732,6 +740,57 @@ TEST_F(CollectiveTest, ScheduleReduceBytesAreWhatEachReceiverAdds)
     EXPECT_EQ(h[2].reduceBytes, 0u);
     EXPECT_EQ(h[0].messages[0].bytes, 2000u);
     EXPECT_EQ(h[3].messages[0].bytes, 2000u);
+}
+
+TEST_F(CollectiveTest, ReceiveReducesIsEveryStepsReceiveFlag)
+{
+    // ReceiveReduces stands for the receiver's step where an algorithm answers it
+    // without generating the step (the schedule's and the twin's reduce flags): for
+    // every algorithm, member, chain, step and receive it agrees with the step's own
+    // flag. The ring all-reduce runs with two rings and two slices (four chains).
+    const uint32_t n = 8;
+    for (const auto& [coll, alg] : CollectiveFactory::List())
+    {
+        auto t = MakeTransport(n);
+        auto c = CreateListed(coll, alg);
+        if (coll == "allreduce" && alg == "ring")
+        {
+            DynamicCast<RingAllReduce>(c)->SetRings(
+                {{0, 1, 2, 3, 4, 5, 6, 7}, {0, 3, 6, 1, 4, 7, 2, 5}});
+            c->SetAttribute("Slices", UintegerValue(2));
+        }
+        c->Setup(t, Members(0, n), 8 * 1024);
+        auto program = DynamicCast<StepwiseCollective>(c);
+        ASSERT_TRUE(program) << coll << "/" << alg;
+        uint64_t receives = 0;
+        uint64_t reduced = 0;
+        StepwiseCollective::Step step;
+        for (uint32_t m = 0; m < n; ++m)
+        {
+            const std::vector<uint32_t> lengths = program->GetChainLengths(m);
+            for (uint32_t ch = 0; ch < lengths.size(); ++ch)
+            {
+                for (uint32_t g = 0; g < lengths[ch]; ++g)
+                {
+                    program->GetStep(m, ch, g, step);
+                    for (const auto& recv : step.recvs)
+                    {
+                        EXPECT_EQ(program->ReceiveReduces(m, ch, g, recv.from), recv.reduce)
+                            << coll << "/" << alg << " member " << m << " chain " << ch << " step "
+                            << g << " from " << recv.from;
+                        ++receives;
+                        reduced += recv.reduce ? 1 : 0;
+                    }
+                }
+            }
+        }
+        EXPECT_GT(receives, 0u) << coll << "/" << alg;
+        if (coll == "allreduce" || coll == "reducescatter")
+        {
+            EXPECT_GT(reduced, 0u) << coll << "/" << alg;
+        }
+        Simulator::Destroy();
+    }
 }
 
 TEST_F(CollectiveTest, RingStepCountIsTwoNMinusTwoForManySizes)

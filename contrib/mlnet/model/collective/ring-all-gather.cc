@@ -65,4 +65,13 @@ RingAllGather::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step& out
     out.recvs.assign(1, {(i + n - 1) % n, chunk(k.recv), k.reduce});
 }
 
+bool
+RingAllGather::ReceiveReduces(uint32_t /* member */,
+                              uint32_t /* chain */,
+                              uint32_t /* step */,
+                              uint32_t /* from */) const
+{
+    return false;
+}
+
 } // namespace ns3

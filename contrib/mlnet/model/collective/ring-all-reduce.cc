@@ -145,4 +145,13 @@ RingAllReduce::ShortestMessageUnits() const
     return SplitPart(chunk, m_slices, m_slices - 1).length;
 }
 
+bool
+RingAllReduce::ReceiveReduces(uint32_t /* member */,
+                              uint32_t /* chain */,
+                              uint32_t step,
+                              uint32_t /* from */) const
+{
+    return step + 1 < static_cast<uint32_t>(m_ranks.size()); // RingAllReduceStep's reduce
+}
+
 } // namespace ns3

@@ -54,6 +54,12 @@ protected:
     /// Generated step by step: 2 (N - 1) steps per chain (ring x slice).
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// \return whether step `step` adds what it receives: the first N - 1 steps of a chain (the
+    /// reduce-scatter), without generating the receiver's step
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
     /// Closed form: every (ring, chunk, slice) part is sent, and the last part of an even
     /// split is the shortest, at every level.
     uint64_t ShortestMessageUnits() const override;

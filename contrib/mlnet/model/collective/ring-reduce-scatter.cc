@@ -61,4 +61,13 @@ RingReduceScatter::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t, Step&
     out.recvs.assign(1, {(i + n - 1) % n, chunk(k.recv), k.reduce});
 }
 
+bool
+RingReduceScatter::ReceiveReduces(uint32_t /* member */,
+                                  uint32_t /* chain */,
+                                  uint32_t /* step */,
+                                  uint32_t /* from */) const
+{
+    return true;
+}
+
 } // namespace ns3

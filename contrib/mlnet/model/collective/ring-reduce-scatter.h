@@ -43,6 +43,12 @@ protected:
     /// Generated step by step: N - 1 steps, one chain.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// \return whether step `step` adds what it receives: every step, without generating the
+    /// receiver's step
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
     void FinishMember(uint32_t member) override;
 };
 
