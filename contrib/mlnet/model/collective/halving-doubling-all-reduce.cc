@@ -92,4 +92,13 @@ HalvingDoublingAllReduce::BuildStep(uint32_t i, uint32_t /* chain */, uint32_t t
     out.recvs.assign(1, {partner, range(partner & ~(mask - 1), mask), false});
 }
 
+bool
+HalvingDoublingAllReduce::ReceiveReduces(uint32_t /* member */,
+                                         uint32_t /* chain */,
+                                         uint32_t step,
+                                         uint32_t /* from */) const
+{
+    return step < Rounds(); // BuildStep's reduce-scatter half
+}
+
 } // namespace ns3

@@ -45,6 +45,12 @@ protected:
     /// Generated step by step: 2 log2 N steps, one chain.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// \return whether step `step` adds what it receives: the first log2 N (the
+    /// reduce-scatter by halving), without generating the receiver's step
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
 
 private:
     /// \return log2 N: the rounds of each half (reduce-scatter, all-gather)
