@@ -75,4 +75,11 @@ AllToAll::FinishMember(uint32_t member)
     }
 }
 
+uint64_t
+AllToAll::MessageCount() const
+{
+    const uint64_t n = m_ranks.size();
+    return n < 2 ? 0 : n * (n - 1);
+}
+
 } // namespace ns3

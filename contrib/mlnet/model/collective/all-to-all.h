@@ -45,6 +45,9 @@ protected:
                         uint32_t step,
                         uint32_t from) const override;
 
+    /// Closed form: every member sends one block to every other, N (N - 1) messages.
+    uint64_t MessageCount() const override;
+
     /// Where block `j` to send sits in the work buffer (float units).
     Segment SendBlock(uint32_t j) const;
     /// Where the block received from member `j` goes in the work buffer.

@@ -101,4 +101,10 @@ HalvingDoublingAllReduce::ReceiveReduces(uint32_t /* member */,
     return step < Rounds(); // BuildStep's reduce-scatter half
 }
 
+uint64_t
+HalvingDoublingAllReduce::MessageCount() const
+{
+    return 2ull * m_ranks.size() * Rounds();
+}
+
 } // namespace ns3

@@ -44,6 +44,8 @@ protected:
     void ValidateConfig() const override;
     /// Generated step by step: 2 log2 N steps, one chain.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    /// Closed form: one message per member and step, 2 log2 N steps.
+    uint64_t MessageCount() const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
     /// \return whether step `step` adds what it receives: the first log2 N (the
     /// reduce-scatter by halving), without generating the receiver's step

@@ -74,4 +74,11 @@ RingAllGather::ReceiveReduces(uint32_t /* member */,
     return false;
 }
 
+uint64_t
+RingAllGather::MessageCount() const
+{
+    const uint64_t n = m_ranks.size();
+    return n < 2 ? 0 : n * (n - 1);
+}
+
 } // namespace ns3

@@ -154,4 +154,12 @@ RingAllReduce::ReceiveReduces(uint32_t /* member */,
     return step + 1 < static_cast<uint32_t>(m_ranks.size()); // RingAllReduceStep's reduce
 }
 
+uint64_t
+RingAllReduce::MessageCount() const
+{
+    const uint64_t n = m_ranks.size();
+    const uint64_t nRings = m_rings.empty() ? 1 : m_rings.size();
+    return n < 2 ? 0 : nRings * m_slices * n * 2 * (n - 1);
+}
+
 } // namespace ns3

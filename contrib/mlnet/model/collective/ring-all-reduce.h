@@ -63,6 +63,8 @@ protected:
     /// Closed form: every (ring, chunk, slice) part is sent, and the last part of an even
     /// split is the shortest, at every level.
     uint64_t ShortestMessageUnits() const override;
+    /// Closed form: one message per member, step and chain, 2 (N - 1) steps per chain.
+    uint64_t MessageCount() const override;
 
 private:
     std::vector<std::vector<uint32_t>> m_rings;    //!< ring orders (empty: member order)

@@ -70,4 +70,11 @@ RingReduceScatter::ReceiveReduces(uint32_t /* member */,
     return true;
 }
 
+uint64_t
+RingReduceScatter::MessageCount() const
+{
+    const uint64_t n = m_ranks.size();
+    return n < 2 ? 0 : n * (n - 1);
+}
+
 } // namespace ns3

@@ -42,6 +42,8 @@ public:
 protected:
     /// Generated step by step: N - 1 steps, one chain.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
+    /// Closed form: one message per member and step, N - 1 steps.
+    uint64_t MessageCount() const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
     /// \return whether step `step` adds what it receives: every step, without generating the
     /// receiver's step

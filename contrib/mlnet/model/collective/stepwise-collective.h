@@ -257,6 +257,13 @@ protected:
      */
     virtual uint64_t ShortestMessageUnits() const;
     /**
+     * \brief The program's messages in closed form, for CountMessages (the twin asks it
+     * of every collective it predicts). By default UINT64_MAX: unknown, and
+     * CountMessages generates the steps to count them; an algorithm whose every step
+     * sends a known number of messages overrides it.
+     */
+    virtual uint64_t MessageCount() const;
+    /**
      * \brief Part i of a range split as evenly as possible into parts (Split()[i],
      * without building the others).
      */
