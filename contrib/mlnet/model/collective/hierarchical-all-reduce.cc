@@ -112,4 +112,21 @@ HierarchicalAllReduce::BuildStep(uint32_t member,
     out.recvs.assign(1, {((group + m - 1) % m) * g + local, SplitPart(own, m, k.recv), k.reduce});
 }
 
+uint64_t
+HierarchicalAllReduce::MessageCount() const
+{
+    return static_cast<uint64_t>(m_ranks.size()) * ChainLengths(0)[0];
+}
+
+bool
+HierarchicalAllReduce::ReceiveReduces(uint32_t /* member */,
+                                      uint32_t /* chain */,
+                                      uint32_t step,
+                                      uint32_t /* from */) const
+{
+    const uint32_t g = GetGroupSize();
+    const auto m = static_cast<uint32_t>(m_ranks.size()) / g;
+    return step < (g - 1) + (m - 1);
+}
+
 } // namespace ns3

@@ -60,6 +60,15 @@ protected:
     /// One chain of 2 (G - 1) + 2 (N / G - 1) steps.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// Closed form: one message per member and step.
+    uint64_t MessageCount() const override;
+    /// \return whether step `step` adds what it receives: the group's reduce-scatter
+    /// (G - 1 steps) and the cross-group ring's first M - 1 steps do, the rest copy
+    /// (without generating the step)
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
 
 private:
     uint32_t m_groupSizeAttr{0}; //!< attribute GroupSize (0: the fabric's domain size)

@@ -129,4 +129,20 @@ RingBroadcast::BuildStep(uint32_t m, uint32_t /* chain */, uint32_t t, Step& out
     out.recvs.push_back({member(r + n - 1), chunk(k.recv), k.reduce});
 }
 
+uint64_t
+RingBroadcast::MessageCount() const
+{
+    const uint64_t n = m_ranks.size();
+    return n < 2 ? 0 : (n - 1) + n * (n - 1);
+}
+
+bool
+RingBroadcast::ReceiveReduces(uint32_t /* member */,
+                              uint32_t /* chain */,
+                              uint32_t /* step */,
+                              uint32_t /* from */) const
+{
+    return false;
+}
+
 } // namespace ns3

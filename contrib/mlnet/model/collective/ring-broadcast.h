@@ -50,6 +50,14 @@ protected:
     /// Generated step by step: the scatter (log2 N steps, or one), then N - 1 ring steps.
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// Closed form: the scatter sends N - 1 messages (every member but the root gets its
+    /// chunks once), the ring all-gather one per member and step.
+    uint64_t MessageCount() const override;
+    /// \return false: a broadcast copies what it receives, without generating the step
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
 
 private:

@@ -146,4 +146,10 @@ SendRecv::ShortestMessageUnits() const
     return GetUnits(); // every message is the whole input
 }
 
+uint64_t
+SendRecv::MessageCount() const
+{
+    return m_pairs.size();
+}
+
 } // namespace ns3

@@ -59,6 +59,8 @@ protected:
                         uint32_t step,
                         uint32_t from) const override;
     uint64_t ShortestMessageUnits() const override;
+    /// Closed form: one message per pair.
+    uint64_t MessageCount() const override;
     Eigen::VectorXf MakeWorkBuffer(uint32_t member) const override;
     void FinishMember(uint32_t member) override;
 

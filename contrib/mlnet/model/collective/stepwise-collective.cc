@@ -327,10 +327,7 @@ StepwiseCollective::ScheduleCursor::Next(CollectiveStep& out)
                                  g < m_lengths[s.to][c] && m_program.ReceiveReduces(s.to, c, g, m);
                     out.messages.push_back(msg);
                 }
-                for (const auto& r : m_step.recvs)
-                {
-                    reduced += r.reduce ? r.seg.length * unit : 0;
-                }
+                reduced += m_step.ReducedUnits() * unit;
             }
             out.reduceBytes = std::max(out.reduceBytes, reduced);
         }

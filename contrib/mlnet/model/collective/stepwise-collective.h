@@ -100,6 +100,17 @@ public:
     {
         std::vector<SendOp> sends; //!< issued when the step is entered
         std::vector<RecvOp> recvs; //!< awaited before the next step
+
+        /// \return units the step's receives add into the buffer (those marked reduce)
+        uint64_t ReducedUnits() const
+        {
+            uint64_t units = 0;
+            for (const RecvOp& r : recvs)
+            {
+                units += r.reduce ? r.seg.length : 0;
+            }
+            return units;
+        }
     };
 
     /// Chains of one member; chain c must mean the same chain on every member.

@@ -286,4 +286,21 @@ TorusAllReduce::BuildStep(uint32_t m, uint32_t h, uint32_t t, Step& out) const
         {Neighbour(m, dims, dim, -dir), SplitPart(level, k, chunk(local + ahead + 1)), reduce});
 }
 
+uint64_t
+TorusAllReduce::MessageCount() const
+{
+    EnsureLayout();
+    return 2 * static_cast<uint64_t>(m_ranks.size()) * m_steps;
+}
+
+bool
+TorusAllReduce::ReceiveReduces(uint32_t /* member */,
+                               uint32_t /* chain */,
+                               uint32_t step,
+                               uint32_t /* from */) const
+{
+    EnsureLayout();
+    return step < m_steps / 2;
+}
+
 } // namespace ns3

@@ -69,6 +69,14 @@ protected:
     void ValidateConfig() const override;
     std::vector<uint32_t> ChainLengths(uint32_t member) const override;
     void BuildStep(uint32_t member, uint32_t chain, uint32_t step, Step& out) const override;
+    /// Closed form: one message per member, half and step.
+    uint64_t MessageCount() const override;
+    /// \return whether step `step` adds what it receives: the reduce-scatter's
+    /// sum(k_d - 1) steps do, the all-gather's do not (without generating the step)
+    bool ReceiveReduces(uint32_t member,
+                        uint32_t chain,
+                        uint32_t step,
+                        uint32_t from) const override;
 
 private:
     std::vector<uint32_t> ResolveDims() const;

@@ -720,15 +720,13 @@ AlphaBetaModel::PredictCollective(Ptr<const Collective> collective, bool keepMes
     if (program && m_generateSchedules)
     {
         // Written down: a problem small enough for the memo to keep (its form is built
-        // from the schedule: PredictTimelineWith's bound, without the steps' two words
-        // each), or a schedule much smaller than the fabric (the replay indexes only its
-        // own links then). The count stops at that size.
+        // from the schedule: PredictTimelineWith's bound, without the steps' words), or a
+        // schedule much smaller than the fabric (the replay indexes only its own links
+        // then). The count stops at that size.
         CheckBound();
         RefreshIfLinksFailed();
-        const uint64_t memoMessages = m_memo.GetMaxBytes() / (16 * 8 * 4);
         const uint64_t small =
-            std::max<uint64_t>(!keepMessages && memoMessages > 4 ? memoMessages - 4 : 0,
-                               m_capacity.size() / 16);
+            std::max<uint64_t>(keepMessages ? 0 : MemoMessageBound(0), m_capacity.size() / 16);
         if (program->CountMessages(small) > small)
         {
             LatencyCache latencyOf;
@@ -983,17 +981,13 @@ AlphaBetaModel::PredictTimelineWith(const std::vector<CollectiveStep>& schedule,
     LatencyCache latencyOf;
     // Every message's timing is kept when asked for, or when MessagePredicted has sinks.
     keepMessages = keepMessages || !m_messageTrace.IsEmpty();
-    // A total alone may come from an earlier prediction of an equal problem. A form
-    // takes about four words per message: one above 1/16 of the memo's bound is not
-    // written down (the 32k-GPU iteration's data-parallel rings, 2 million messages
-    // each, whose hashed spine paths mostly give forms of their own).
+    // A total alone may come from an earlier prediction of an equal problem.
     uint64_t messages = 0;
     for (const CollectiveStep& step : schedule)
     {
         messages += step.messages.size();
     }
-    const bool memo =
-        !keepMessages && 16 * 8 * (4 * messages + 2 * schedule.size() + 16) <= m_memo.GetMaxBytes();
+    const bool memo = !keepMessages && messages <= MemoMessageBound(schedule.size());
     PredictionMemo::Form form;
     if (memo)
     {
@@ -1144,6 +1138,14 @@ AlphaBetaModel::ProblemForm(const std::vector<CollectiveStep>& schedule,
     }
     form.hash = PredictionMemo::Hash(w);
     return form;
+}
+
+uint64_t
+AlphaBetaModel::MemoMessageBound(uint64_t steps) const
+{
+    const uint64_t words = m_memo.GetMaxBytes() / (16 * 8);
+    const uint64_t fixed = 2 * steps + 16;
+    return words > fixed ? (words - fixed) / 4 : 0;
 }
 
 void

@@ -372,6 +372,12 @@ private:
                                      uint64_t messages,
                                      double gamma,
                                      LatencyCache& latencyOf) const;
+    /// \return the most messages a schedule of `steps` steps may have for its form to be
+    /// written down: a form takes about four words a message, two a step and sixteen
+    /// more, and one above 1/16 of the memo's bound is not kept (the 32k-GPU
+    /// iteration's data-parallel rings, 2 million messages each, whose hashed spine
+    /// paths mostly give forms of their own)
+    uint64_t MemoMessageBound(uint64_t steps) const;
     /// PredictionMemoBytes attribute.
     void SetMemoBytes(uint64_t bytes);
     uint64_t GetMemoBytes() const;

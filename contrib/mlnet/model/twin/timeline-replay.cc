@@ -868,11 +868,7 @@ TimelineReplay::AdvanceProgramChain(uint32_t chainIndex)
             }
             ch.entered = true;
             ch.recvsLeft = static_cast<uint32_t>(m_step.recvs.size());
-            ch.reduceBytes = 0;
-            for (const auto& recv : m_step.recvs)
-            {
-                ch.reduceBytes += recv.reduce ? static_cast<double>(recv.seg.length * unit) : 0;
-            }
+            ch.reduceBytes = static_cast<double>(m_step.ReducedUnits() * unit);
             if (!m_early.empty())
             {
                 const auto early = m_early.find(static_cast<uint64_t>(chainIndex) << 32 | ch.step);
