@@ -382,16 +382,7 @@ LlmTrainingRunner::Run(const LlmRunOptions& o, const std::string& fabric, bool f
         std::vector<bool> simulated;
         for (const ClusterLink& l : cluster->GetLinks())
         {
-            // The rail of a link: its leaf's or its rail spine's (a GPU end, an NVSwitch
-            // or a rail-optimized spine has none; NVLink has no rail).
-            uint32_t rail = UINT32_MAX;
-            for (uint32_t node : {l.nodeA, l.nodeB})
-            {
-                if (cluster->GetRankOfNode(node) == UINT32_MAX)
-                {
-                    rail = std::min(rail, helper->GetRailOfSwitch(node));
-                }
-            }
+            const uint32_t rail = helper->GetRailOfLink(l);
             simulated.push_back(rail == UINT32_MAX || rail == 0);
         }
         result.health.linkImbalance =

@@ -4,6 +4,7 @@
 #include "ns3/log.h"
 #include "ns3/node.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -124,6 +125,12 @@ RailFabricHelper::GetRailOfSwitch(uint32_t nodeId) const
 {
     auto it = m_railOfSwitch.find(nodeId);
     return it == m_railOfSwitch.end() ? UINT32_MAX : it->second;
+}
+
+uint32_t
+RailFabricHelper::GetRailOfLink(const ClusterLink& link) const
+{
+    return std::min(GetRailOfSwitch(link.nodeA), GetRailOfSwitch(link.nodeB));
 }
 
 uint32_t

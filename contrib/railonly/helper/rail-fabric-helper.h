@@ -78,6 +78,9 @@ public:
 
     /// \return after Install: the rail a switch node serves, or UINT32_MAX (spine, NVSwitch)
     uint32_t GetRailOfSwitch(uint32_t nodeId) const;
+    /// \return after Install: the rail of a link, that of its switch end with a rail (a
+    /// leaf, or a rail-only spine), or UINT32_MAX when neither end has one (NVLink)
+    uint32_t GetRailOfLink(const ClusterLink& link) const;
     /// \return how many switches belong to a rail (its leaves, and a rail-only rail's
     /// spines; 1 where the rail is one switch)
     uint32_t GetNSwitchesOfRail(uint32_t rail) const;

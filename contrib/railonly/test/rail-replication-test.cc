@@ -102,14 +102,8 @@ RailOfLinks(const LlmRunOptions& o, const std::string& fabric)
     std::vector<int32_t> rail;
     for (const ClusterLink& l : cluster->GetLinks())
     {
-        int32_t r = -1;
-        for (uint32_t node : {l.nodeA, l.nodeB})
-        {
-            const uint32_t of = cluster->GetRankOfNode(node) == UINT32_MAX
-                                    ? helper->GetRailOfSwitch(node)
-                                    : UINT32_MAX;
-            r = of == UINT32_MAX ? r : int32_t(of);
-        }
+        const uint32_t of = helper->GetRailOfLink(l);
+        const int32_t r = of == UINT32_MAX ? -1 : int32_t(of);
         EXPECT_EQ(r >= 0, l.linkClass != "nvlink") << "link " << l.id;
         rail.push_back(r);
     }
