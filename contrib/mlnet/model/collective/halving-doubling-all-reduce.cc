@@ -104,7 +104,7 @@ HalvingDoublingAllReduce::ReceiveReduces(uint32_t /* member */,
 uint64_t
 HalvingDoublingAllReduce::MessageCount() const
 {
-    return 2ull * m_ranks.size() * Rounds();
+    return OneSendPerStepCount();
 }
 
 } // namespace ns3

@@ -115,7 +115,7 @@ HierarchicalAllReduce::BuildStep(uint32_t member,
 uint64_t
 HierarchicalAllReduce::MessageCount() const
 {
-    return static_cast<uint64_t>(m_ranks.size()) * ChainLengths(0)[0];
+    return OneSendPerStepCount();
 }
 
 bool

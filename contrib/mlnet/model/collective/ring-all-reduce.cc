@@ -157,9 +157,7 @@ RingAllReduce::ReceiveReduces(uint32_t /* member */,
 uint64_t
 RingAllReduce::MessageCount() const
 {
-    const uint64_t n = m_ranks.size();
-    const uint64_t nRings = m_rings.empty() ? 1 : m_rings.size();
-    return n < 2 ? 0 : nRings * m_slices * n * 2 * (n - 1);
+    return OneSendPerStepCount();
 }
 
 } // namespace ns3

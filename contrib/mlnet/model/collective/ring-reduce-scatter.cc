@@ -73,8 +73,7 @@ RingReduceScatter::ReceiveReduces(uint32_t /* member */,
 uint64_t
 RingReduceScatter::MessageCount() const
 {
-    const uint64_t n = m_ranks.size();
-    return n < 2 ? 0 : n * (n - 1);
+    return OneSendPerStepCount();
 }
 
 } // namespace ns3

@@ -743,4 +743,19 @@ StepwiseCollective::MessageCount() const
     return std::numeric_limits<uint64_t>::max();
 }
 
+uint64_t
+StepwiseCollective::OneSendPerStepCount() const
+{
+    if (m_ranks.empty())
+    {
+        return 0;
+    }
+    uint64_t steps = 0;
+    for (uint32_t length : ChainLengths(0))
+    {
+        steps += length;
+    }
+    return m_ranks.size() * steps;
+}
+
 } // namespace ns3

@@ -275,6 +275,12 @@ protected:
      */
     virtual uint64_t MessageCount() const;
     /**
+     * \brief MessageCount of a program in which every member has member 0's chains and
+     * sends one message in each of their steps (the rings, halving-doubling, the torus
+     * and hierarchical all-reduces): N times the sum of ChainLengths(0).
+     */
+    uint64_t OneSendPerStepCount() const;
+    /**
      * \brief Part i of a range split as evenly as possible into parts (Split()[i],
      * without building the others).
      */

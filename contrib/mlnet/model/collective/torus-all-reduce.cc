@@ -289,8 +289,7 @@ TorusAllReduce::BuildStep(uint32_t m, uint32_t h, uint32_t t, Step& out) const
 uint64_t
 TorusAllReduce::MessageCount() const
 {
-    EnsureLayout();
-    return 2 * static_cast<uint64_t>(m_ranks.size()) * m_steps;
+    return OneSendPerStepCount();
 }
 
 bool
