@@ -367,6 +367,40 @@ EndsOf(FluidTransfers& x)
 }
 } // namespace
 
+TEST(FluidNetworkTest, LineRateHeadOfALoneTransferIsNotAnEvent)
+{
+    // A NIC FIFO of 8 packets, A of 100 packets (W wire bytes) alone on its NIC (R): its
+    // head of 8 leaves at R, its rest at R too, so its head's end at 0.08 W/R changes
+    // nothing and is not an event: one phase end, at W/R, and two rate updates (its
+    // start and its end).
+    const double r = 1e9;
+    const double w = 1e6;
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r}, 8);
+        const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+        EXPECT_DOUBLE_EQ(EndsOf(*x).at(a).first, w / r);
+        EXPECT_EQ(x->GetRecomputations(), 2u);
+    }
+    // B joins A's NIC, and A's head's end is taken where it would have been.
+    // - At 0.5 W/R, past A's head: A is round-robin with 0.5 W left, and the FIFO is
+    //   full of its packets: 8 more (0.08 W) leave first, to 0.58 W/R. Then A (0.42 W)
+    //   and B (W) share R: A ends at 0.58 + 0.84 = 1.42 W/R, B (0.58 W left) at 2 W/R.
+    // - At 0.04 W/R, in A's head (0.04 W left): B's head is the FIFO's other 4 packets
+    //   (0.04 W), leaving after A's, at 0.12 W/R; A's rest (0.92 W) waits for it, then
+    //   shares R with B's (0.96 W): A ends at 0.12 + 1.84 = 1.96 W/R, B at 2 W/R.
+    for (const auto& [join, endA] : {std::pair{0.5, 1.42}, std::pair{0.04, 1.96}})
+    {
+        auto x = FluidTransfers::Create(FluidSharing::LINE_RATE, {r, r}, 8);
+        const uint32_t a = x->Start(0, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+        EXPECT_DOUBLE_EQ(x->NextEnd(), w / r);
+        const uint32_t b = x->Start(join * w / r, w, 100, Shares{{0, 1.0}, {1, 1.0}}, 1);
+        const auto ended = EndsOf(*x);
+        EXPECT_NEAR(ended.at(a).first, endA * w / r, 1e-12 * w / r) << join;
+        EXPECT_NEAR(ended.at(b).first, 2 * w / r, 1e-12 * w / r) << join;
+    }
+}
+
 TEST(FluidNetworkTest, LineRateSetRouteMovesATransferInPlace)
 {
     // A (NIC 0) and B (NIC 1), R each, send W at once into link 2 (R): its backlog

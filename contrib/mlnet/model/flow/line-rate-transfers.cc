@@ -80,7 +80,12 @@ LineRateTransfers::Start(double now,
     f.rate = 0;
     f.active = true;
     f.phaseChanged = true;
+    f.merged = false;
     FreeLosses(slot); // no losses yet
+    for (uint32_t k = 0; k < f.nicCount; ++k)
+    {
+        SplitMerged(f.route.Key(k));
+    }
     if (f.nic != kNone && m_backlog > 0)
     {
         NicOf(f.nic);
@@ -167,6 +172,43 @@ LineRateTransfers::AdmitToNicFifo(uint32_t slot)
             nic.fifo.push_back(j);
         }
     }
+}
+
+bool
+LineRateTransfers::MayMerge(const Flow& f, uint32_t slot, double rate) const
+{
+    const Nic& nic = m_nics[m_nicOf[f.nic]];
+    return f.rest > 0 && nic.flows.size() == 1 && nic.fifo.size() == 1 &&
+           nic.fifo.front() == slot && m_capacity[f.nic] / f.route.Share(0) == rate;
+}
+
+void
+LineRateTransfers::SplitMerged(uint32_t nicKey)
+{
+    if (m_nicOf[nicKey] == kNone)
+    {
+        return;
+    }
+    Nic& nic = m_nics[m_nicOf[nicKey]];
+    if (nic.fifo.size() != 1 || !m_flows[nic.fifo.front()].merged)
+    {
+        return;
+    }
+    const uint32_t slot = nic.fifo.front();
+    Flow& f = m_flows[slot];
+    f.merged = false;
+    f.phaseChanged = true; // its version moves on: the merged phase end is stale
+    const double headEnd = f.t0 + std::max(0.0, f.head / f.rate);
+    if (headEnd <= m_now + FluidNetwork::kTie)
+    {
+        // The head left the FIFO at headEnd, as Advance would have ended it; the rest has
+        // left at the same rate since.
+        f.t0 = std::min(headEnd, m_now);
+        f.head = 0;
+        nic.fifo.pop_front();
+    }
+    Touch(nicKey);
+    m_dirty = true;
 }
 
 LineRateTransfers::Load
@@ -264,6 +306,7 @@ LineRateTransfers::GetLinkQueue(uint32_t key) const
 void
 LineRateTransfers::Settle(Flow& f) const
 {
+    NS_ASSERT_MSG(!f.merged || f.t0 == m_now, "a merged phase settled past its head");
     if (f.t0 != m_now && f.rate > 0)
     {
         double& left = f.head > 0 ? f.head : f.rest;
@@ -290,16 +333,18 @@ LineRateTransfers::NewRate(const Flow& f, uint32_t slot) const
     {
         return m_nics[m_nicOf[f.nic]].fifo.front() == slot ? m_capacity[f.nic] : 0.0;
     }
-    double spb = 0;
+    // The slowest of its NIC links: R / (round-robin shares), R itself for a transfer
+    // alone on its link (as its head's rate, to the bit).
+    double rate = kInfinity;
     bool blocked = false;
     for (uint32_t k = 0; k < f.nicCount; ++k)
     {
         uint32_t key = f.route.Key(k);
         const Nic& nic = m_nics[m_nicOf[key]];
         blocked |= !nic.fifo.empty();
-        spb = std::max(spb, nic.weight / m_capacity[key]);
+        rate = std::min(rate, m_capacity[key] / nic.weight);
     }
-    return blocked ? 0.0 : 1.0 / spb;
+    return blocked ? 0.0 : rate;
 }
 
 void
@@ -375,10 +420,20 @@ LineRateTransfers::UpdateRates()
         f.rate = rate;
         f.phaseChanged = false;
         ++f.version;
+        f.merged = false;
         if (rate > 0)
         {
             double left = f.head > 0 ? f.head : f.rest;
-            PushEnd(PhaseEnd{m_now + std::max(0.0, left / rate), slot, f.version});
+            double end = m_now + std::max(0.0, left / rate);
+            // A head whose end would leave the rate as it is (the NIC's only transfer):
+            // its rest's end, computed as Advance and this update would have computed it
+            // at the head's end, is the phase end (one event a message, not two).
+            if (f.head > 0 && MayMerge(f, slot, rate))
+            {
+                f.merged = true;
+                end += std::max(0.0, f.rest / rate);
+            }
+            PushEnd(PhaseEnd{end, slot, f.version});
         }
     }
     // Stale heap entries: rebuild when they outnumber the live ones.
@@ -487,12 +542,13 @@ LineRateTransfers::Advance(double t)
             NS_ASSERT(nic.fifo.front() == slot);
             nic.fifo.pop_front();
             Touch(f.nic);
-            if (f.rest > 0)
+            if (f.rest > 0 && !f.merged)
             {
                 f.phaseChanged = true;
                 continue;
             }
         }
+        f.merged = false;
         f.rest = 0;
         FinishTransfer(f, slot);
     }
@@ -638,6 +694,10 @@ LineRateTransfers::SetRoute(uint32_t slot,
     NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
     m_now = std::max(m_now, t);
     Flow& f = m_flows[slot];
+    if (f.nic != kNone)
+    {
+        SplitMerged(f.nic);
+    }
     Settle(f);
     Moved moved;
     moved.left = std::max(0.0, f.head) + std::max(0.0, f.rest);
@@ -683,7 +743,9 @@ LineRateTransfers::SetRoute(uint32_t slot,
         for (uint32_t k = 0; k < f.nicCount; ++k)
         {
             const uint32_t key = f.route.Key(k);
-            auto& flows = NicOf(key).flows;
+            NicOf(key);
+            SplitMerged(key);
+            auto& flows = m_nics[m_nicOf[key]].flows;
             flows.insert(std::upper_bound(flows.begin(),
                                           flows.end(),
                                           f.order,

@@ -123,6 +123,9 @@ private:
         bool active{false};
         bool phaseChanged{false}; //!< head or rest reset: `end` must be recomputed
         bool marked{false};       //!< in the rate update's list
+        /// its phase end in m_ends is its rest's: the head's end, which changes nothing
+        /// while the NIC carries it alone, is not an event (SplitMerged makes it one)
+        bool merged{false};
     };
 
     /// A sender NIC's directed link.
@@ -183,6 +186,14 @@ private:
     /// Drop m_ends' stale entries (ended transfers', older versions') and re-heap it.
     void DropStaleEnds();
     void AdmitToNicFifo(uint32_t slot);
+    /// \return whether a transfer whose head leads its NIC's FIFO at \p rate may end its
+    /// head and rest as one phase: the NIC carries nothing else, and its rest would leave
+    /// at the same rate to the bit
+    bool MayMerge(const Flow& f, uint32_t slot, double rate) const;
+    /// A NIC link's transfer with a merged phase (a transfer or a route is about to join
+    /// the NIC) gets its head's end back: the head's end is taken where it is past, else
+    /// its phase end is recomputed at the next rate update.
+    void SplitMerged(uint32_t nicKey);
     void Settle(Flow& f) const;
     void UpdateRates();
     double NewRate(const Flow& f, uint32_t slot) const;
