@@ -11,7 +11,9 @@
  *
  * Batching. All the sends of one instant (a collective's step, a driver starting its
  * tasks) start their flows, and one Update, scheduled for the same instant after them,
- * recomputes the rates once. The messages that end together and are delivered at the
+ * recomputes the rates once; the sends a delivery batch makes are updated for at the
+ * end of that batch instead, without an event of their own (the rates are the same;
+ * another event of that instant that sends has them recomputed again). The messages that end together and are delivered at the
  * same instant share one delivery event, which delivers them in the order they ended:
  * the order one event per message would have run them in, since those events would
  * have been scheduled one after another, with nothing scheduled between them, and the
@@ -92,7 +94,7 @@ FluidMessageTransport::DoDispose()
     {
         Simulator::Remove(m_completion);
     }
-    if (m_updatePending && !m_update.IsExpired())
+    if (m_updatePending && !m_updateDeferred && !m_update.IsExpired())
     {
         Simulator::Remove(m_update);
     }
@@ -341,7 +343,13 @@ FluidMessageTransport::StartTransferOf(uint32_t message,
     if (!m_updatePending)
     {
         m_updatePending = true;
-        m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
+        // Sends made while a batch is delivered are updated for once the batch is done
+        // (DeliverBatch), without an event of their own.
+        m_updateDeferred = m_delivering;
+        if (!m_updateDeferred)
+        {
+            m_update = Simulator::ScheduleNow(&FluidMessageTransport::Update, this);
+        }
     }
 }
 
@@ -506,6 +514,7 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
     std::vector<uint32_t> messages;
     messages.swap(m_batches[batch]);
     const Time now = Simulator::Now();
+    m_delivering = true;
     for (const uint32_t slot : messages)
     {
         Message msg = std::move(m_messages[slot]);
@@ -518,9 +527,17 @@ FluidMessageTransport::DeliverBatch(uint32_t batch)
         }
         Deliver(msg);
     }
+    m_delivering = false;
     messages.clear();
     m_batches[batch].swap(messages);
     m_batches.Release(batch);
+    // The rates of what the deliveries sent, as the Update they would have scheduled for
+    // this instant would have recomputed them: with every send of the batch started.
+    if (m_updateDeferred)
+    {
+        m_updateDeferred = false;
+        Update();
+    }
 }
 
 FluidMessageTransport::Loss

@@ -378,8 +378,10 @@ private:
     std::unordered_map<int64_t, uint32_t> m_openBatches;
     static constexpr size_t kOpenBatchesKept = 64; //!< see Finish
     EventId m_update;                              //!< the pending Update of this instant
-    bool m_updatePending{false};                   //!< m_update is scheduled and has not run
-    EventId m_completion; //!< the next completion (null when none is pending)
+    bool m_updatePending{false};                   //!< an Update of this instant has not run
+    bool m_delivering{false};     //!< DeliverBatch is delivering: it runs the Update its sends need
+    bool m_updateDeferred{false}; //!< the pending Update is DeliverBatch's (not scheduled)
+    EventId m_completion;         //!< the next completion (null when none is pending)
     double m_completionAt{0};
     TracedCallback<const Message&, Time> m_flowCompleted;
 };

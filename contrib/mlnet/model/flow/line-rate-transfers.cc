@@ -211,14 +211,13 @@ LineRateTransfers::SplitMerged(uint32_t nicKey)
     m_dirty = true;
 }
 
-LineRateTransfers::Load
-LineRateTransfers::LoadAt(uint32_t key, double t) const
+void
+LineRateTransfers::Carry(Load& d, uint32_t key, double t) const
 {
     // The offered load is constant since qTime: both backlogs move at one slope, the
     // bounded one held in [0, buffer] (clipped at one end at most). While it is full,
     // the port drops the fraction (offered - rate) / offered of what arrives: over that
     // time, the overflow divided by the offered load.
-    Load d = m_load[key];
     const double rise = (d.offered - m_capacity[key]) * (t - d.qTime);
     d.queue = std::max(0.0, d.queue + rise);
     d.peak = std::max(d.peak, d.queue);
@@ -234,15 +233,23 @@ LineRateTransfers::LoadAt(uint32_t key, double t) const
     }
     d.bounded = std::max(0.0, b);
     d.qTime = t;
+}
+
+LineRateTransfers::Load
+LineRateTransfers::LoadAt(uint32_t key, double t) const
+{
+    Load d = m_load[key];
+    Carry(d, key, t);
     return d;
 }
 
 void
 LineRateTransfers::Rebase(uint32_t key)
 {
-    if (m_load[key].qTime != m_now)
+    Load& d = m_load[key];
+    if (d.qTime != m_now)
     {
-        m_load[key] = LoadAt(key, m_now);
+        Carry(d, key, m_now);
     }
 }
 

@@ -158,7 +158,9 @@ private:
     void LeaveNics(const Flow& f, uint32_t slot);
     /// A transfer's offered load leaves the links of its route (each taken at now first).
     void LeaveLinks(const Flow& f);
-    /// \return a link's load carried from qTime to t (offered load constant between)
+    /// A link's load carried from its qTime to t (offered load constant between).
+    void Carry(Load& d, uint32_t key, double t) const;
+    /// \return a link's load carried from qTime to t, the link's own left as it is
     Load LoadAt(uint32_t key, double t) const;
 
     /// A transfer's phase end, as computed at its last rate change.
