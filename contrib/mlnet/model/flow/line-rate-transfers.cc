@@ -285,9 +285,28 @@ LineRateTransfers::GetLost(uint32_t handle) const
 void
 LineRateTransfers::TakeLosses(const Flow& f, uint32_t slot)
 {
-    // A transfer gets its record at its first call once a port has dropped: its marks
-    // before were all 0 (when it last changed rate, its route's loads were taken and
-    // none had dropped, or its rate was 0).
+    // A transfer gets its record at its first call once a port of its route has
+    // dropped: its marks before were all 0 (when it last changed rate, its route's loads
+    // were taken and none had dropped, or its rate was 0), and they stay 0, as its
+    // losses do, while none of its ports has dropped (most transfers of a run that drops
+    // at a few ports).
+    if (slot >= m_lossRuns.size() || m_lossRuns[slot].first == kNone)
+    {
+        bool anyDropped = false;
+        for (uint32_t k = 0; k < f.route.Size(); ++k)
+        {
+            const uint32_t key = f.route.Key(k);
+            if (m_load[key].drops)
+            {
+                Rebase(key);
+                anyDropped |= m_load[key].dropped > 0;
+            }
+        }
+        if (!anyDropped)
+        {
+            return;
+        }
+    }
     const LossRun run = LossesOf(f, slot);
     for (uint32_t k = 0, i = 0; k < f.route.Size(); ++k)
     {
