@@ -50,7 +50,10 @@
  * Cost. Rates depend only on the sender's NIC links, so a start, a head leaving or an
  * end recomputes only the transfers on the touched NIC links; a changed rate moves its
  * links' offered loads by the difference, after taking each backlog at that instant.
- * Per event: O(transfers on those NIC links x route length + log active). Drops add
+ * Per event: O(transfers on those NIC links x route length + log active). A head
+ * whose end would change no rate (its transfer alone on its NIC: its rest leaves at the
+ * same rate) is not an event: the transfer has one phase end, its rest's, until another
+ * transfer joins the NIC (SplitMerged gives the head's end back then). Drops add
  * nothing until a port has dropped; from then on a transfer changing rate or ending
  * takes its losses at its route's ports (O(route length)) and keeps 16 bytes per link
  * of its route.
