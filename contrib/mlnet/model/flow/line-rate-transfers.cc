@@ -80,9 +80,9 @@ LineRateTransfers::Start(double now,
     f.rate = 0;
     f.active = true;
     f.phaseChanged = true;
-    f.merged = false;
+    NS_ASSERT_MSG(!f.merged, "a retired transfer kept a merged phase");
     FreeLosses(slot); // no losses yet
-    for (uint32_t k = 0; k < f.nicCount; ++k)
+    for (uint32_t k = 0; k < f.nicCount && m_merged > 0; ++k)
     {
         SplitMerged(f.route.Key(k));
     }
@@ -197,6 +197,7 @@ LineRateTransfers::SplitMerged(uint32_t nicKey)
     const uint32_t slot = nic.fifo.front();
     Flow& f = m_flows[slot];
     f.merged = false;
+    --m_merged;
     f.phaseChanged = true; // its version moves on: the merged phase end is stale
     const double headEnd = f.t0 + std::max(0.0, f.head / f.rate);
     if (headEnd <= m_now + FluidNetwork::kTie)
@@ -332,7 +333,6 @@ LineRateTransfers::GetLinkQueue(uint32_t key) const
 void
 LineRateTransfers::Settle(Flow& f) const
 {
-    NS_ASSERT_MSG(!f.merged || f.t0 == m_now, "a merged phase settled past its head");
     if (f.t0 != m_now && f.rate > 0)
     {
         double& left = f.head > 0 ? f.head : f.rest;
@@ -446,6 +446,7 @@ LineRateTransfers::UpdateRates()
         f.rate = rate;
         f.phaseChanged = false;
         ++f.version;
+        m_merged -= f.merged ? 1 : 0;
         f.merged = false;
         if (rate > 0)
         {
@@ -457,6 +458,7 @@ LineRateTransfers::UpdateRates()
             if (f.head > 0 && MayMerge(f, slot, rate))
             {
                 f.merged = true;
+                ++m_merged;
                 end += std::max(0.0, f.rest / rate);
             }
             PushEnd(PhaseEnd{end, slot, f.version});
@@ -574,6 +576,7 @@ LineRateTransfers::Advance(double t)
                 continue;
             }
         }
+        m_merged -= f.merged ? 1 : 0;
         f.merged = false;
         f.rest = 0;
         FinishTransfer(f, slot);
@@ -720,7 +723,7 @@ LineRateTransfers::SetRoute(uint32_t slot,
     NS_ASSERT_MSG(senderLinks >= 1 && senderLinks <= route.size(), "a route without a first hop");
     m_now = std::max(m_now, t);
     Flow& f = m_flows[slot];
-    if (f.nic != kNone)
+    if (f.nic != kNone && m_merged > 0)
     {
         SplitMerged(f.nic);
     }
@@ -770,7 +773,10 @@ LineRateTransfers::SetRoute(uint32_t slot,
         {
             const uint32_t key = f.route.Key(k);
             NicOf(key);
-            SplitMerged(key);
+            if (m_merged > 0)
+            {
+                SplitMerged(key);
+            }
             auto& flows = m_nics[m_nicOf[key]].flows;
             flows.insert(std::upper_bound(flows.begin(),
                                           flows.end(),

@@ -244,6 +244,7 @@ private:
     uint32_t m_backlog;
     SlotPool<Flow> m_flows;
     uint32_t m_activeFlows{0};
+    uint32_t m_merged{0}; //!< transfers with a merged phase (Flow::merged)
     uint64_t m_startOrder{0};
     std::vector<uint32_t> m_nicOf; //!< per directed key: its index in m_nics, or kNone
     std::vector<Nic> m_nics;
