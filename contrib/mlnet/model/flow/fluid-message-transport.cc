@@ -13,8 +13,9 @@
  * tasks) start their flows, and one Update, scheduled for the same instant after them,
  * recomputes the rates once; the sends a delivery batch makes are updated for at the
  * end of that batch instead, without an event of their own (the rates are the same;
- * another event of that instant that sends has them recomputed again). The messages that end together and are delivered at the
- * same instant share one delivery event, which delivers them in the order they ended:
+ * another event of that instant that sends has them recomputed again). The messages
+ * that end together and are delivered at the same instant share one delivery event,
+ * which delivers them in the order they ended:
  * the order one event per message would have run them in, since those events would
  * have been scheduled one after another, with nothing scheduled between them, and the
  * simulator runs events of one instant in the order they were scheduled. One

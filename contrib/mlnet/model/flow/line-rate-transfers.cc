@@ -183,6 +183,16 @@ LineRateTransfers::MayMerge(const Flow& f, uint32_t slot, double rate) const
 }
 
 void
+LineRateTransfers::ClearMerged(Flow& f)
+{
+    if (f.merged)
+    {
+        f.merged = false;
+        --m_merged;
+    }
+}
+
+void
 LineRateTransfers::SplitMerged(uint32_t nicKey)
 {
     if (m_nicOf[nicKey] == kNone)
@@ -196,8 +206,7 @@ LineRateTransfers::SplitMerged(uint32_t nicKey)
     }
     const uint32_t slot = nic.fifo.front();
     Flow& f = m_flows[slot];
-    f.merged = false;
-    --m_merged;
+    ClearMerged(f);
     f.phaseChanged = true; // its version moves on: the merged phase end is stale
     const double headEnd = f.t0 + std::max(0.0, f.head / f.rate);
     if (headEnd <= m_now + FluidNetwork::kTie)
@@ -446,8 +455,7 @@ LineRateTransfers::UpdateRates()
         f.rate = rate;
         f.phaseChanged = false;
         ++f.version;
-        m_merged -= f.merged ? 1 : 0;
-        f.merged = false;
+        ClearMerged(f);
         if (rate > 0)
         {
             double left = f.head > 0 ? f.head : f.rest;
@@ -576,8 +584,7 @@ LineRateTransfers::Advance(double t)
                 continue;
             }
         }
-        m_merged -= f.merged ? 1 : 0;
-        f.merged = false;
+        ClearMerged(f);
         f.rest = 0;
         FinishTransfer(f, slot);
     }

@@ -199,6 +199,8 @@ private:
     /// the NIC) gets its head's end back: the head's end is taken where it is past, else
     /// its phase end is recomputed at the next rate update.
     void SplitMerged(uint32_t nicKey);
+    /// A transfer's phase is its own again (m_merged counts one fewer if it was merged).
+    void ClearMerged(Flow& f);
     void Settle(Flow& f) const;
     void UpdateRates();
     double NewRate(const Flow& f, uint32_t slot) const;
